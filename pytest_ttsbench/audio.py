@@ -1,0 +1,199 @@
+"""Audio decoding and the checks every clip must pass before it reaches ASR.
+
+Everything an engine returns is decoded with PyAV (which faster-whisper already depends on)
+into mono float32 samples at the ASR's rate. Headerless 16-bit PCM is wrapped first. The
+checks catch failures that need no ASR at all: undecodable bodies, empty or silent clips, and
+clips far too short for their text (an engine that deletes digits before synthesis).
+"""
+
+from __future__ import annotations
+
+import io
+import unicodedata
+from dataclasses import dataclass, field
+
+import av
+import numpy as np
+
+ASR_SAMPLE_RATE = 16_000
+
+
+class AudioDecodeError(ValueError):
+    """The bytes are not audio we can decode; the message says what they looked like."""
+
+
+@dataclass(frozen=True)
+class DecodedAudio:
+    """A clip as the ASR consumes it, plus what the original stream declared."""
+
+    samples: np.ndarray  # mono float32 in [-1, 1] at ``sample_rate``
+    sample_rate: int
+    source_sample_rate: int
+    source_channels: int
+    source_format: str
+    source_sample_width: int | None
+
+    @property
+    def seconds(self) -> float:
+        return len(self.samples) / self.sample_rate if self.sample_rate else 0.0
+
+    def pcm16(self) -> bytes:
+        """The samples as 16-bit little-endian PCM."""
+        return (np.clip(self.samples, -1.0, 1.0) * 32767).astype("<i2").tobytes()
+
+
+def _describe_body(data: bytes) -> str:
+    head = data[:200].lstrip()
+    if head[:1] in (b"{", b"["):
+        return "a JSON document"
+    if head[:1] == b"<":
+        return "an HTML/XML document"
+    return f"{len(data)} bytes of unknown format"
+
+
+def decode_pcm16(data: bytes, sample_rate: int, target_rate: int = ASR_SAMPLE_RATE) -> DecodedAudio:
+    """Decode headerless signed 16-bit little-endian mono PCM."""
+    if len(data) % 2:
+        data = data[:-1]
+    samples = np.frombuffer(data, dtype="<i2").astype(np.float32) / 32768.0
+    return DecodedAudio(
+        samples=resample(samples, sample_rate, target_rate),
+        sample_rate=target_rate,
+        source_sample_rate=sample_rate,
+        source_channels=1,
+        source_format="pcm_s16le",
+        source_sample_width=2,
+    )
+
+
+def resample(samples: np.ndarray, source_rate: int, target_rate: int) -> np.ndarray:
+    """Resample mono float32 samples with libswresample (through PyAV)."""
+    if source_rate == target_rate or samples.size == 0:
+        return samples.astype(np.float32, copy=False)
+    frame = av.AudioFrame.from_ndarray(samples.reshape(1, -1).astype(np.float32), format="flt", layout="mono")
+    frame.sample_rate = source_rate
+    resampler = av.AudioResampler(format="flt", layout="mono", rate=target_rate)
+    chunks = [f.to_ndarray().reshape(-1) for f in resampler.resample(frame)]
+    chunks += [f.to_ndarray().reshape(-1) for f in resampler.resample(None)]
+    return np.concatenate(chunks).astype(np.float32) if chunks else np.zeros(0, np.float32)
+
+
+def decode_audio(
+    data: bytes, pcm_sample_rate: int | None = None, target_rate: int = ASR_SAMPLE_RATE
+) -> DecodedAudio:
+    """Decode any container PyAV reads (WAV, MP3, OGG, FLAC…) or headerless PCM to mono at ``target_rate``."""
+    if not data:
+        raise AudioDecodeError("empty body: the engine returned no audio bytes")
+    if pcm_sample_rate is not None:
+        return decode_pcm16(data, pcm_sample_rate, target_rate)
+    try:
+        with av.open(io.BytesIO(data), mode="r") as container:
+            if not container.streams.audio:
+                raise AudioDecodeError(f"no audio stream in the body ({_describe_body(data)})")
+            stream = container.streams.audio[0]
+            codec = stream.codec_context
+            source_rate = codec.sample_rate or 0
+            channels = codec.channels or 0
+            sample_width = codec.format.bytes if codec.format is not None else None
+            resampler = av.AudioResampler(format="flt", layout="mono", rate=target_rate)
+            chunks: list[np.ndarray] = []
+            for frame in container.decode(stream):
+                for out in resampler.resample(frame):
+                    chunks.append(out.to_ndarray().reshape(-1))
+            for out in resampler.resample(None):
+                chunks.append(out.to_ndarray().reshape(-1))
+            fmt = container.format.name
+    except AudioDecodeError:
+        raise
+    except (av.error.FFmpegError, ValueError, IndexError) as exc:
+        raise AudioDecodeError(f"undecodable audio ({_describe_body(data)}): {exc}") from exc
+    samples = np.concatenate(chunks).astype(np.float32) if chunks else np.zeros(0, np.float32)
+    return DecodedAudio(samples, target_rate, source_rate, channels, fmt, sample_width)
+
+
+def encode_wav(audio: DecodedAudio) -> bytes:
+    """A 16-bit mono WAV of the decoded samples (for engines that return headerless PCM)."""
+    import wave
+
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(audio.sample_rate)
+        out.writeframes(audio.pcm16())
+    return buffer.getvalue()
+
+
+# --- checks ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AudioPolicy:
+    """Bounds a clip must respect. The duration floor scales with the amount of text.
+
+    ``min_seconds_per_unit`` is deliberately lenient (fast voices speak about 15 characters a
+    second; 0.02 s a character is several times faster): it only catches clips that lost whole
+    words, such as 0.19 s for a sentence whose spelled number alone took 1.41 s.
+    """
+
+    silence_rms: float = 1e-3
+    min_seconds_per_unit: float = 0.02
+    max_seconds_per_unit: float = 1.0
+    max_seconds_floor: float = 30.0
+    allowed_channels: tuple[int, ...] = (1, 2)
+    allowed_sample_widths: tuple[int, ...] = (2, 3, 4)
+    min_sample_rate: int = 8_000
+
+
+def spoken_units(text: str) -> int:
+    """A rough length of what must be spoken: letters and digits (CJK and Thai count per character)."""
+    return sum(1 for ch in text if unicodedata.category(ch)[0] in "LN")
+
+
+@dataclass(frozen=True)
+class AudioCheck:
+    """The outcome of checking one clip: problems found (empty when fine) and the figures measured."""
+
+    problems: tuple[str, ...]
+    seconds: float
+    rms: float
+    figures: dict[str, float | int | str | None] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def check_audio(audio: DecodedAudio, text: str, policy: AudioPolicy | None = None) -> AudioCheck:
+    """Check a decoded clip against ``policy``; every failed check is named in ``problems``."""
+    policy = policy or AudioPolicy()
+    problems: list[str] = []
+    seconds = audio.seconds
+    rms = float(np.sqrt(np.mean(np.square(audio.samples)))) if audio.samples.size else 0.0
+    if audio.samples.size == 0:
+        problems.append("empty clip: no samples decoded")
+    elif rms < policy.silence_rms:
+        problems.append(f"silent clip: RMS {rms:.5f} below {policy.silence_rms}")
+    if audio.source_channels not in policy.allowed_channels:
+        problems.append(f"unexpected channel count {audio.source_channels}")
+    if audio.source_sample_rate < policy.min_sample_rate:
+        problems.append(f"sample rate {audio.source_sample_rate} Hz below {policy.min_sample_rate} Hz")
+    width = audio.source_sample_width
+    if width is not None and audio.source_format in ("wav", "pcm_s16le") and width not in policy.allowed_sample_widths:
+        problems.append(f"unexpected sample width {width} bytes")
+    units = spoken_units(text)
+    low = units * policy.min_seconds_per_unit
+    high = max(policy.max_seconds_floor, units * policy.max_seconds_per_unit)
+    if audio.samples.size and seconds < low:
+        problems.append(f"too short for its text: {seconds:.2f} s for {units} letters/digits (at least {low:.2f} s)")
+    if seconds > high:
+        problems.append(f"too long for its text: {seconds:.2f} s for {units} letters/digits (at most {high:.2f} s)")
+    figures = {
+        "seconds": round(seconds, 4),
+        "rms": round(rms, 6),
+        "source_sample_rate": audio.source_sample_rate,
+        "source_channels": audio.source_channels,
+        "source_format": audio.source_format,
+        "source_sample_width": width,
+    }
+    return AudioCheck(tuple(problems), seconds, rms, figures)

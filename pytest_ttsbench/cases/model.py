@@ -1,0 +1,66 @@
+"""The in-memory form of a benchmark: a suite of items, each with one or more targets."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Target:
+    """One semantic question asked of an item's audio.
+
+    Most scorers ask one question per item (``span`` is None). ``readings`` items ask one per
+    span, and each target becomes its own test.
+    """
+
+    span: str | None
+    category: str
+    expect: Mapping[str, Any]
+    auto_evaluable: bool = True
+    group: str | None = None
+    target_id: str | None = None
+
+
+@dataclass(frozen=True)
+class CaseItem:
+    """One sentence sent to an engine, with what its audio must keep."""
+
+    suite: str
+    id: str
+    language: str
+    scorer: str
+    category: str
+    text: str
+    expect: Mapping[str, Any]
+    targets: tuple[Target, ...]
+    facets: Mapping[str, str] = field(default_factory=dict)
+    domain: str | None = None
+    # Alternative texts for the same item (e.g. Thai ``mono`` / ``bilingual`` contracts).
+    variants: Mapping[str, str] = field(default_factory=dict)
+    source: Path | None = None
+
+    @property
+    def full_id(self) -> str:
+        """``<suite>/<item id>``: the id used in results files, known gaps and transcripts."""
+        return f"{self.suite}/{self.id}"
+
+    def text_for(self, contract: str = "raw") -> str:
+        """The text sent to the engine under a text contract (``raw`` is the item's own text)."""
+        if contract == "raw":
+            return self.text
+        return self.variants.get(contract, self.text)
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A case file: a named set of items sharing defaults and per-category floors."""
+
+    name: str
+    language: str
+    scorer: str
+    items: tuple[CaseItem, ...]
+    thresholds: Mapping[str, float] = field(default_factory=dict)
+    path: Path | None = None

@@ -1,0 +1,153 @@
+"""Project configuration: ``ttsbench.yaml`` at the rootdir, or ``[tool.ttsbench]`` in pyproject.toml.
+
+Example::
+
+    asr: {model: auto, beam_size: 5}
+    engines:
+      espeak: {type: espeak, voice: {en: en-us, ar: ar}}
+      azure: {type: azure, region: westeurope, api_key_env: AZURE_SPEECH_KEY, voice: en-US-JennyNeural}
+
+Secrets are never written here: a profile names the environment variable that holds one
+(``api_key_env``), and only the adapter reads it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+CONFIG_FILE = "ttsbench.yaml"
+
+# Profiles that work with no configuration at all: the embedded default and the local neural voice.
+BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
+    "espeak": {"type": "espeak", "voice": {"en": "en-us", "ar": "ar", "zh": "cmn", "th": "th"}},
+    "piper": {"type": "piper"},
+}
+
+_PROFILE_SCHEMA = {
+    "type": "object",
+    "required": ["type"],
+    "properties": {
+        "type": {"type": "string", "minLength": 1},
+        "voice": {"oneOf": [{"type": "string"}, {"type": "object", "additionalProperties": {"type": "string"}}]},
+        "api_key_env": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+    },
+}
+
+CONFIG_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "engines": {"type": "object", "additionalProperties": _PROFILE_SCHEMA},
+        "asr": {"type": "object"},
+        "cases": {"type": "array", "items": {"type": "string"}},
+        "runs_dir": {"type": "string"},
+        "thresholds": {"type": "object"},
+        "known_gaps_dir": {"type": "string"},
+    },
+}
+
+
+class ConfigError(ValueError):
+    """The configuration file is invalid; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class EngineProfile:
+    """One named engine configuration: its adapter ``type``, voices and adapter options."""
+
+    name: str
+    type: str
+    voice: str | Mapping[str, str] | None = None
+    api_key_env: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    base_dir: Path = field(default_factory=Path.cwd)
+
+    def voice_for(self, language: str) -> str | None:
+        """The voice for a language: exact tag, then primary subtag, then ``default``; None lets the engine pick."""
+        if self.voice is None or isinstance(self.voice, str):
+            return self.voice
+        primary = language.split("-")[0]
+        return self.voice.get(language) or self.voice.get(primary) or self.voice.get("default")
+
+    def option(self, key: str, default: Any = None) -> Any:
+        return self.options.get(key, default)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything read from the configuration file, with defaults filled in."""
+
+    engines: Mapping[str, EngineProfile]
+    asr: Mapping[str, Any] = field(default_factory=dict)
+    cases: tuple[str, ...] = ("cases",)
+    runs_dir: str = ".ttsbench/runs"
+    thresholds: Mapping[str, Any] = field(default_factory=dict)
+    known_gaps_dir: str = "known_gaps"
+    source: Path | None = None
+    base_dir: Path = field(default_factory=Path.cwd)
+
+
+def _read_raw(rootdir: Path) -> tuple[dict[str, Any], Path | None]:
+    yaml_path = rootdir / CONFIG_FILE
+    if yaml_path.is_file():
+        try:
+            data = yaml.safe_load(yaml_path.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{yaml_path}: not valid YAML: {exc}") from exc
+        return data, yaml_path
+    pyproject = rootdir / "pyproject.toml"
+    if pyproject.is_file():
+        try:
+            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{pyproject}: not valid TOML: {exc}") from exc
+        section = data.get("tool", {}).get("ttsbench")
+        if section is not None:
+            return section, pyproject
+    return {}, None
+
+
+def load_settings(rootdir: Path) -> Settings:
+    """Read the configuration at ``rootdir``; built-in profiles fill in names the file does not define."""
+    raw, source = _read_raw(rootdir)
+    where = str(source) if source else "configuration"
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: the top level must be a mapping")
+    errors = sorted(jsonschema.Draft202012Validator(CONFIG_SCHEMA).iter_errors(raw), key=lambda e: list(e.path))
+    if errors:
+        first = errors[0]
+        path = ".".join(str(p) for p in first.absolute_path) or "(top level)"
+        raise ConfigError(f"{where}: field {path}: {first.message}")
+    profiles: dict[str, EngineProfile] = {}
+    merged = {**BUILTIN_PROFILES, **raw.get("engines", {})}
+    for name, spec in merged.items():
+        spec = dict(spec)
+        profiles[name] = EngineProfile(
+            name=name,
+            type=spec.pop("type"),
+            voice=spec.pop("voice", None),
+            api_key_env=spec.pop("api_key_env", None),
+            options=spec,
+            base_dir=rootdir,
+        )
+    return Settings(
+        engines=profiles,
+        asr=raw.get("asr", {}),
+        cases=tuple(raw.get("cases", ("cases",))),
+        runs_dir=raw.get("runs_dir", ".ttsbench/runs"),
+        thresholds=raw.get("thresholds", {}),
+        known_gaps_dir=raw.get("known_gaps_dir", "known_gaps"),
+        source=source,
+        base_dir=rootdir,
+    )

@@ -1,0 +1,58 @@
+"""The engine interface: text + language + voice in, audio bytes + metadata out.
+
+Adapters never see pytest. They raise :class:`EngineError` for anything that should become an
+``error`` verdict (a provider error, a body that is not audio, a timeout after retries), with a
+message that names no secret.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+class EngineError(RuntimeError):
+    """A synthesis that failed for a reason worth recording (the item gets verdict ``error``)."""
+
+
+class EngineUnavailable(RuntimeError):
+    """The engine cannot run at all here (missing key, missing package); its items are skipped."""
+
+
+@dataclass(frozen=True)
+class SynthesisRequest:
+    """What an engine is asked to say. ``text`` is the item's text, verbatim."""
+
+    text: str
+    language: str
+    voice: str | None = None
+    item_id: str = ""
+
+
+@dataclass
+class Synthesis:
+    """What an engine returned.
+
+    ``audio`` holds the encoded bytes as received (WAV, MP3, OGG, FLAC…) or headerless PCM, in
+    which case ``pcm_sample_rate`` says its rate (16-bit little-endian mono). Replay engines
+    that hold fixed transcripts instead of audio set ``transcripts`` (route → text) and leave
+    ``audio`` empty; the pipeline then skips ASR.
+    """
+
+    audio: bytes = b""
+    media_type: str = "audio/wav"
+    pcm_sample_rate: int | None = None
+    transcripts: dict[str, str] | None = None
+    first_byte_seconds: float | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """A TTS engine configured from one profile."""
+
+    name: str
+
+    def synthesize(self, request: SynthesisRequest) -> Synthesis: ...
+
+    def close(self) -> None: ...

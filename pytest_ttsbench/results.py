@@ -1,0 +1,121 @@
+"""The per-item results file: one JSON line per item (per target for ``readings``), written as each finishes.
+
+Field names are fixed because other tools read these files; see :class:`ItemResult`. Every
+figure in the summary, the gate and later dashboards is derived from these lines alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from pytest_ttsbench.verdict import Outcome
+
+
+@dataclass
+class ItemResult:
+    """One line of the results file."""
+
+    engine: str
+    suite: str
+    id: str  # "<suite>/<item id>"
+    target: str | None
+    category: str
+    language: str
+    facets: dict[str, str]
+    verdict: Outcome
+    transcript: str | None
+    expected: Any
+    evidence: dict[str, Any]
+    audio_path: str | None = None
+    audio_sha256: str | None = None
+    audio_seconds: float | None = None
+    synth_seconds: float | None = None
+    asr_seconds: float | None = None
+    started_at: str | None = None
+    # --- beyond the fixed fields ---
+    text: str = ""
+    scorer: str = ""
+    group: str | None = None
+    domain: str | None = None
+    auto_evaluable: bool = True
+    transcripts: dict[str, str] = field(default_factory=dict)  # ASR route → transcript
+    route_verdicts: dict[str, str] = field(default_factory=dict)  # ASR route → outcome
+    asr_flags: list[str] = field(default_factory=list)
+    cer: float | None = None
+    wer: float | None = None
+    error: str | None = None
+    audio_checks: dict[str, Any] = field(default_factory=dict)
+    first_byte_seconds: float | None = None
+    contract: str = "raw"
+    repeat: int = 0
+    node_id: str | None = None
+    run_id: str | None = None
+
+    @property
+    def item_id(self) -> str:
+        """The item id without its suite."""
+        return self.id.split("/", 1)[1] if "/" in self.id else self.id
+
+    @property
+    def key(self) -> str:
+        """``<suite>/<item id>`` plus ``/<target span>`` for a readings target: unique within one engine."""
+        return f"{self.id}/{self.target}" if self.target is not None else self.id
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=False)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ItemResult:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+class ResultsWriter:
+    """Appends one line per result and flushes it to disk at once, so an interrupted run loses nothing."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._handle = path.open("a", encoding="utf-8")
+
+    def write(self, result: ItemResult) -> None:
+        with self._lock:
+            self._handle.write(result.to_json() + "\n")
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+def read_results(path: Path) -> list[ItemResult]:
+    """Every line of a results file, in order. A truncated last line (a killed run) is skipped."""
+    return list(iter_results(path))
+
+
+def iter_results(path: Path) -> Iterator[ItemResult]:
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if not line.strip():
+                continue
+            try:
+                yield ItemResult.from_dict(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+
+
+def write_results(path: Path, results: Iterable[ItemResult]) -> None:
+    """Write a whole results file at once (used by ``ttsbench rescore``)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        for result in results:
+            handle.write(result.to_json() + "\n")
+    tmp.replace(path)
