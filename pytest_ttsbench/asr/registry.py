@@ -1,0 +1,53 @@
+"""Building ASR routes from configuration.
+
+The default is one faster-whisper route. A configuration (``asr:`` at the top level, or inside an
+engine profile) may instead list several routes, each transcribing every clip::
+
+    asr:
+      routes:
+        - {type: whisper, model: base}
+        - {type: whisper, model: tiny.en, name: tiny}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib import import_module
+from typing import Any
+
+from pytest_ttsbench.asr.base import AsrRoute
+
+# route type → "module:factory"; each factory takes the route's spec mapping.
+_ROUTE_TYPES: dict[str, str] = {
+    "whisper": "pytest_ttsbench.asr.whisper:WhisperRoute.from_spec",
+}
+
+
+def register_route_type(type_name: str, target: str) -> None:
+    """Add a route type (``module:callable`` taking the spec mapping)."""
+    _ROUTE_TYPES[type_name] = target
+
+
+def route_specs(asr: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The route specs an ``asr`` mapping describes: its ``routes`` list, or one whisper route."""
+    if asr.get("routes"):
+        return [dict(spec) for spec in asr["routes"]]
+    single = {k: v for k, v in asr.items() if k not in ("routes", "quorum")}
+    single.setdefault("type", "whisper")
+    return [single]
+
+
+def create_route(spec: Mapping[str, Any]) -> AsrRoute:
+    kind = spec.get("type", "whisper")
+    if kind not in _ROUTE_TYPES:
+        raise LookupError(f"unknown ASR route type {kind!r}; known: {', '.join(sorted(_ROUTE_TYPES))}")
+    module, _, attr = _ROUTE_TYPES[kind].partition(":")
+    target: Any = import_module(module)
+    for part in attr.split("."):
+        target = getattr(target, part)
+    return target(dict(spec))
+
+
+def create_routes(asr: Mapping[str, Any]) -> list[AsrRoute]:
+    """Every route an ``asr`` mapping describes, in order (the first is the primary transcript)."""
+    return [create_route(spec) for spec in route_specs(asr)]

@@ -1,0 +1,210 @@
+"""Loading and validating case files.
+
+Every problem found is reported with the file, the item id and the field, and loading goes on
+past the first problem so one bad item never hides the others. Nothing here synthesizes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from pytest_ttsbench.cases.model import CaseItem, Suite, Target
+from pytest_ttsbench.cases.schema import CASE_FILE_SCHEMA
+from pytest_ttsbench.scorers.registry import UnknownScorerError, get_scorer
+
+CASE_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a case file."""
+
+    path: Path
+    item: str | None
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}"
+        if self.item is not None:
+            where += f": item {self.item!r}"
+        return f"{where}: field {self.field!r}: {self.message}"
+
+
+class CaseFileError(ValueError):
+    """A case file that cannot be used; ``problems`` lists everything found, not just the first."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+def _field_path(parts: Iterable[Any]) -> str:
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(top level)"
+
+
+def _item_label(items: Any, index: int) -> str:
+    if isinstance(items, list) and index < len(items) and isinstance(items[index], dict):
+        item_id = items[index].get("id")
+        if isinstance(item_id, str) and item_id:
+            return item_id
+    return f"#{index + 1}"
+
+
+def _schema_problems(path: Path, data: Any, schema: Mapping[str, Any]) -> list[Problem]:
+    problems = []
+    validator = jsonschema.Draft202012Validator(schema)
+    for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
+        parts = list(error.absolute_path)
+        if len(parts) >= 2 and parts[0] == "items" and isinstance(parts[1], int):
+            item = _item_label(data.get("items"), parts[1])
+            problems.append(Problem(path, item, _field_path(parts[2:]), error.message))
+        else:
+            problems.append(Problem(path, None, _field_path(parts), error.message))
+    return problems
+
+
+def parse_suite(path: Path, data: Any) -> Suite:
+    """Validate a parsed case file and build its :class:`Suite`; raises :class:`CaseFileError`."""
+    if not isinstance(data, dict):
+        raise CaseFileError([Problem(path, None, "(top level)", "a case file must be a mapping")])
+    problems = _schema_problems(path, data, CASE_FILE_SCHEMA)
+    items_raw = data.get("items") if isinstance(data.get("items"), list) else []
+    seen: set[str] = set()
+    items: list[CaseItem] = []
+    for index, raw in enumerate(items_raw):
+        if not isinstance(raw, dict):
+            continue
+        label = _item_label(items_raw, index)
+        item_id = raw.get("id")
+        if isinstance(item_id, str):
+            if item_id in seen:
+                problems.append(Problem(path, label, "id", f"duplicate id {item_id!r} in suite"))
+            seen.add(item_id)
+        item, item_problems = _parse_item(path, data, raw, label)
+        problems.extend(item_problems)
+        if item is not None:
+            items.append(item)
+    if problems:
+        raise CaseFileError(problems)
+    return Suite(
+        name=data["suite"],
+        language=data["language"],
+        scorer=data["scorer"],
+        items=tuple(items),
+        thresholds=dict(data.get("thresholds", {})),
+        path=path,
+    )
+
+
+def _parse_item(
+    path: Path, suite: Mapping[str, Any], raw: Mapping[str, Any], label: str
+) -> tuple[CaseItem | None, list[Problem]]:
+    scorer_name = raw.get("scorer", suite.get("scorer"))
+    language = raw.get("language", suite.get("language"))
+    expect = raw.get("expect")
+    if not isinstance(scorer_name, str) or not isinstance(language, str) or not isinstance(expect, dict):
+        return None, []  # the schema problems already name these fields
+    try:
+        scorer = get_scorer(scorer_name)
+    except UnknownScorerError as exc:
+        return None, [Problem(path, label, "scorer", str(exc))]
+    problems = [
+        Problem(path, label, _field_path(["expect", *error.absolute_path]), error.message)
+        for error in jsonschema.Draft202012Validator(scorer.expect_schema).iter_errors(expect)
+    ]
+    if problems:
+        return None, problems
+    problems = [Problem(path, label, field, message) for field, message in scorer.check(expect, language)]
+    required = ("id", "category", "text")
+    if problems or not all(isinstance(raw.get(k), str) and raw.get(k).strip() for k in required):
+        return None, problems
+    category = raw["category"]
+    targets = tuple(
+        Target(
+            span=t.get("span") if scorer.splits_targets else None,
+            category=t.get("category", category),
+            expect=t,
+            auto_evaluable=bool(t.get("auto_evaluable", True)),
+            group=t.get("group"),
+            target_id=t.get("target_id"),
+        )
+        for t in scorer.targets(expect)
+    )
+    variants = {key[len("text_") :]: raw[key] for key in ("text_mono", "text_bilingual") if key in raw}
+    item = CaseItem(
+        suite=suite.get("suite", ""),
+        id=raw["id"],
+        language=language,
+        scorer=scorer_name,
+        category=category,
+        text=raw["text"],
+        expect=expect,
+        targets=targets,
+        facets={str(k): str(v) for k, v in raw.get("facets", {}).items()},
+        domain=raw.get("domain"),
+        variants=variants,
+        source=path,
+    )
+    return item, []
+
+
+def load_case_file(path: Path) -> Suite:
+    """Read and validate one case file: native YAML, or a supported external JSONL benchmark."""
+    if path.suffix == ".jsonl":
+        from pytest_ttsbench.cases.sources import load_jsonl_source
+
+        return load_jsonl_source(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else "(file)"
+        raise CaseFileError([Problem(path, None, where, f"not valid YAML: {exc}")]) from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CaseFileError([Problem(path, None, "(file)", f"cannot read: {exc}")]) from exc
+    return parse_suite(path, data)
+
+
+def find_case_files(paths: Iterable[Path]) -> list[Path]:
+    """Case files under the given files or directories, sorted."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(p for p in sorted(path.rglob("*")) if p.suffix in CASE_SUFFIXES and p.is_file())
+        elif path.is_file():
+            found.append(path)
+    return found
+
+
+def load_case_paths(paths: Iterable[Path]) -> tuple[list[Suite], list[Problem]]:
+    """Load every case file under ``paths``; returns the good suites and every problem found.
+
+    A suite name used by two files is a problem of the second file.
+    """
+    suites: list[Suite] = []
+    problems: list[Problem] = []
+    owners: dict[str, Path] = {}
+    for path in find_case_files(paths):
+        try:
+            suite = load_case_file(path)
+        except CaseFileError as exc:
+            problems.extend(exc.problems)
+            continue
+        if suite.name in owners:
+            problems.append(
+                Problem(path, None, "suite", f"suite name {suite.name!r} is already used by {owners[suite.name]}")
+            )
+            continue
+        owners[suite.name] = path
+        suites.append(suite)
+    return suites, problems

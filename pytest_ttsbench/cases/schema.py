@@ -1,0 +1,54 @@
+"""The JSON Schema of a case file (the shape only; each scorer validates its own ``expect``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+SUITE_PATTERN = r"^[a-z0-9-]+$"
+ITEM_ID_PATTERN = r"^[A-Za-z0-9_.-]+$"
+# BCP-47, loosely: a primary subtag and optional subtags (en, en-US, zh-Hans-CN, cmn).
+LANGUAGE_PATTERN = r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$"
+_NON_BLANK = r"\S"
+
+_TEXT = {"type": "string", "minLength": 1, "pattern": _NON_BLANK}
+
+ITEM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["id", "category", "text", "expect"],
+    "additionalProperties": False,
+    "properties": {
+        "id": {"type": "string", "pattern": ITEM_ID_PATTERN},
+        "category": {"type": "string", "minLength": 1, "pattern": r"^[A-Za-z0-9_.-]+$"},
+        "text": _TEXT,
+        # Alternative texts chosen by --tts-contract (e.g. Thai keywords in Thai script).
+        "text_mono": _TEXT,
+        "text_bilingual": _TEXT,
+        "expect": {"type": "object"},
+        "scorer": {"type": "string", "minLength": 1},
+        "language": {"type": "string", "pattern": LANGUAGE_PATTERN},
+        "facets": {
+            "type": "object",
+            "propertyNames": {"pattern": r"^[A-Za-z0-9_-]+$"},
+            "additionalProperties": {"type": ["string", "number", "boolean"]},
+        },
+        "domain": {"type": "string"},
+        "notes": {"type": "string"},
+    },
+}
+
+CASE_FILE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["suite", "language", "scorer", "items"],
+    "additionalProperties": False,
+    "properties": {
+        "suite": {"type": "string", "pattern": SUITE_PATTERN},
+        "language": {"type": "string", "pattern": LANGUAGE_PATTERN},
+        "scorer": {"type": "string", "minLength": 1},
+        "description": {"type": "string"},
+        "thresholds": {
+            "type": "object",
+            "additionalProperties": {"type": "number", "minimum": 0, "maximum": 1},
+        },
+        "items": {"type": "array", "minItems": 1, "items": ITEM_SCHEMA},
+    },
+}

@@ -1,0 +1,201 @@
+"""pytest collection nodes for case files: one :class:`CaseTest` per item (per target) per engine."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_ttsbench.cases.loader import CaseFileError, load_case_file
+from pytest_ttsbench.cases.model import CaseItem, Suite, Target
+from pytest_ttsbench.scorers.registry import get_scorer
+from pytest_ttsbench.session import BENCH_KEY
+
+if TYPE_CHECKING:
+    from pytest_ttsbench.session import BenchSession
+
+RESULT_PROPERTY = "ttsbench_result"
+
+
+class CaseFileCollectError(Exception):
+    """A case file that failed validation; shown as a collection error listing every problem."""
+
+
+class CaseFile(pytest.File):
+    """A YAML case file (or a supported external JSONL benchmark) collected as tests."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        bench: BenchSession = self.config.stash[BENCH_KEY]
+        try:
+            suite = load_case_file(self.path)
+        except CaseFileError as exc:
+            raise CaseFileCollectError(str(exc)) from exc
+        clash = bench.claim_suite(suite)
+        if clash is not None:
+            raise CaseFileCollectError(f"{self.path}: field 'suite': suite name {suite.name!r} is already used by {clash}")
+        engines = bench.engine_names or [None]
+        for item in suite.items:
+            for target in item.targets:
+                for engine in engines:
+                    for repeat in range(bench.repeats):
+                        yield CaseTest.from_parent(
+                            self,
+                            name=test_name(suite, item, target, engine, len(engines) > 1, repeat, bench.repeats),
+                            suite=suite,
+                            case=item,
+                            target=target,
+                            engine=engine,
+                            repeat=repeat,
+                        )
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+        if isinstance(excinfo.value, CaseFileCollectError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+
+def test_name(
+    suite: Suite, item: CaseItem, target: Target, engine: str | None, many_engines: bool, repeat: int, repeats: int
+) -> str:
+    """``en-numerals[years/year-2026]``; readings add the span, several engines add ``-<engine>``."""
+    parts = f"{target.category}/{item.id}"
+    if target.span is not None:
+        parts += f"/{target.span}"
+    if engine is not None and many_engines:
+        parts += f"-{engine}"
+    if repeats > 1:
+        parts += f"-r{repeat}"
+    return f"{suite.name}[{parts}]"
+
+
+class VerdictFailure(AssertionError):
+    """A target whose verdict is not ``correct``; carries the evidence for the failure message."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class CaseTest(pytest.Item):
+    """One target of one benchmark item, on one engine."""
+
+    def __init__(
+        self,
+        *,
+        suite: Suite,
+        case: CaseItem,
+        target: Target,
+        engine: str | None,
+        repeat: int = 0,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.suite = suite
+        self.case = case
+        self.target = target
+        self.engine = engine
+        self.repeat = repeat
+        for keyword in (case.language, case.language.split("-")[0], target.category, suite.name, case.id, engine):
+            if keyword:
+                self.extra_keyword_matches.add(keyword)
+        for name in marker_names(case, target, engine):
+            _register_marker(self.config, name)
+            self.add_marker(getattr(pytest.mark, name))
+
+    @property
+    def known_gap_id(self) -> str:
+        """``<suite>/<item id>``, plus ``/<span>`` for a readings target."""
+        base = self.case.full_id
+        return f"{base}/{self.target.span}" if self.target.span is not None else base
+
+    def runtest(self) -> None:
+        bench: BenchSession = self.config.stash[BENCH_KEY]
+        if self.engine is None:
+            pytest.skip(bench.no_engine_reason())
+        reason = bench.evaluator.unavailable_reason(self.engine)
+        if reason is not None:
+            pytest.skip(reason)
+        if not self.target.auto_evaluable:
+            result = bench.evaluator.evaluate(self.case, self.target, self.engine, self.repeat)
+            result.node_id = self.nodeid
+            self.user_properties.append((RESULT_PROPERTY, result.to_json()))
+            pytest.skip("target is not auto-evaluable (auto_evaluable: false): recorded, excluded from accuracy")
+        result = bench.evaluator.evaluate(self.case, self.target, self.engine, self.repeat)
+        result.node_id = self.nodeid
+        self.user_properties.append((RESULT_PROPERTY, result.to_json()))
+        if result.verdict != "correct":
+            raise VerdictFailure(failure_message(result, get_scorer(self.case.scorer).expected_text(self.target.expect)))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+        if isinstance(excinfo.value, VerdictFailure):
+            return excinfo.value.message
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, f"{self.known_gap_id} [{self.engine or 'no engine'}]"
+
+
+_MARKERS_KEY = pytest.StashKey[set]()
+
+
+def _register_marker(config: pytest.Config, name: str) -> None:
+    """Declare a data-derived marker once, so ``--strict-markers`` accepts it."""
+    known = config.stash.setdefault(_MARKERS_KEY, set())
+    if name not in known:
+        config.addinivalue_line("markers", f"{name}: pytest-ttsbench (from case data)")
+        known.add(name)
+
+
+def _marker_safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "_", text)
+
+
+def marker_names(case: CaseItem, target: Target, engine: str | None) -> list[str]:
+    """Markers for ``-m``: ``tts``, the suite, the category, ``lang_<tag>``, ``engine_<name>``, facets."""
+    names = ["tts", case.suite, target.category, f"lang_{case.language.split('-')[0].lower()}"]
+    if engine:
+        names.append(f"engine_{engine}")
+    names.extend(f"{key}_{value}" for key, value in case.facets.items())
+    return [_marker_safe(name) for name in names]
+
+
+def failure_message(result: Any, expected: str) -> str:
+    """What a person needs to act on a failed target: text, expected, heard, evidence, audio."""
+    lines = [
+        f"{result.id}{'/' + result.target if result.target else ''} on {result.engine}: verdict {result.verdict}",
+        f"  text:     {result.text}",
+        f"  expected: {expected}",
+    ]
+    if result.transcripts and len(result.transcripts) > 1:
+        for route, text in result.transcripts.items():
+            lines.append(f"  heard ({route}, {result.route_verdicts.get(route, '?')}): {text}")
+    else:
+        lines.append(f"  heard:    {result.transcript if result.transcript is not None else '(nothing)'}")
+    evidence = dict(result.evidence)
+    evidence.pop("routes", None)
+    if result.verdict == "error":
+        lines.append(f"  reason:   {result.error}")
+    else:
+        lines.append(f"  evidence: {_explain(evidence)}")
+    if result.asr_flags:
+        lines.append(f"  asr flags: {', '.join(result.asr_flags)}")
+    if result.audio_path:
+        lines.append(f"  audio:    {result.audio_path}")
+    return "\n".join(lines)
+
+
+def _explain(evidence: dict[str, Any]) -> str:
+    parts = []
+    if evidence.get("negative"):
+        parts.append("forbidden reading heard: " + ", ".join(evidence["negative"]))
+    if evidence.get("missing"):
+        parts.append("missing: " + ", ".join(evidence["missing"]))
+    if evidence.get("heard"):
+        parts.append("parsed: " + ", ".join(evidence["heard"]))
+    if evidence.get("note"):
+        parts.append(str(evidence["note"]))
+    return "; ".join(parts) or json.dumps(evidence, ensure_ascii=False)
+

@@ -1,0 +1,307 @@
+"""One item through the chain: engine → audio checks → ASR routes → scorer → vote → :class:`ItemResult`.
+
+This module knows nothing of pytest. A clip is synthesized and transcribed once per
+(engine, item, contract, repeat) and shared by the item's targets, so a ``readings`` item with
+three targets costs one synthesis and one transcription per route.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import jiwer
+
+from pytest_ttsbench.asr.base import AsrError, AsrRoute, Transcription
+from pytest_ttsbench.audio import AudioDecodeError, AudioPolicy, check_audio, decode_audio, encode_wav
+from pytest_ttsbench.cases.model import CaseItem, Target
+from pytest_ttsbench.config import EngineProfile
+from pytest_ttsbench.engines.base import Engine, EngineError, EngineUnavailable, SynthesisRequest
+from pytest_ttsbench.engines.registry import create_engine
+from pytest_ttsbench.gating.voting import vote
+from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.scorers.base import ScoreContext
+from pytest_ttsbench.scorers.registry import get_scorer
+from pytest_ttsbench.verdict import Verdict
+
+_MEDIA_SUFFIX = {
+    "audio/wav": ".wav",
+    "audio/x-wav": ".wav",
+    "audio/wave": ".wav",
+    "audio/mpeg": ".mp3",
+    "audio/mp3": ".mp3",
+    "audio/ogg": ".ogg",
+    "audio/opus": ".opus",
+    "audio/flac": ".flac",
+    "audio/aac": ".aac",
+    "audio/webm": ".webm",
+}
+
+
+def safe_name(text: str) -> str:
+    """A file name that cannot leave its directory, whatever ``text`` holds.
+
+    Anything outside ``[A-Za-z0-9._-]`` becomes ``_``; leading dots are dropped; and when the
+    name had to change, a short hash of the original keeps distinct ids distinct.
+    """
+    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", text).lstrip(".")[:80] or "item"
+    if cleaned != text:
+        cleaned += "-" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:8]
+    return cleaned
+
+
+@dataclass
+class Clip:
+    """One synthesis of one item and what each ASR route heard in it."""
+
+    started_at: str
+    audio_path: str | None = None
+    audio_sha256: str | None = None
+    audio_seconds: float | None = None
+    synth_seconds: float | None = None
+    first_byte_seconds: float | None = None
+    asr_seconds: float | None = None
+    transcripts: dict[str, str] = field(default_factory=dict)
+    route_errors: dict[str, str] = field(default_factory=dict)
+    routes: list[str] = field(default_factory=list)  # every route expected to speak, in order
+    asr_flags: list[str] = field(default_factory=list)
+    audio_checks: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Choices that hold for a whole run."""
+
+    audio_dir: Path | None = None
+    contract: str = "raw"
+    quorum: int | None = None
+    audio_policy: AudioPolicy = field(default_factory=AudioPolicy)
+    run_id: str | None = None
+
+
+class Evaluator:
+    """Runs items against named engine profiles; engines and ASR routes are created on first use."""
+
+    def __init__(
+        self,
+        profiles: Mapping[str, EngineProfile],
+        route_factory: Callable[[EngineProfile], list[AsrRoute]],
+        options: RunOptions,
+    ) -> None:
+        self.profiles = profiles
+        self.route_factory = route_factory
+        self.options = options
+        self._engines: dict[str, Engine] = {}
+        self._unavailable: dict[str, str] = {}
+        self._routes: dict[str, list[AsrRoute]] = {}
+        self._clips: dict[tuple[str, str, str, int], Clip] = {}
+
+    # --- engines ---------------------------------------------------------------------------
+
+    def unavailable_reason(self, engine_name: str) -> str | None:
+        """Why an engine cannot run here (missing key, missing package), or None when it can."""
+        self._engine(engine_name)
+        return self._unavailable.get(engine_name)
+
+    def _engine(self, engine_name: str) -> Engine | None:
+        if engine_name in self._engines:
+            return self._engines[engine_name]
+        if engine_name in self._unavailable:
+            return None
+        try:
+            engine = create_engine(self.profiles[engine_name])
+        except EngineUnavailable as exc:
+            self._unavailable[engine_name] = f"engine {engine_name!r} unavailable: {exc}"
+            return None
+        self._engines[engine_name] = engine
+        return engine
+
+    def _routes_for(self, engine_name: str) -> list[AsrRoute]:
+        if engine_name not in self._routes:
+            self._routes[engine_name] = self.route_factory(self.profiles[engine_name])
+        return self._routes[engine_name]
+
+    def close(self) -> None:
+        for engine in self._engines.values():
+            engine.close()
+
+    # --- one clip --------------------------------------------------------------------------
+
+    def clip(self, item: CaseItem, engine_name: str, repeat: int = 0) -> Clip:
+        """Synthesize and transcribe an item once; later calls for its other targets reuse it."""
+        key = (engine_name, item.full_id, self.options.contract, repeat)
+        if key not in self._clips:
+            self._clips[key] = self._make_clip(item, engine_name, repeat)
+        return self._clips[key]
+
+    def _make_clip(self, item: CaseItem, engine_name: str, repeat: int) -> Clip:
+        clip = Clip(started_at=datetime.now(timezone.utc).isoformat(timespec="milliseconds"))
+        engine = self._engine(engine_name)
+        if engine is None:
+            clip.error = self._unavailable[engine_name]
+            return clip
+        profile = self.profiles[engine_name]
+        text = item.text_for(self.options.contract)
+        request = SynthesisRequest(text, item.language, profile.voice_for(item.language), item.full_id)
+        started = time.perf_counter()
+        try:
+            synthesis = engine.synthesize(request)
+        except EngineError as exc:
+            clip.synth_seconds = time.perf_counter() - started
+            clip.error = f"synthesis failed: {exc}"
+            return clip
+        clip.synth_seconds = time.perf_counter() - started
+        clip.first_byte_seconds = synthesis.first_byte_seconds
+        clip.metadata = dict(synthesis.metadata)
+        if synthesis.transcripts is not None:  # a replay engine: fixed transcripts, no audio
+            clip.transcripts = dict(synthesis.transcripts)
+            clip.routes = list(synthesis.metadata.get("routes") or clip.transcripts)
+            return clip
+        try:
+            decoded = decode_audio(synthesis.audio, synthesis.pcm_sample_rate)
+        except AudioDecodeError as exc:
+            self._keep_audio(clip, item, engine_name, repeat, synthesis.audio, synthesis.media_type)
+            clip.error = f"audio check failed: {exc}"
+            return clip
+        stored = encode_wav(decoded) if synthesis.pcm_sample_rate else synthesis.audio
+        media = "audio/wav" if synthesis.pcm_sample_rate else synthesis.media_type
+        self._keep_audio(clip, item, engine_name, repeat, stored, media)
+        check = check_audio(decoded, text, self.options.audio_policy)
+        clip.audio_seconds = round(check.seconds, 4)
+        clip.audio_checks = {"problems": list(check.problems), **check.figures}
+        if not check.ok:
+            clip.error = "audio check failed: " + "; ".join(check.problems)
+            return clip
+        asr_started = time.perf_counter()
+        routes = self._routes_for(engine_name)
+        clip.routes = [route.name for route in routes]
+        for route in routes:
+            try:
+                heard: Transcription = route.transcribe(decoded, item.language)
+            except AsrError as exc:
+                clip.route_errors[route.name] = str(exc)
+                continue
+            clip.transcripts[route.name] = heard.text
+            clip.asr_flags.extend(f"{route.name}:{flag}" for flag in heard.flags)
+        clip.asr_seconds = time.perf_counter() - asr_started
+        if not clip.transcripts:
+            clip.error = "ASR failed: " + "; ".join(f"{k}: {v}" for k, v in clip.route_errors.items())
+        return clip
+
+    def _keep_audio(
+        self, clip: Clip, item: CaseItem, engine_name: str, repeat: int, data: bytes, media_type: str
+    ) -> None:
+        clip.audio_sha256 = hashlib.sha256(data).hexdigest()
+        if self.options.audio_dir is None or not data:
+            return
+        root = self.options.audio_dir.resolve()
+        folder = root / safe_name(engine_name) / safe_name(item.suite)
+        suffix = _MEDIA_SUFFIX.get(media_type.split(";")[0].strip().lower(), ".bin")
+        stem = safe_name(item.id) + (f"-r{repeat}" if repeat else "")
+        # The content hash in the name means a clip is never overwritten by a different one.
+        path = folder / f"{stem}-{clip.audio_sha256[:12]}{suffix}"
+        if not path.resolve().is_relative_to(root):  # defence in depth; safe_name already prevents it
+            raise ValueError(f"audio path escapes the audio directory: {path}")
+        folder.mkdir(parents=True, exist_ok=True)
+        if not path.exists():
+            tmp = path.with_suffix(path.suffix + ".part")
+            tmp.write_bytes(data)
+            tmp.replace(path)
+        clip.audio_path = str(path)
+
+    # --- one target ------------------------------------------------------------------------
+
+    def evaluate(self, item: CaseItem, target: Target, engine_name: str, repeat: int = 0) -> ItemResult:
+        """The verdict for one target of one item on one engine, with all its evidence."""
+        clip = self.clip(item, engine_name, repeat)
+        scorer = get_scorer(item.scorer)
+        context = ScoreContext(language=item.language, text=item.text, span=target.span)
+        route_verdicts: dict[str, Verdict] = {}
+        if clip.error is None:
+            for route, text in clip.transcripts.items():
+                route_verdicts[route] = scorer.score(text, target.expect, context)
+        outcomes: dict[str, str] = {route: v.outcome for route, v in route_verdicts.items()}
+        outcomes.update({route: "error" for route in clip.route_errors})
+        if clip.error is not None:
+            final, evidence = "error", {"reason": clip.error}
+        elif not clip.transcripts:
+            final, evidence = "unknown", {"note": "no transcript for this item"}
+        else:
+            final = vote(outcomes, self.options.quorum, routes=clip.routes)
+            primary = _primary_verdict(route_verdicts, final)
+            evidence = primary.evidence() if primary else {}
+            if len(route_verdicts) > 1:
+                evidence["routes"] = {r: v.evidence() | {"verdict": v.outcome} for r, v in route_verdicts.items()}
+        transcript = next(iter(clip.transcripts.values()), None)
+        cer, wer = _error_rates(item.text_for(self.options.contract), transcript)
+        return ItemResult(
+            engine=engine_name,
+            suite=item.suite,
+            id=item.full_id,
+            target=target.span,
+            category=target.category,
+            language=item.language,
+            facets=dict(item.facets),
+            verdict=final,  # type: ignore[arg-type]
+            transcript=transcript,
+            expected=dict(target.expect),
+            evidence=evidence,
+            audio_path=clip.audio_path,
+            audio_sha256=clip.audio_sha256,
+            audio_seconds=clip.audio_seconds,
+            synth_seconds=_round(clip.synth_seconds),
+            asr_seconds=_round(clip.asr_seconds),
+            started_at=clip.started_at,
+            text=item.text_for(self.options.contract),
+            scorer=item.scorer,
+            group=target.group,
+            domain=item.domain,
+            auto_evaluable=target.auto_evaluable,
+            transcripts=dict(clip.transcripts),
+            route_verdicts={**{route: "unknown" for route in clip.routes}, **outcomes},
+            asr_flags=list(clip.asr_flags),
+            cer=cer,
+            wer=wer,
+            error=clip.error,
+            audio_checks=dict(clip.audio_checks),
+            first_byte_seconds=_round(clip.first_byte_seconds),
+            contract=self.options.contract,
+            repeat=repeat,
+            run_id=self.options.run_id,
+        )
+
+
+def _primary_verdict(route_verdicts: Mapping[str, Verdict], final: str) -> Verdict | None:
+    """The verdict whose evidence explains the final one: the first route that agrees with it."""
+    for verdict in route_verdicts.values():
+        if verdict.outcome == final:
+            return verdict
+    return next(iter(route_verdicts.values()), None)
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+_PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
+
+
+def _error_rates(reference: str, hypothesis: str | None) -> tuple[float | None, float | None]:
+    """Sentence CER and WER after case and punctuation folding: secondary figures, never the verdict."""
+    if hypothesis is None:
+        return None, None
+    ref = " ".join(_PUNCT.sub(" ", reference.lower()).split())
+    hyp = " ".join(_PUNCT.sub(" ", hypothesis.lower()).split())
+    if not ref:
+        return None, None
+    if not hyp:
+        return 1.0, 1.0
+    return round(jiwer.cer(ref, hyp), 4), round(jiwer.wer(ref, hyp), 4)

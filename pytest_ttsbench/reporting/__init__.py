@@ -1,0 +1,1 @@
+"""Rendering results for people: the terminal summary, leaderboards, reports."""

@@ -1,0 +1,99 @@
+"""Re-deriving verdicts from stored transcripts: no synthesis, no ASR.
+
+The same :class:`~pytest_ttsbench.pipeline.Evaluator` that serves pytest runs here, fed by a
+``transcripts`` replay engine, so ``ttsbench rescore`` and ``pytest --tts-engine=<replay>``
+cannot disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_ttsbench.cases.loader import CaseFileError, load_case_paths
+from pytest_ttsbench.cases.model import Suite
+from pytest_ttsbench.config import EngineProfile
+from pytest_ttsbench.engines.replay import TranscriptsEngine
+from pytest_ttsbench.gating.summary import MISSING, overall, summarize
+from pytest_ttsbench.pipeline import Evaluator, RunOptions
+from pytest_ttsbench.results import ItemResult
+
+
+@dataclass
+class Rescore:
+    """The outcome of rescoring: one result per target, plus what could not be matched."""
+
+    results: list[ItemResult]
+    missing: list[str] = field(default_factory=list)  # targets with no transcript
+    unmatched_rows: list[str] = field(default_factory=list)  # transcript ids matching no item
+    routes: list[str] = field(default_factory=list)
+
+
+def load_suites(paths: Sequence[Path]) -> list[Suite]:
+    suites, problems = load_case_paths(paths)
+    if problems:
+        raise CaseFileError(problems)
+    return suites
+
+
+def rescore(
+    suites: Sequence[Suite], transcripts: Path, engine_name: str = "transcripts", quorum: int | None = None
+) -> Rescore:
+    """Score every target of ``suites`` against the transcripts at ``transcripts``."""
+    profile = EngineProfile(name=engine_name, type="transcripts", options={"path": str(transcripts)})
+    engine = TranscriptsEngine(profile)
+    store = engine.store
+    full_ids = [item.full_id for suite in suites for item in suite.items]
+    ambiguous = store.ambiguous_bare_ids(full_ids)
+    if ambiguous:
+        raise ValueError(
+            f"{transcripts}: bare id(s) {', '.join(ambiguous[:5])} match items of several suites; "
+            "use '<suite>/<item id>'"
+        )
+    evaluator = Evaluator({engine_name: profile}, lambda _profile: [], RunOptions(quorum=quorum))
+    evaluator._engines[engine_name] = engine  # already built: reuse it rather than re-reading the file
+    outcome = Rescore(results=[], routes=list(store.routes))
+    for suite in suites:
+        for item in suite.items:
+            for target in item.targets:
+                result = evaluator.evaluate(item, target, engine_name)
+                outcome.results.append(result)
+                if not result.transcripts:
+                    outcome.missing.append(result.key)
+    known = set(full_ids) | {f.split("/", 1)[1] for f in full_ids}
+    outcome.unmatched_rows = sorted(row for row in store.rows if row not in known)
+    return outcome
+
+
+SUMMARY_DIMENSIONS = {"by_category": "category", "by_group": "group", "by_domain": "domain", "by_suite": "suite"}
+
+
+def summary_json(results: Sequence[ItemResult], facets: Sequence[str] = ()) -> dict[str, Any]:
+    """``{"overall": {...}, "by_category": {...}, ...}``: every bucket with the full figure set."""
+    summary: dict[str, Any] = {"overall": overall(results).to_dict()}
+    for key, dimension in SUMMARY_DIMENSIONS.items():
+        buckets = summarize(results, [dimension])
+        summary[key] = {k[0]: b.to_dict() for k, b in sorted(buckets.items()) if k[0] != MISSING}
+    all_facets = sorted({name for r in results for name in r.facets}) if not facets else list(facets)
+    if all_facets:
+        summary["by_facet"] = {
+            name: {k[0]: b.to_dict() for k, b in sorted(summarize(results, [f"facet:{name}"]).items())}
+            for name in all_facets
+        }
+    return summary
+
+
+def item_json(result: ItemResult) -> dict[str, Any]:
+    return {
+        "id": result.id,
+        "target": result.target,
+        "category": result.category,
+        "verdict": result.verdict,
+        "auto_evaluable": result.auto_evaluable,
+        "transcripts": result.transcripts,
+        "route_verdicts": result.route_verdicts,
+        "expected": result.expected,
+        "evidence": result.evidence,
+    }

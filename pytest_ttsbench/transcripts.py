@@ -1,0 +1,79 @@
+"""Fixed ASR transcripts: JSON-lines rows ``{"id", "text"}`` (one route) or ``{"id", "asr": {route: text}}``.
+
+Ids are ``<suite>/<item id>``, or a bare item id where that is unambiguous. Stored transcripts
+let a leaderboard be re-derived years later without re-running any engine or recognizer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SINGLE_ROUTE = "transcript"
+
+
+class TranscriptsError(ValueError):
+    """A transcripts file that cannot be used; the message names the file, line and field."""
+
+
+@dataclass
+class TranscriptStore:
+    """Transcripts by id, and every route name seen (so a row missing a route counts it as missing)."""
+
+    rows: dict[str, dict[str, str]] = field(default_factory=dict)
+    routes: list[str] = field(default_factory=list)
+    sources: list[Path] = field(default_factory=list)
+
+    def lookup(self, full_id: str) -> dict[str, str] | None:
+        """Routes → text for ``<suite>/<item id>``, trying the full id first, then the bare item id."""
+        if full_id in self.rows:
+            return self.rows[full_id]
+        bare = full_id.split("/", 1)[-1]
+        return self.rows.get(bare)
+
+    def ambiguous_bare_ids(self, full_ids: Iterable[str]) -> list[str]:
+        """Bare ids in the store that match items of more than one suite."""
+        owners: dict[str, set[str]] = {}
+        for full in full_ids:
+            suite, _, bare = full.partition("/")
+            owners.setdefault(bare, set()).add(suite)
+        return sorted(b for b in self.rows if "/" not in b and len(owners.get(b, ())) > 1)
+
+
+def _row_routes(path: Path, number: int, row: Mapping[str, object]) -> dict[str, str]:
+    if "asr" in row:
+        asr = row["asr"]
+        if not isinstance(asr, dict) or not all(isinstance(k, str) for k in asr):
+            raise TranscriptsError(f"{path}: line {number}: field 'asr' must map route names to transcripts")
+        return {route: text for route, text in asr.items() if isinstance(text, str)}
+    if "text" in row:
+        if not isinstance(row["text"], str):
+            raise TranscriptsError(f"{path}: line {number}: field 'text' must be a string")
+        return {SINGLE_ROUTE: row["text"]}
+    raise TranscriptsError(f"{path}: line {number}: a row needs 'text' or 'asr'")
+
+
+def load_transcripts(path: Path) -> TranscriptStore:
+    """Read a JSON-lines file, or every ``*.jsonl`` in a folder (sorted)."""
+    files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    if not files or not all(f.is_file() for f in files):
+        raise TranscriptsError(f"{path}: no transcripts file found")
+    store = TranscriptStore(sources=files)
+    for file in files:
+        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise TranscriptsError(f"{file}: line {number}: not valid JSON: {exc.msg}") from exc
+            if not isinstance(row, dict) or not isinstance(row.get("id"), str) or not row["id"]:
+                raise TranscriptsError(f"{file}: line {number}: field 'id' must be a non-empty string")
+            routes = _row_routes(file, number, row)
+            store.rows.setdefault(row["id"], {}).update(routes)
+            for route in routes:
+                if route not in store.routes:
+                    store.routes.append(route)
+    return store
