@@ -78,9 +78,7 @@ def resample(samples: np.ndarray, source_rate: int, target_rate: int) -> np.ndar
     return np.concatenate(chunks).astype(np.float32) if chunks else np.zeros(0, np.float32)
 
 
-def decode_audio(
-    data: bytes, pcm_sample_rate: int | None = None, target_rate: int = ASR_SAMPLE_RATE
-) -> DecodedAudio:
+def decode_audio(data: bytes, pcm_sample_rate: int | None = None, target_rate: int = ASR_SAMPLE_RATE) -> DecodedAudio:
     """Decode any container PyAV reads (WAV, MP3, OGG, FLAC…) or headerless PCM to mono at ``target_rate``."""
     if not data:
         raise AudioDecodeError("empty body: the engine returned no audio bytes")

@@ -42,7 +42,9 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
         for key in outcome.missing:
             print(f"  {key}")
     if outcome.unmatched_rows:
-        print(f"\n{len(outcome.unmatched_rows)} transcript row(s) match no item: {', '.join(outcome.unmatched_rows[:10])}")
+        print(
+            f"\n{len(outcome.unmatched_rows)} transcript row(s) match no item: {', '.join(outcome.unmatched_rows[:10])}"
+        )
     return 0
 
 

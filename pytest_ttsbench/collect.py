@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -35,7 +37,9 @@ class CaseFile(pytest.File):
             raise CaseFileCollectError(str(exc)) from exc
         clash = bench.claim_suite(suite)
         if clash is not None:
-            raise CaseFileCollectError(f"{self.path}: field 'suite': suite name {suite.name!r} is already used by {clash}")
+            raise CaseFileCollectError(
+                f"{self.path}: field 'suite': suite name {suite.name!r} is already used by {clash}"
+            )
         engines = bench.engine_names or [None]
         for item in suite.items:
             for target in item.targets:
@@ -104,6 +108,9 @@ class CaseTest(pytest.Item):
         for name in marker_names(case, target, engine):
             _register_marker(self.config, name)
             self.add_marker(getattr(pytest.mark, name))
+        if engine is None:
+            # Skipped at collection, so a plain `pytest` never reaches the pipeline.
+            self.add_marker(pytest.mark.skip(reason=self.config.stash[BENCH_KEY].no_engine_reason()))
 
     @property
     def known_gap_id(self) -> str:
@@ -113,21 +120,22 @@ class CaseTest(pytest.Item):
 
     def runtest(self) -> None:
         bench: BenchSession = self.config.stash[BENCH_KEY]
-        if self.engine is None:
-            pytest.skip(bench.no_engine_reason())
+        assert self.engine is not None  # items without an engine carry a skip marker
         reason = bench.evaluator.unavailable_reason(self.engine)
         if reason is not None:
-            pytest.skip(reason)
+            raise _skip_here(reason)
         if not self.target.auto_evaluable:
             result = bench.evaluator.evaluate(self.case, self.target, self.engine, self.repeat)
             result.node_id = self.nodeid
             self.user_properties.append((RESULT_PROPERTY, result.to_json()))
-            pytest.skip("target is not auto-evaluable (auto_evaluable: false): recorded, excluded from accuracy")
+            raise _skip_here("target is not auto-evaluable (auto_evaluable: false): recorded, excluded from accuracy")
         result = bench.evaluator.evaluate(self.case, self.target, self.engine, self.repeat)
         result.node_id = self.nodeid
         self.user_properties.append((RESULT_PROPERTY, result.to_json()))
         if result.verdict != "correct":
-            raise VerdictFailure(failure_message(result, get_scorer(self.case.scorer).expected_text(self.target.expect)))
+            raise VerdictFailure(
+                failure_message(result, get_scorer(self.case.scorer).expected_text(self.target.expect))
+            )
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, VerdictFailure):
@@ -135,7 +143,26 @@ class CaseTest(pytest.Item):
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        return self.path, None, f"{self.known_gap_id} [{self.engine or 'no engine'}]"
+        return self.path, _item_line(self.path, self.case.id), f"{self.known_gap_id} [{self.engine or 'no engine'}]"
+
+
+@functools.lru_cache(maxsize=64)
+def _item_lines(path: Path) -> dict[str, int]:
+    """0-based line of each ``id:`` in a case file, so reports point at the item."""
+    lines: dict[str, int] = {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return lines
+    for number, line in enumerate(text.splitlines()):
+        match = re.match(r"""\s*(?:-\s*)?(?:"id"|id)\s*:\s*["']?([^"',}\s]+)""", line)
+        if match:
+            lines.setdefault(match.group(1), number)
+    return lines
+
+
+def _item_line(path: Path, item_id: str) -> int:
+    return _item_lines(path).get(item_id, 0)
 
 
 _MARKERS_KEY = pytest.StashKey[set]()
@@ -151,6 +178,11 @@ def _register_marker(config: pytest.Config, name: str) -> None:
 
 def _marker_safe(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", text)
+
+
+def _skip_here(reason: str) -> BaseException:
+    """A skip reported at the case file rather than at this module."""
+    return pytest.skip.Exception(reason, _use_item_location=True)
 
 
 def marker_names(case: CaseItem, target: Target, engine: str | None) -> list[str]:
@@ -198,4 +230,3 @@ def _explain(evidence: dict[str, Any]) -> str:
     if evidence.get("note"):
         parts.append(str(evidence["note"]))
     return "; ".join(parts) or json.dumps(evidence, ensure_ascii=False)
-

@@ -19,23 +19,46 @@ RUN_DIR_KEY = "ttsbench_run_dir"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ttsbench", "text-to-speech benchmark (pytest-ttsbench)")
-    group.addoption("--tts-engine", action="append", metavar="NAME[,NAME...]",
-                    help="engine profile(s) to synthesize with; without it no case is synthesized")
-    group.addoption("--tts-results", metavar="PATH",
-                    help="JSON-lines results file, one line per item as it finishes "
-                         "(default: a new folder under the configured runs_dir)")
+    group.addoption(
+        "--tts-engine",
+        action="append",
+        metavar="NAME[,NAME...]",
+        help="engine profile(s) to synthesize with; without it no case is synthesized",
+    )
+    group.addoption(
+        "--tts-results",
+        metavar="PATH",
+        help="JSON-lines results file, one line per item as it finishes "
+        "(default: a new folder under the configured runs_dir)",
+    )
     group.addoption("--tts-audio-dir", metavar="DIR", help="where clips are kept (default: beside the results)")
-    group.addoption("--tts-asr-model", metavar="NAME|PATH",
-                    help="Whisper model: a name (auto, tiny.en, base, …) or a local CTranslate2 folder")
+    group.addoption(
+        "--tts-asr-model",
+        metavar="NAME|PATH",
+        help="Whisper model: a name (auto, tiny.en, base, …) or a local CTranslate2 folder",
+    )
     group.addoption("--tts-asr-device", metavar="DEVICE", help="faster-whisper device (cpu, cuda, auto)")
     group.addoption("--tts-asr-compute-type", metavar="TYPE", help="faster-whisper compute type (int8, float16…)")
     group.addoption("--tts-asr-beam-size", type=int, metavar="N", help="beam size for decoding")
-    group.addoption("--tts-contract", choices=("raw", "mono", "bilingual"), default="raw",
-                    help="which text variant of an item is sent (default: raw)")
-    group.addoption("--tts-quorum", type=int, metavar="N",
-                    help="routes that must agree for a verdict with several ASR routes (default: majority)")
-    group.addoption("--tts-breakdown", action="append", default=[], metavar="FACET",
-                    help="also summarize by this facet (e.g. form); repeatable")
+    group.addoption(
+        "--tts-contract",
+        choices=("raw", "mono", "bilingual"),
+        default="raw",
+        help="which text variant of an item is sent (default: raw)",
+    )
+    group.addoption(
+        "--tts-quorum",
+        type=int,
+        metavar="N",
+        help="routes that must agree for a verdict with several ASR routes (default: majority)",
+    )
+    group.addoption(
+        "--tts-breakdown",
+        action="append",
+        default=[],
+        metavar="FACET",
+        help="also summarize by this facet (e.g. form); repeatable",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:

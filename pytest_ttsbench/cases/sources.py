@@ -112,8 +112,15 @@ def load_jsonl_source(path: Path) -> Suite:
         }
     else:
         raise CaseFileError(
-            [Problem(path, None, "(file)", "unrecognised JSON-lines format: expected CN-NewsTTS records "
-                     "(with 'targets') or Thai keyword records (with 'expected')")]
+            [
+                Problem(
+                    path,
+                    None,
+                    "(file)",
+                    "unrecognised JSON-lines format: expected CN-NewsTTS records "
+                    "(with 'targets') or Thai keyword records (with 'expected')",
+                )
+            ]
         )
     if problems:
         raise CaseFileError(problems)

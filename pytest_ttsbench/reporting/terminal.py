@@ -30,9 +30,7 @@ def format_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[s
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     lines = []
     for index, row in enumerate(cells):
-        parts = [
-            cell.ljust(widths[i]) if i < len(header) - 7 else cell.rjust(widths[i]) for i, cell in enumerate(row)
-        ]
+        parts = [cell.ljust(widths[i]) if i < len(header) - 7 else cell.rjust(widths[i]) for i, cell in enumerate(row)]
         lines.append("  ".join(parts).rstrip())
         if index == 0:
             lines.append("  ".join("-" * w for w in widths))

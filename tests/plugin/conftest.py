@@ -1,0 +1,89 @@
+"""Fixtures for driving the plugin through pytester with small, self-contained projects."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+NUMERALS = """\
+suite: demo-numerals
+language: en
+scorer: numbers
+thresholds: {default: 0.5}
+items:
+  - id: year-2026
+    category: years
+    facets: {form: western}
+    text: "The plant opened in 2026."
+    expect: {values: ["2026"]}
+  - id: pct-45
+    category: percentages
+    facets: {form: western}
+    text: "Turnout reached 45% this year."
+    expect: {values: ["45"]}
+  - id: time-0630
+    category: times
+    facets: {form: spelled}
+    text: "The train leaves at 6:30."
+    expect: {values: ["6", "30"]}
+"""
+
+NEWS = """\
+suite: demo-news
+language: zh
+scorer: readings
+items:
+  - id: m-001
+    category: military_model
+    text: "航展首日，歼-20与运-20同场亮相。"
+    expect:
+      targets:
+        - {span: "歼-20", positive: ["歼二十", "歼二零"], negative: ["歼负二十", "歼杠二十"]}
+        - {span: "运-20", positive: ["运二十"], negative: ["运负二十"], auto_evaluable: false}
+"""
+
+TRANSCRIPTS = {
+    "demo-numerals/year-2026": "The plant opened in 2026.",
+    "demo-numerals/pct-45": "Turnout reached 54 percent this year.",
+    "demo-numerals/time-0630": "The train leaves at 6:30.",
+    "demo-news/m-001": "航展首日，歼负二十与运二十同场亮相。",
+}
+
+
+def write_project(
+    pytester: pytest.Pytester,
+    cases: dict[str, str] | None = None,
+    transcripts: dict[str, str] | None = None,
+    config: str | None = None,
+) -> Path:
+    """A project with case files under cases/, a replay transcripts file and ttsbench.yaml."""
+    for name, body in (
+        cases if cases is not None else {"demo-numerals.yaml": NUMERALS, "demo-news.yaml": NEWS}
+    ).items():
+        path = pytester.path / "cases" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body, encoding="utf-8")
+    rows = transcripts if transcripts is not None else TRANSCRIPTS
+    (pytester.path / "runs").mkdir(exist_ok=True)
+    (pytester.path / "runs" / "replay.jsonl").write_text(
+        "".join(json.dumps({"id": k, "text": v}, ensure_ascii=False) + "\n" for k, v in rows.items()),
+        encoding="utf-8",
+    )
+    (pytester.path / "ttsbench.yaml").write_text(
+        config
+        or textwrap.dedent(
+            """\
+            engines:
+              replay: {type: transcripts, path: runs/replay.jsonl}
+            """
+        ),
+        encoding="utf-8",
+    )
+    return pytester.path
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
