@@ -19,8 +19,23 @@ from pytest_ttsbench.asr.base import AsrRoute
 
 # route type → "module:factory"; each factory takes the route's spec mapping.
 _ROUTE_TYPES: dict[str, str] = {
-    "whisper": "pytest_ttsbench.asr.whisper:WhisperRoute.from_spec",
+    "whisper": "pytest_ttsbench.asr.registry:whisper_route",
 }
+
+_WHISPER_KEYS = ("model", "device", "compute_type", "beam_size", "cpu_threads")
+
+
+def whisper_route(spec: Mapping[str, Any]) -> AsrRoute:
+    """A faster-whisper route from ``{model, device, compute_type, beam_size, cpu_threads, name}``."""
+    from pytest_ttsbench.asr.whisper import WhisperRoute
+
+    unknown = set(spec) - {*_WHISPER_KEYS, "type", "name"}
+    if unknown:
+        raise ValueError(f"whisper route: unknown field(s) {', '.join(sorted(unknown))}")
+    route = WhisperRoute(**{key: spec[key] for key in _WHISPER_KEYS if spec.get(key) is not None})
+    if spec.get("name"):
+        route.name = str(spec["name"])
+    return route
 
 
 def register_route_type(type_name: str, target: str) -> None:
