@@ -55,10 +55,10 @@ class CaseFile(pytest.File):
                             repeat=repeat,
                         )
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, CaseFileCollectError):
             return str(excinfo.value)
-        return super().repr_failure(excinfo, style)
+        return str(super().repr_failure(excinfo))
 
 
 def test_name(
