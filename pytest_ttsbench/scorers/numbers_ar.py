@@ -1,13 +1,591 @@
-"""Arabic number reading: digits and number words in a transcript → values. (Placeholder: digits only.)"""
+"""Arabic number reading: digits and spoken number words in a transcript → values.
+
+What an ASR transcript of Arabic speech may hold, and how each is read:
+
+* Digits of every script (Western ``0-9``, Arabic-Indic ``٠-٩``, Eastern ``۰-۹``), with ``,``/``٬``
+  between thousands and ``.``/``٫`` before decimals. A digit string keeps its leading zeros, so a
+  phone number stays a digit string for the shared matcher. ``٪``/``%`` carry no value.
+* Cardinals joined by و in the spoken order (``ألفين وستة وعشرين`` = 2026, units before tens),
+  teens (``ثلاثة عشر``), hundreds joined or split (``ستمائة``/``ست مئة``), duals and plurals of
+  the scales (``ألفين``, ``ثلاثة آلاف``, ``ملايين``), ``فاصلة`` decimals and ``X ونصف`` halves.
+* Ordinals, masculine and feminine, with the two-word teens (``الحادية عشرة`` = 11) and the date
+  form ``الثامن والعشرين`` = 28.
+* Clock times, only in a sentence that names ``ساعة``: an hour closes its group, so the minutes
+  that follow are a number of their own, and ``والنصف``/``والربع``/``والثلث`` after an hour are 30,
+  15 and 20 minutes (``إلا ربعًا`` takes 15 minutes off the hour).
+
+Words are compared after folding spelling variants (hamza on alef, ى/ي, ة/ه, diacritics, tatweel),
+always as a whole word, optionally after an attached clitic (و ف ب ل ك and the article), so an
+ordinary word that merely starts like a number (ستكون, ثمن, عشرات) is never read as one.
+Two numbers are one only when a grammatical join links them; anything else starts a new number,
+and a token's span starts after its clitic, so ``عشرين وثلاثين`` is two tokens the shared
+matcher will not run together.
+"""
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from bisect import bisect_right
+from dataclasses import dataclass, replace
+from decimal import Decimal
 
 from pytest_ttsbench.scorers.numbers import NumberToken
 
-_DIGITS = re.compile(r"-?\d+(?:\.\d+)?")
+# --- spelling ---------------------------------------------------------------------------------
+
+# Hamza on alef is folded (أربعة/اربعة). ئ is kept: folded to ي, the ك + مئة split would read
+# كمية ("quantity") as 100.
+_FOLD = {
+    "أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا",
+    "ى": "ي", "ی": "ي",
+    "ة": "ه", "ۀ": "ه", "ە": "ه",
+    "ک": "ك",
+}  # fmt: skip
+_TATWEEL = "\u0640"
+
+
+def _fold(ch: str) -> str:
+    """One character as the lexicon spells it: base letters only, no marks or tatweel."""
+    out = []
+    for c in unicodedata.normalize("NFKC", ch):
+        if c == _TATWEEL or unicodedata.category(c).startswith("M"):
+            continue
+        out.append(_FOLD.get(c, c))
+    return "".join(out)
+
+
+def fold(word: str) -> str:
+    """A word with hamza on alef, ى/ي, ة/ه, diacritics and tatweel folded, for lexicon lookups."""
+    return "".join(_fold(ch) for ch in word)
+
+
+# --- lexicon ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """What a number word is.
+
+    ``kind`` is one of unit, ten, tens, hundred (مئة, which a unit may multiply), hundreds (a fixed
+    200-900), scale, ordinal, point, fraction, and, except. ``count`` is the count a scale word
+    carries: 1 for ألف, 2 for the dual ألفين, 0 for a plural (آلاف) that needs a count of 3-10.
+    A ``weak`` word is a number only inside a compound: أحد in أحد عشر is 11, alone it is "someone".
+    """
+
+    kind: str
+    value: int = 0
+    feminine: bool = False
+    weak: bool = False
+    count: int = 1
+    fraction: Decimal | None = None
+    minutes: int = 0
+
+
+_LEXICON: dict[str, _Entry] = {}
+
+
+def _add(words: list[str], entry: _Entry) -> None:
+    for word in words:
+        key = fold(word)
+        if _LEXICON.get(key, entry) != entry:
+            raise ValueError(f"Arabic number lexicon: {word!r} has two meanings")
+        _LEXICON[key] = entry
+
+
+_UNITS = {
+    0: ["صفر"],
+    1: ["واحد", "واحدة"],
+    2: ["اثنان", "اثنين", "اثنتان", "اثنتين", "ثنتان", "ثنتين"],
+    3: ["ثلاثة", "ثلاث"],
+    4: ["أربعة", "أربع"],
+    5: ["خمسة", "خمس"],
+    6: ["ستة", "ست"],
+    7: ["سبعة", "سبع"],
+    8: ["ثمانية", "ثماني", "ثمان"],
+    9: ["تسعة", "تسع"],
+}
+# Only before عشر (أحد عشر, اثنا عشر) or و + tens (إحدى وعشرون).
+_WEAK_UNITS = {1: ["أحد", "إحدى"], 2: ["اثنا", "اثني", "اثنتا", "اثنتي"]}
+_TENS = {
+    20: ["عشرون", "عشرين"],
+    30: ["ثلاثون", "ثلاثين"],
+    40: ["أربعون", "أربعين"],
+    50: ["خمسون", "خمسين"],
+    60: ["ستون", "ستين"],
+    70: ["سبعون", "سبعين"],
+    80: ["ثمانون", "ثمانين"],
+    90: ["تسعون", "تسعين"],
+}
+_HUNDRED = ["مئة", "مائة"]
+_TWO_HUNDRED = ["مئتان", "مئتين", "مئتا", "مئتي", "مائتان", "مائتين", "مائتا", "مائتي"]
+# Stems that join مئة/مائة in one word: ثلاثمائة, ستمئة, ثمانمائة ...
+_HUNDRED_STEMS = {
+    3: ["ثلاث", "ثلث"],
+    4: ["أربع"],
+    5: ["خمس"],
+    6: ["ست"],
+    7: ["سبع"],
+    8: ["ثمان", "ثماني"],
+    9: ["تسع"],
+}
+# scale value: (singular, dual, plural)
+_SCALES = {
+    1000: (["ألف"], ["ألفان", "ألفين", "ألفي"], ["آلاف", "ألوف"]),
+    10**6: (["مليون"], ["مليونان", "مليونين", "مليوني"], ["ملايين"]),
+    10**9: (
+        ["مليار", "بليون"],
+        ["ملياران", "مليارين", "ملياري", "بليونان", "بليونين"],
+        ["مليارات", "بلايين"],
+    ),
+}
+# value: (masculine forms, feminine forms)
+_ORDINALS = {
+    1: (["أول"], ["أولى"]),
+    2: (["ثاني", "ثان"], ["ثانية"]),
+    3: (["ثالث"], ["ثالثة"]),
+    4: (["رابع"], ["رابعة"]),
+    5: (["خامس"], ["خامسة"]),
+    6: (["سادس"], ["سادسة"]),
+    7: (["سابع"], ["سابعة"]),
+    8: (["ثامن"], ["ثامنة"]),
+    9: (["تاسع"], ["تاسعة"]),
+    10: (["عاشر"], ["عاشرة"]),
+}
+
+for _value, _words in _UNITS.items():
+    _add(_words, _Entry("unit", _value))
+for _value, _words in _WEAK_UNITS.items():
+    _add(_words, _Entry("unit", _value, weak=True))
+_add(["عشرة", "عشر"], _Entry("ten", 10))
+for _value, _words in _TENS.items():
+    _add(_words, _Entry("tens", _value))
+_add(_HUNDRED, _Entry("hundred", 100))
+_add(_TWO_HUNDRED, _Entry("hundreds", 200))
+for _value, _stems in _HUNDRED_STEMS.items():
+    _add([stem + hundred for stem in _stems for hundred in _HUNDRED], _Entry("hundreds", _value * 100))
+for _value, (_singular, _dual, _plural) in _SCALES.items():
+    _add(_singular, _Entry("scale", _value, count=1))
+    _add(_dual, _Entry("scale", _value, count=2))
+    _add(_plural, _Entry("scale", _value, count=0))
+for _value, (_masculine, _feminine) in _ORDINALS.items():
+    _add(_masculine, _Entry("ordinal", _value))
+    _add(_feminine, _Entry("ordinal", _value, feminine=True))
+_add(["حادي"], _Entry("ordinal", 1, weak=True))
+_add(["حادية"], _Entry("ordinal", 1, feminine=True, weak=True))
+_add(["فاصلة", "نقطة"], _Entry("point"))
+_add(["نصف"], _Entry("fraction", fraction=Decimal("0.5"), minutes=30))
+_add(["ربع"], _Entry("fraction", fraction=Decimal("0.25"), minutes=15))
+_add(["ثلث"], _Entry("fraction", minutes=20))
+_add(["و"], _Entry("and"))
+_add(["إلا"], _Entry("except"))
+
+# Clitics a number word may carry, longest first. لل is ل + the article.
+_PREFIXES = (
+    "وبال", "فبال", "وكال", "ولل", "فلل", "وال", "فال", "بال", "كال", "لل", "ال",
+    "وب", "فب", "ول", "فل", "وك", "فك", "و", "ف", "ب", "ل", "ك",
+)  # fmt: skip
+# Whole words that a clitic split would misread: لستُ "I am not" is not ل + ست, nor ألستَ "aren't you"
+# the article + ست.
+_NOT_NUMBERS = {fold(w) for w in ("لست", "ولست", "فلست", "ألست")}
+# Words after which a tanween alef may be dropped: only cardinals (and clock fractions, ربعًا),
+# never ordinals (أولًا is "firstly"), and only behind و/ف, so لستا stays a verb.
+_TANWEEN_KINDS = {"unit", "ten", "tens", "hundred", "hundreds", "scale", "fraction"}
+_HOUR_NOUN = fold("ساعة")
+_PERCENT_AFTER = fold("في")
+_MONTH_NOUN = fold("شهر")  # شهر صفر is a month, not zero
+
+
+def _has_article(prefix: str) -> bool:
+    return "ال" in prefix or prefix.endswith("لل")
+
+
+def _lookup(word: str) -> tuple[str, _Entry] | None:
+    """The clitic and lexicon entry of a folded word, or None when it is not a number word.
+
+    The whole word is tried first, then each clitic split, then (for tanween) the word less one
+    trailing alef: سبعونًا → سبعون.
+    """
+    if word in _NOT_NUMBERS:
+        return None
+    if word in _LEXICON:
+        return "", _LEXICON[word]
+    for prefix in _PREFIXES:
+        entry = _LEXICON.get(word[len(prefix) :]) if word.startswith(prefix) else None
+        if entry is not None and entry.kind not in ("and", "except"):
+            return prefix, entry
+    if word.endswith("ا"):
+        base = word[:-1]
+        for prefix in ("", "و", "ف"):
+            entry = _LEXICON.get(base[len(prefix) :]) if base.startswith(prefix) else None
+            if entry is not None and entry.kind in _TANWEEN_KINDS and len(base) > len(prefix):
+                return prefix, entry
+    return None
+
+
+# --- items: words and digit runs with offsets -------------------------------------------------
+
+_D = "[0-9\u0660-\u0669\u06f0-\u06f9]"
+_DIGITS = re.compile(rf"{_D}{{1,3}}(?:[,\u066c]{_D}{{3}})+(?!{_D})(?:[.\u066b]{_D}+)?|{_D}+(?:[.\u066b]{_D}+)?")
+_DIGIT_MAP = str.maketrans("٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹٫", "01234567890123456789.", ",٬")
+_SENTENCE_END = set(".!?؟؛۔\n")
+
+
+@dataclass(frozen=True)
+class _Item:
+    """A word or digit run of the transcript.
+
+    ``start`` is where the number itself begins (after any clitic), ``word_start`` where the word
+    does; ``digits`` is the Western-digit value of a digit run.
+    """
+
+    start: int
+    end: int
+    word_start: int
+    key: str
+    prefix: str
+    entry: _Entry | None
+    sentence: int
+    digits: str | None = None
+
+
+def _is_word_char(ch: str) -> bool:
+    return unicodedata.category(ch)[0] in "LM"
+
+
+def _sentence_starts(text: str) -> list[int]:
+    """Offsets where a new sentence begins; a dot between digits is a decimal point, not an end."""
+    starts = [0]
+    for i, ch in enumerate(text):
+        if ch in _SENTENCE_END:
+            between_digits = ch == "." and 0 < i < len(text) - 1 and text[i - 1].isdigit() and text[i + 1].isdigit()
+            if not between_digits:
+                starts.append(i + 1)
+    return starts
+
+
+def _sentence_of(starts: list[int], offset: int) -> int:
+    return bisect_right(starts, offset) - 1
+
+
+def _items(text: str) -> list[_Item]:
+    starts = _sentence_starts(text)
+    items: list[_Item] = []
+    for m in _DIGITS.finditer(text):
+        start, value = m.start(), m.group().translate(_DIGIT_MAP)
+        before = text[start - 2] if start >= 2 else " "
+        if start >= 1 and text[start - 1] in "-−" and (before.isspace() or before in "(["):
+            start, value = start - 1, "-" + value
+        items.append(_Item(start, m.end(), start, value, "", _Entry("digits"), _sentence_of(starts, start), value))
+    i = 0
+    while i < len(text):
+        if not _is_word_char(text[i]):
+            i += 1
+            continue
+        j = i
+        while j < len(text) and _is_word_char(text[j]):
+            j += 1
+        chars: list[str] = []
+        origin: list[int] = []
+        for k in range(i, j):
+            for c in _fold(text[k]):
+                chars.append(c)
+                origin.append(k)
+        key = "".join(chars)
+        found = _lookup(key) if key else None
+        prefix, entry = found if found else ("", None)
+        stem_start = origin[len(prefix)] if key else i
+        items.append(_Item(stem_start, j, i, key, prefix, entry, _sentence_of(starts, i)))
+        i = j
+    items.sort(key=lambda it: it.start)
+    return [_in_context(items, n) for n in range(len(items))]
+
+
+def _in_context(items: list[_Item], n: int) -> _Item:
+    """Drop or weaken readings that the neighbouring word rules out."""
+    item = items[n]
+    entry = item.entry
+    if entry is None:
+        return item
+    previous = items[n - 1].key if n > 0 else ""
+    stem = item.key[len(item.prefix) :]
+    article = _has_article(item.prefix)
+    if entry.kind == "ordinal" and stem == fold("ثانية") and not article:
+        return replace(item, entry=None)  # ثانية alone is "a second" of time
+    if entry.kind == "unit" and entry.value == 0 and previous.endswith(_MONTH_NOUN):
+        return replace(item, entry=None)
+    if entry.kind == "hundred" and (item.prefix.endswith("بال") or (article and previous == _PERCENT_AFTER)):
+        return replace(item, entry=None)  # بالمئة / في المئة: per cent, not 100
+    if entry.kind == "unit" and entry.value == 2 and article:
+        return replace(item, entry=replace(entry, weak=True))  # الاثنين is Monday
+    return item
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Phrase:
+    value: Decimal
+    first: int
+    last: int
+
+
+class _Reader:
+    """Reads number phrases over the items of one transcript."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.items = _items(text)
+        self.clock = {it.sentence for it in self.items if self._is_hour_noun(it.key)}
+
+    @staticmethod
+    def _is_hour_noun(key: str) -> bool:
+        return key.endswith(_HOUR_NOUN) and key[: -len(_HOUR_NOUN)] in ("", *_PREFIXES)
+
+    def _spaces(self, a: int, b: int) -> bool:
+        return all(c.isspace() or unicodedata.category(c) == "Cf" for c in self.text[a:b])
+
+    def entry(self, k: int) -> _Entry | None:
+        return self.items[k].entry if 0 <= k < len(self.items) else None
+
+    def next(self, k: int) -> tuple[str, int] | None:
+        """How items[k] links to the next item: ("space", j), ("and", j), or None when it does not."""
+        items = self.items
+        if k + 1 >= len(items) or not self._spaces(items[k].end, items[k + 1].word_start):
+            return None
+        nxt = items[k + 1]
+        if nxt.entry is not None and nxt.entry.kind == "and":
+            after = items[k + 2] if k + 2 < len(items) else None
+            if after is not None and self._spaces(nxt.end, after.word_start) and after.prefix in ("", "ال"):
+                return "and", k + 2
+            return None
+        if nxt.prefix in ("و", "وال"):
+            return "and", k + 1
+        if nxt.prefix == "":
+            return "space", k + 1
+        return None
+
+    # -- cardinals --
+
+    def cardinal(self, i: int, *, hour: bool = False, in_fraction: bool = False) -> _Phrase | None:
+        """The longest cardinal starting at items[i], or None when items[i] starts none."""
+        e = self.items[i].entry
+        # total: groups already multiplied by a scale word; scale: the smallest scale used so far
+        # (a later one must be smaller); hundreds + below: the group under 1000 being built;
+        # last: what the latest word was; weak: a weak unit still waiting for its عشر or tens.
+        total, scale, hundreds, below, last, weak = 0, 10**18, 0, 0, "", False
+        if e is None:
+            return None
+        if e.kind == "unit":
+            below, last, weak = e.value, "unit", e.weak
+        elif e.kind == "ten":
+            below, last = 10, "ten"
+        elif e.kind == "tens":
+            below, last = e.value, "tens"
+        elif e.kind in ("hundred", "hundreds"):
+            hundreds, last = e.value, "hundreds"
+        elif e.kind == "scale" and e.count and not in_fraction:
+            total, scale, last = e.count * e.value, e.value, "scale"
+        else:
+            return None
+        end = i
+        best = None if weak else _Phrase(Decimal(total + hundreds + below), i, i)
+        while (link := self.next(end)) is not None:
+            how, j = link
+            f = self.items[j].entry
+            if f is None:
+                break
+            group = hundreds + below
+            if how == "space":  # joins without و: teens, split hundreds, scale words, فاصلة
+                if f.kind == "ten" and last == "unit" and 1 <= below <= 9:
+                    below, last, weak = below + 10, "teen", False
+                elif f.kind == "hundred" and last == "unit" and 3 <= below <= 9 and not hundreds and not weak:
+                    hundreds, below, last = below * 100, 0, "hundreds"
+                elif (
+                    f.kind == "scale"
+                    and not (hour or in_fraction or weak)
+                    and group
+                    and f.value < scale
+                    and (f.count == 1 or (f.count == 0 and not hundreds and 3 <= below <= 10))
+                ):
+                    total, scale, hundreds, below, last = total + group * f.value, f.value, 0, 0, "scale"
+                elif f.kind == "point" and not (hour or in_fraction or weak):
+                    return self._decimal(Decimal(total + group), i, j, scale) or best
+                else:
+                    break
+            else:  # joins with و, in the spoken order: scale groups, hundreds, unit, tens
+                f, j = self._split_hundreds(f, j)
+                open_group = below == 0 and (hundreds > 0 or total > 0)
+                if hour or (in_fraction and f.kind == "fraction") or (weak and f.kind != "tens"):
+                    break
+                if self._scaled_at_least(j, scale):
+                    break  # ثلاثة آلاف وثلاثة آلاف: the second count belongs to its own scale word
+                if f.kind == "unit" and f.value > 0 and open_group:
+                    below, last, weak = f.value, "unit", f.weak
+                elif f.kind == "ten" and open_group:
+                    below, last = 10, "ten"
+                elif f.kind == "tens" and (open_group or (last == "unit" and 1 <= below <= 9)):
+                    below, last, weak = below + f.value, "tens", False
+                elif f.kind in ("hundred", "hundreds") and not group and total and scale >= 1000:
+                    hundreds, last = f.value, "hundreds"
+                elif f.kind == "scale" and f.count and not group and total and f.value < scale:
+                    total, scale, last = total + f.count * f.value, f.value, "scale"
+                elif (
+                    f.kind == "fraction"
+                    and f.fraction is not None
+                    and not _has_article(self.items[j].prefix)
+                    and last in ("unit", "ten", "teen", "tens", "scale")
+                ):
+                    unit = scale if last == "scale" else 1  # مليون ونصف = 1.5 million
+                    return _Phrase(total + group + f.fraction * unit, i, j)
+                else:
+                    break
+            end = j
+            if not weak:
+                best = _Phrase(Decimal(total + hundreds + below), i, end)
+        return best
+
+    def _scaled_at_least(self, j: int, scale: int) -> bool:
+        """True when items[j] is directly followed by a scale word no smaller than ``scale``."""
+        link = self.next(j)
+        f = self.entry(link[1]) if link else None
+        return bool(link and link[0] == "space" and f and f.kind == "scale" and f.value >= scale)
+
+    def _split_hundreds(self, e: _Entry, j: int) -> tuple[_Entry, int]:
+        """A unit followed by مئة (ست مئة) read as one hundreds element, so that و can join it whole."""
+        link = self.next(j)
+        f = self.entry(link[1]) if link else None
+        if e.kind == "unit" and 3 <= e.value <= 9 and link and link[0] == "space" and f and f.kind == "hundred":
+            return _Entry("hundreds", e.value * 100), link[1]
+        return e, j
+
+    def _decimal(self, whole: Decimal, i: int, point: int, scale: int) -> _Phrase | None:
+        """``X فاصلة Y``: Y is one number (خمسة وسبعين → .75) or digit by digit (صفر خمسة → .05)."""
+        link = self.next(point)
+        if link is None or link[0] != "space":
+            return None
+        piece = self.cardinal(link[1], in_fraction=True)
+        if piece is None:
+            return None
+        digits, last = str(int(piece.value)), piece.last
+        # Digit by digit while each piece is one digit word: فاصلة صفر خمسة → .05
+        while piece is not None and piece.first == piece.last and piece.value < 10:
+            link = self.next(last)
+            piece = self.cardinal(link[1], in_fraction=True) if link and link[0] == "space" else None
+            if piece is not None:
+                digits, last = digits + str(int(piece.value)), piece.last
+        value = Decimal(f"{whole}.{digits}")
+        link = self.next(last)
+        e = self.entry(link[1]) if link else None
+        if link and link[0] == "space" and e and e.kind == "scale" and e.count != 2 and e.value < scale:
+            return _Phrase(value * e.value, i, link[1])  # اثنان فاصلة خمسة مليون
+        return _Phrase(value, i, last)
+
+    # -- ordinals and clock --
+
+    def ordinal(self, i: int, *, hour: bool) -> _Phrase | None:
+        """An ordinal: alone, as a teen (الحادية عشرة = 11) or with و + tens (الثامن والعشرين = 28)."""
+        e = self.items[i].entry
+        if e is None:
+            return None
+        value, end, resolved = e.value, i, not e.weak
+        link = self.next(i)
+        f = self.entry(link[1]) if link else None
+        if link and f and e.value <= 9:
+            how, j = link
+            if how == "space" and f.kind == "ten":
+                value, end, resolved = value + 10, j, True
+            elif how == "and" and f.kind == "tens" and (not hour or e.weak):
+                value, end, resolved = value + f.value, j, True
+        return _Phrase(Decimal(value), i, end) if resolved else None
+
+    def minutes(self, hour: _Phrase) -> tuple[_Phrase, int | None, int]:
+        """The clock fraction after an hour: والنصف → 30, والربع → 15, إلا ربعًا → hour - 1 and 45.
+
+        Returns the hour (changed by إلا), the minutes or None, and the index of the last item used.
+        """
+        link = self.next(hour.last)
+        if link is None:
+            return hour, None, hour.last
+        how, j = link
+        e = self.items[j].entry
+        if how == "and" and e is not None and e.kind == "fraction":
+            return hour, e.minutes, j
+        if how == "space" and e is not None and e.kind == "except":
+            after = self.next(j)
+            f = self.entry(after[1]) if after else None
+            if after and after[0] == "space" and f and f.kind == "fraction" and f.minutes in (15, 20):
+                earlier = int(hour.value) - 1 if hour.value > 1 else 12
+                return _Phrase(Decimal(earlier), hour.first, hour.last), 60 - f.minutes, after[1]
+        return hour, None, hour.last
+
+    def _after_hour_noun(self, i: int) -> bool:
+        """True when items[i] follows الساعة directly: الساعة ثلاثة is an hour."""
+        if i == 0:
+            return False
+        before = self.items[i - 1]
+        return (
+            self._is_hour_noun(before.key)
+            and _has_article(before.key[: -len(_HOUR_NOUN)])
+            and self._spaces(before.end, self.items[i].word_start)
+        )
+
+    # -- the whole transcript --
+
+    def read(self) -> list[NumberToken]:
+        tokens: list[NumberToken] = []
+        i = 0
+        while i < len(self.items):
+            item = self.items[i]
+            e = item.entry
+            clock = item.sentence in self.clock
+            phrase: _Phrase | None = None
+            hour = False
+            if e is None:
+                pass
+            elif e.kind == "digits":
+                phrase, hour = self._digits(i), clock
+            elif e.kind == "ordinal":
+                hour = clock and e.feminine
+                phrase = self.ordinal(i, hour=hour)
+            else:
+                hour = clock and (
+                    self._after_hour_noun(i) or (e.kind == "unit" and e.value == 1 and _has_article(item.prefix))
+                )
+                phrase = self.cardinal(i, hour=hour)
+            if phrase is None:
+                i += 1
+                continue
+            minute, last = None, phrase.last
+            if hour and phrase.value == phrase.value.to_integral_value() and 0 <= phrase.value <= 24:
+                phrase, minute, last = self.minutes(phrase)
+            # A digit run read as written keeps its leading zeros (a phone number's 0).
+            as_written = item.digits is not None and phrase.last == i and phrase.value == Decimal(item.digits)
+            value = item.digits if as_written and item.digits else _format(phrase.value)
+            tokens.append(NumberToken(value, item.start, self.items[phrase.last].end))
+            if minute is not None:
+                tokens.append(NumberToken(str(minute), self.items[last].start, self.items[last].end))
+            i = last + 1
+        return tokens
+
+    def _digits(self, i: int) -> _Phrase:
+        """A digit run, times a scale word right after it (3 آلاف, ١٫٥ مليون)."""
+        digits = self.items[i].digits or "0"
+        value = Decimal(digits)
+        link = self.next(i)
+        e = self.entry(link[1]) if link else None
+        if link and link[0] == "space" and e and e.kind == "scale" and e.count != 2:
+            return _Phrase(value * e.value, i, link[1])
+        return _Phrase(value, i, i)
+
+
+def _format(value: Decimal) -> str:
+    if value == value.to_integral_value():
+        return str(int(value))
+    return format(value.normalize(), "f")
 
 
 def parse_numbers(text: str) -> list[NumberToken]:
-    return [NumberToken(m.group(), m.start(), m.end()) for m in _DIGITS.finditer(text)]
+    """Every number in an Arabic transcript, in order, with its offsets into ``text``."""
+    return _Reader(text).read()
