@@ -21,7 +21,7 @@ import jiwer
 from pytest_ttsbench.asr.base import AsrError, AsrRoute, Transcription
 from pytest_ttsbench.audio import AudioDecodeError, AudioPolicy, check_audio, decode_audio, encode_wav
 from pytest_ttsbench.cases.model import CaseItem, Target
-from pytest_ttsbench.config import EngineProfile
+from pytest_ttsbench.config import ConfigError, EngineProfile
 from pytest_ttsbench.engines.base import Engine, EngineError, EngineUnavailable, SynthesisRequest
 from pytest_ttsbench.engines.registry import create_engine
 from pytest_ttsbench.gating.voting import vote
@@ -101,6 +101,7 @@ class Evaluator:
         self.options = options
         self._engines: dict[str, Engine] = {}
         self._unavailable: dict[str, str] = {}
+        self._broken: dict[str, str] = {}
         self._routes: dict[str, list[AsrRoute]] = {}
         self._clips: dict[tuple[str, str, str, int], Clip] = {}
 
@@ -120,6 +121,10 @@ class Evaluator:
             engine = create_engine(self.profiles[engine_name])
         except EngineUnavailable as exc:
             self._unavailable[engine_name] = f"engine {engine_name!r} unavailable: {exc}"
+            return None
+        except (ConfigError, LookupError) as exc:
+            # A misconfigured profile must fail its items, not skip them: a gate must not pass green.
+            self._broken[engine_name] = f"engine {engine_name!r} misconfigured: {exc}"
             return None
         self._engines[engine_name] = engine
         return engine
@@ -146,7 +151,7 @@ class Evaluator:
         clip = Clip(started_at=datetime.now(timezone.utc).isoformat(timespec="milliseconds"))
         engine = self._engine(engine_name)
         if engine is None:
-            clip.error = self._unavailable[engine_name]
+            clip.error = self._broken.get(engine_name) or self._unavailable[engine_name]
             return clip
         profile = self.profiles[engine_name]
         text = item.text_for(self.options.contract)

@@ -1,0 +1,192 @@
+"""Any program as a TTS engine: an argv list with placeholders, run without a shell.
+
+Profile fields::
+
+    my-tts:
+      type: command
+      command: [my-tts, --lang, "{lang}", --voice, "{voice}", --in, "{text_file}", --out, "{out}"]
+      voice: {en: alice}
+      out_suffix: .wav          # the file name {out} gets (decoders sniff the content anyway)
+      media_type: audio/wav     # what the program writes
+      pcm_sample_rate: 22050    # instead, when it writes headerless s16le mono PCM
+      timeout_s: 120
+
+Placeholders are replaced inside each argument, once and in one pass: ``{text_file}`` (a
+UTF-8 file holding the text), ``{text}`` (the text itself), ``{out}`` (where the program
+writes the audio), ``{lang}`` and ``{voice}``. Without ``{out}`` the audio is read from the
+program's standard output. The program runs from the configuration file's folder, as an
+argument list and never through a shell, so text such as ``"; rm -rf ~"`` reaches it as one
+literal argument. A non-zero exit becomes an EngineError quoting the end of its stderr.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from pytest_ttsbench.config import ConfigError
+from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
+from pytest_ttsbench.engines.secrets import Redactor
+
+if TYPE_CHECKING:
+    from pytest_ttsbench.config import EngineProfile
+
+PLACEHOLDER = re.compile(r"\{(text_file|text|out|lang|voice)\}")
+DEFAULT_TIMEOUT_S = 120.0
+STDERR_TAIL_CHARS = 2000
+
+
+def substitute(argv: list[str], values: dict[str, str]) -> list[str]:
+    """Each argument with its placeholders replaced in one pass (a value's own braces stay as they are)."""
+    return [PLACEHOLDER.sub(lambda m: values[m.group(1)], arg) for arg in argv]
+
+
+def _tail(data: bytes, limit: int = STDERR_TAIL_CHARS) -> str:
+    text = data.decode("utf-8", errors="replace").strip()
+    return text if len(text) <= limit else "…" + text[-limit:]
+
+
+class CommandEngine:
+    """Runs the profile's ``command`` once per item and reads the audio it writes."""
+
+    def __init__(self, profile: EngineProfile) -> None:
+        self.name = profile.name
+        self.profile = profile
+        argv = profile.option("command")
+        if not isinstance(argv, list) or not argv or not all(isinstance(a, (str, int, float)) for a in argv):
+            raise ConfigError(
+                f"engine profile {profile.name!r}: command must be a non-empty list of arguments "
+                '(e.g. [my-tts, --out, "{out}", "{text}"])'
+            )
+        self.argv = [str(a) for a in argv]
+        self.cwd = Path(profile.base_dir)
+        self.uses_out = any("{out}" in arg for arg in self.argv)
+        timeout = profile.option("timeout_s", DEFAULT_TIMEOUT_S)
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+            raise ConfigError(f"engine profile {profile.name!r}: timeout_s must be a positive number")
+        self.timeout_s = float(timeout)
+        suffix = profile.option("out_suffix", ".wav")
+        self.out_suffix = str(suffix) if str(suffix).startswith(".") else f".{suffix}"
+        rate = profile.option("pcm_sample_rate")
+        if rate is not None and (isinstance(rate, bool) or not isinstance(rate, int) or rate <= 0):
+            raise ConfigError(f"engine profile {profile.name!r}: pcm_sample_rate must be a positive integer")
+        self.pcm_sample_rate = rate
+        self.media_type = str(profile.option("media_type", "audio/pcm" if rate else "audio/wav"))
+        self.program = self._resolve(self.argv[0])  # last: a bad option is a ConfigError, not "missing"
+        # The program inherits the environment; a key it reads (named by api_key_env) is still
+        # scrubbed from anything it prints back.
+        key = os.environ.get(profile.api_key_env, "") if profile.api_key_env else ""
+        self.redact = Redactor([key])
+
+    def _resolve(self, program: str) -> str:
+        """The program's path: relative paths from the config folder, bare names from PATH."""
+        if os.sep in program or (os.altsep and os.altsep in program):
+            path = Path(program)
+            path = path if path.is_absolute() else self.cwd / path
+            if not (path.is_file() and os.access(path, os.X_OK)):
+                raise EngineUnavailable(f"engine profile {self.name!r}: {path} is not an executable file")
+            return str(path)
+        found = shutil.which(program)
+        if found is None:
+            raise EngineUnavailable(f"engine profile {self.name!r}: program {program!r} is not on PATH")
+        return found
+
+    def _error(self, message: str) -> EngineError:
+        return EngineError(self.redact(f"command profile {self.name!r}: {message}"))
+
+    def synthesize(self, request: SynthesisRequest) -> Synthesis:
+        voice = request.voice or self.profile.voice_for(request.language) or ""
+        with tempfile.TemporaryDirectory(prefix="ttsbench-cmd-") as work:
+            text_file = Path(work) / "text.txt"
+            text_file.write_text(request.text, encoding="utf-8")
+            out = Path(work) / f"out{self.out_suffix}"
+            values = {
+                "text_file": str(text_file),
+                "text": request.text,
+                "out": str(out),
+                "lang": request.language,
+                "voice": voice,
+            }
+            argv = [self.program, *substitute(self.argv[1:], values)]
+            stdout, first_byte, seconds = self._run(argv)
+            if self.uses_out:
+                if not out.is_file():
+                    raise self._error(f"exited 0 but wrote no file at {{out}} (stdout: {_tail(stdout, 300)!r})")
+                audio = out.read_bytes()
+                first_byte = seconds  # the audio exists once the program has finished writing it
+            else:
+                audio = stdout
+        if not audio:
+            raise self._error("exited 0 but produced no audio")
+        return Synthesis(
+            audio=audio,
+            media_type=self.media_type,
+            pcm_sample_rate=self.pcm_sample_rate,
+            first_byte_seconds=first_byte,
+            metadata={"total_seconds": round(seconds, 6), "exit_code": 0, "voice": voice or None},
+        )
+
+    def _run(self, argv: list[str]) -> tuple[bytes, float | None, float]:
+        """Run the program; (stdout, seconds to its first stdout byte, total seconds)."""
+        start = time.perf_counter()
+        try:
+            proc = subprocess.Popen(
+                argv,
+                cwd=self.cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,  # its own process group, so a timeout ends its children too
+            )
+        except OSError as exc:
+            raise self._error(f"could not start {argv[0]}: {exc}") from None
+        assert proc.stdout is not None and proc.stderr is not None
+        stderr_chunks: list[bytes] = []
+        reader = threading.Thread(target=_drain, args=(proc.stderr, stderr_chunks), daemon=True)
+        reader.start()
+        timed_out = threading.Event()
+
+        def kill() -> None:
+            timed_out.set()
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+
+        timer = threading.Timer(self.timeout_s, kill)
+        timer.start()
+        stdout: list[bytes] = []
+        first: float | None = None
+        try:
+            while chunk := proc.stdout.read1(65536):
+                if first is None:
+                    first = time.perf_counter() - start
+                stdout.append(chunk)
+            code = proc.wait()
+        finally:
+            timer.cancel()
+            proc.stdout.close()
+        reader.join(timeout=5)
+        seconds = time.perf_counter() - start
+        stderr = b"".join(stderr_chunks)
+        if timed_out.is_set():
+            raise self._error(f"timed out after {self.timeout_s:g} s (timeout_s); stderr: {_tail(stderr)!r}")
+        if code != 0:
+            raise self._error(f"exited with status {code}; stderr: {_tail(stderr)!r}")
+        return b"".join(stdout), first, seconds
+
+
+def _drain(stream: IO[bytes], into: list[bytes]) -> None:
+    """Read a pipe to its end (a full stderr pipe would otherwise block the program)."""
+    try:
+        while chunk := stream.read(65536):
+            into.append(chunk)
+    finally:
+        stream.close()

@@ -1,0 +1,94 @@
+"""OpenAI speech (``POST {base_url}/audio/speech``) and the servers that copy it (speaches, vLLM…).
+
+Profile fields::
+
+    openai-mini:
+      type: openai
+      base_url: https://api.openai.com/v1     # or a local OpenAI-compatible server
+      model: gpt-4o-mini-tts
+      voice: alloy                            # or {en: alloy, zh: nova}; "voice_…" ids are custom voices
+      api_key_env: OPENAI_API_KEY             # optional for local servers
+      response_format: wav                    # mp3 opus aac flac wav pcm (pcm: 24 kHz s16le)
+      speed: 1.0                              # 0.25–4
+      instructions: "Speak clearly."          # optional; not for tts-1 / tts-1-hd
+      concurrency: 4
+      timeout_s: 60
+
+plus the retry and limit options of :mod:`pytest_ttsbench.engines.http`. The endpoint has no
+voice cloning: ``reference_audio`` in a profile is ignored.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from pytest_ttsbench.engines.base import EngineUnavailable, Synthesis, SynthesisRequest
+from pytest_ttsbench.engines.http import HttpEngine, ProviderPolicy, audio_synthesis, json_bytes
+from pytest_ttsbench.engines.secrets import read_api_key
+
+if TYPE_CHECKING:
+    from pytest_ttsbench.config import EngineProfile
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_MODEL = "gpt-4o-mini-tts"
+DEFAULT_VOICE = "alloy"
+PCM_SAMPLE_RATE = 24_000
+
+# response_format → the media type we hand on (the service's own Content-Type varies by server).
+MEDIA_TYPES = {
+    "wav": "audio/wav",
+    "mp3": "audio/mpeg",
+    "opus": "audio/ogg",
+    "aac": "audio/aac",
+    "flac": "audio/flac",
+    "pcm": "audio/pcm",
+}
+
+POLICY = ProviderPolicy(name="openai", request_id_headers=("x-request-id",))
+
+
+class OpenAIEngine(HttpEngine):
+    """Speech from an OpenAI-style ``/audio/speech`` endpoint."""
+
+    def __init__(self, profile: EngineProfile) -> None:
+        key = read_api_key(profile, required=False)
+        base_url = profile.option("base_url", DEFAULT_BASE_URL)
+        if key is None and isinstance(base_url, str) and httpx.URL(base_url).host == "api.openai.com":
+            raise EngineUnavailable(
+                f"engine profile {profile.name!r} calls api.openai.com without a key: set api_key_env "
+                "to the name of the environment variable that holds it"
+            )
+        headers = {"Accept": "application/octet-stream"}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        super().__init__(profile, default_base_url=DEFAULT_BASE_URL, policy=POLICY, secrets=(key,), headers=headers)
+        self.model = self.str_option("model", DEFAULT_MODEL)
+        self.response_format = self.str_option("response_format", "wav", tuple(MEDIA_TYPES)) or "wav"
+        self.speed = self.number_option("speed", None, 0.25, 4.0)
+        self.instructions = self.str_option("instructions")
+
+    def synthesize(self, request: SynthesisRequest) -> Synthesis:
+        voice = self.voice(request.language, request.voice) or DEFAULT_VOICE
+        body: dict[str, Any] = {
+            "model": self.model,
+            "input": request.text,
+            "voice": {"id": voice} if voice.startswith("voice_") else voice,
+            "response_format": self.response_format,
+        }
+        if self.speed is not None:
+            body["speed"] = self.speed
+        if self.instructions:
+            body["instructions"] = self.instructions
+        result = self.http.request(
+            "POST", "/audio/speech", headers={"Content-Type": "application/json"}, content=json_bytes(body)
+        )
+        pcm = self.response_format == "pcm"
+        return audio_synthesis(
+            result,
+            self.http,
+            media_type=MEDIA_TYPES[self.response_format],
+            pcm_sample_rate=PCM_SAMPLE_RATE if pcm else None,
+            metadata={"model": self.model, "voice": voice, "response_format": self.response_format},
+        )
