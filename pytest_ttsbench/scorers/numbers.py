@@ -3,10 +3,12 @@
 Each language contributes a parser from transcript text to :class:`NumberToken` values
 (``numbers_en``, ``numbers_ar``, ``numbers_zh``). Matching is shared: an expected value matches a
 parsed value when both are the same number (``3.50`` = ``3.5``), except that a value written with
-leading zeros (``0123``) is a digit string and must match digit for digit. Digit groups heard
-back to back (``555 0123``, ``twenty twenty-six`` → ``20 26``) may also be joined to match one
-expected digit string, but only when nothing but spaces or hyphens stands between them in the
-transcript, so ``20 to 26`` never becomes ``2026``.
+leading zeros (``0123``) is a digit string and must match digit for digit. Integers heard back
+to back (``twenty twenty-six`` → ``20 26``, ``five five five`` → ``5 5 5``) may be joined to
+match one expected integer, but only when nothing but spaces stands between them (or a hyphen or
+comma between single digits, as in ``5-5-5``), so ``20 to 26`` or ``20-26`` never becomes
+``2026``. Consecutive expected groups whose later groups have a leading zero (``555``, ``0123``;
+the ``12``, ``05`` of a clock time) may be heard in any grouping of the same digits.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ class NumberToken:
     """One number found in a transcript: its value as a decimal string and where it was found.
 
     ``start``/``end`` are character offsets into the text given to the parser, used to decide
-    whether two tokens were heard back to back.
+    whether two tokens were heard back to back. A parser may return alternative readings of the
+    same words as tokens whose spans overlap; the matcher never uses two overlapping tokens.
     """
 
     value: str
@@ -72,51 +75,142 @@ def same_value(expected: str, heard: str) -> bool:
 
 
 def _is_digit_string(value: str) -> bool:
-    return len(value) > 1 and value.isdigit() and value.startswith("0")
+    return len(value) > 1 and _is_plain_integer(value) and value.startswith("0")
 
 
-_JOINABLE_GAP = set(" -‐‑–\u00a0")
+def _is_plain_integer(value: str) -> bool:
+    """Digits only (ASCII): no sign, no point. Only such values are ever joined or regrouped."""
+    return value.isascii() and value.isdigit()
 
 
-def _joined_runs(tokens: list[NumberToken], text: str) -> list[tuple[str, tuple[int, ...]]]:
-    """Digit strings made by joining integer tokens heard back to back, with the token indexes used."""
+#: Between the parts of one number read in pieces ("nineteen eighty-four" → "19 84").
+_SPACES = set(" \t\n\u00a0")
+#: Between single digits read one by one, transcribers also write "5-5-5" or "5, 5, 5".
+_DIGIT_BY_DIGIT_GAP = _SPACES | set(",-‐‑–")
+
+
+def _back_to_back(left: NumberToken, right: NumberToken, text: str) -> bool:
+    """Whether ``right`` directly follows ``left`` as the next piece of one number.
+
+    Only spaces may stand between them, so "20 to 26", "20, 26" and "20-26" (a range, or groups
+    the transcriber wrote apart) never make 2026. A hyphen or comma is allowed only between two
+    single digits, the way a number read digit by digit is written ("5-5-5", "5, 5, 5").
+    """
+    if right.start < left.end:
+        return False
+    gap = text[left.end : right.start]
+    if set(gap) <= _SPACES:
+        return True
+    return len(left.value) == 1 and len(right.value) == 1 and set(gap) <= _DIGIT_BY_DIGIT_GAP
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A way to match expected values ``first``..``last`` (inclusive) with some parsed tokens."""
+
+    first: int
+    last: int
+    tokens: frozenset[int]
+
+
+def _runs(tokens: list[NumberToken], text: str, max_digits: int) -> list[tuple[str, tuple[int, ...]]]:
+    """Every run of integer tokens heard back to back (one token or more), with its joined digits."""
+    integer = [i for i, t in enumerate(tokens) if _is_plain_integer(t.value)]
+    follows = {i: [j for j in integer if _back_to_back(tokens[i], tokens[j], text)] for i in integer}
     runs: list[tuple[str, tuple[int, ...]]] = []
-    for first in range(len(tokens)):
-        if not tokens[first].value.isdigit():
-            continue
-        joined, used = tokens[first].value, [first]
-        for nxt in range(first + 1, len(tokens)):
-            gap = text[tokens[nxt - 1].end : tokens[nxt].start]
-            if not tokens[nxt].value.isdigit() or not set(gap) <= _JOINABLE_GAP:
-                break
-            joined += tokens[nxt].value
-            used.append(nxt)
-            runs.append((joined, tuple(used)))
+
+    def extend(digits: str, used: tuple[int, ...]) -> None:
+        runs.append((digits, used))
+        for nxt in follows[used[-1]]:
+            if len(digits) + len(tokens[nxt].value) <= max_digits:
+                extend(digits + tokens[nxt].value, (*used, nxt))
+
+    for first in integer:
+        if len(tokens[first].value) <= max_digits:
+            extend(tokens[first].value, (first,))
     return runs
 
 
-def match_values(
-    expected: list[str], tokens: list[NumberToken], text: str
-) -> tuple[list[str], list[str]]:
-    """Split ``expected`` into (matched, missing) against the parsed tokens, each token used once."""
-    free = set(range(len(tokens)))
-    matched: list[str] = []
-    missing: list[str] = []
-    for value in expected:
-        hit = next((i for i in sorted(free) if same_value(value, tokens[i].value)), None)
-        if hit is not None:
-            free.discard(hit)
-            matched.append(value)
+def _candidates(expected: list[str], tokens: list[NumberToken], text: str) -> list[_Candidate]:
+    """All ways to match an expected value, or a group of them, with tokens.
+
+    * one token that is the same number (``3.5`` for ``3.50``);
+    * integer tokens heard back to back, joined, for one integer (``19 84`` for ``1984``,
+      ``5 5 5`` for ``555``);
+    * the same digits in another grouping for consecutive expected integers whose later groups
+      are digit strings (``1205`` for ``12``, ``05``; ``5550123`` for ``555``, ``0123``). A group
+      with a leading zero is read digit by digit, so where it begins cannot be heard; any other
+      boundary can, which is why ``2026`` never stands for ``20``, ``26``.
+    """
+    found = [
+        _Candidate(e, e, frozenset([t]))
+        for e, value in enumerate(expected)
+        for t, token in enumerate(tokens)
+        if same_value(value, token.value)
+    ]
+    groups: dict[str, list[tuple[int, int]]] = {}
+    for first, value in enumerate(expected):
+        if not _is_plain_integer(value):
             continue
-        joined = next(
-            (used for digits, used in _joined_runs(tokens, text) if digits == value and set(used) <= free),
-            None,
-        )
-        if joined is not None and value.isdigit():
-            free.difference_update(joined)
-            matched.append(value)
-        else:
-            missing.append(value)
+        groups.setdefault(value, []).append((first, first))
+        joined = value
+        for last in range(first + 1, len(expected)):
+            if not _is_digit_string(expected[last]):
+                break
+            joined += expected[last]
+            groups.setdefault(joined, []).append((first, last))
+    if not groups:
+        return found
+    for digits, used in _runs(tokens, text, max(len(d) for d in groups)):
+        for first, last in groups.get(digits, []):
+            if first < last or len(used) > 1:
+                found.append(_Candidate(first, last, frozenset(used)))
+    return found
+
+
+_SEARCH_BUDGET = 20_000
+
+
+def match_values(expected: list[str], tokens: list[NumberToken], text: str) -> tuple[list[str], list[str]]:
+    """Split ``expected`` into (matched, missing) against the parsed tokens.
+
+    Each token serves at most one expected value, and tokens whose spans overlap (a parser's
+    alternative readings of the same words) are never both used. Among all such assignments the
+    one matching the most expected values wins, so the order of ``expected`` does not matter.
+    """
+    candidates = _candidates(expected, tokens, text)
+    by_first: dict[int, list[_Candidate]] = {}
+    for cand in sorted(candidates, key=lambda c: (len(c.tokens), c.last - c.first)):
+        by_first.setdefault(cand.first, []).append(cand)
+    overlapping = [
+        frozenset(j for j, other in enumerate(tokens) if other.start < token.end and token.start < other.end) | {i}
+        for i, token in enumerate(tokens)
+    ]
+
+    best: list[_Candidate] = []
+    best_count = 0
+    steps = 0
+
+    def search(index: int, blocked: frozenset[int], chosen: list[_Candidate], count: int) -> None:
+        nonlocal best, best_count, steps
+        steps += 1
+        if count > best_count:
+            best, best_count = list(chosen), count
+        if index >= len(expected) or count + len(expected) - index <= best_count or steps > _SEARCH_BUDGET:
+            return
+        for cand in by_first.get(index, []):
+            if cand.tokens & blocked:
+                continue
+            closure = frozenset().union(*(overlapping[t] for t in cand.tokens))
+            chosen.append(cand)
+            search(cand.last + 1, blocked | closure, chosen, count + cand.last - cand.first + 1)
+            chosen.pop()
+        search(index + 1, blocked, chosen, count)
+
+    search(0, frozenset(), [], 0)
+    covered = {e for cand in best for e in range(cand.first, cand.last + 1)}
+    matched = [value for e, value in enumerate(expected) if e in covered]
+    missing = [value for e, value in enumerate(expected) if e not in covered]
     return matched, missing
 
 

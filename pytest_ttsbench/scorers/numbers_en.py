@@ -1,13 +1,666 @@
-"""English number reading: digits and number words in a transcript → values. (Placeholder: digits only.)"""
+"""English number reading: the numbers in a transcript, as Whisper writes it, as decimal strings.
+
+Whisper writes numbers either as numerals (``$1,299.99``, ``6:30``, ``21st``, ``2.5 million``) or as
+words (``twenty-six``, ``nineteen eighty-four``, ``three point one four``), often mixed. Reading
+happens in two steps:
+
+1. a lexer cuts the text into numerals, words and single symbols with their character offsets;
+2. a small grammar reads numbers off the lexemes: a numeral, optionally scaled (``2.5 million``);
+   a phrase of number words built the usual way (units, teens, tens, ``hundred``, then scales in
+   falling order, with an optional ``and`` after ``hundred``/``thousand``); a decimal read with
+   ``point``; a sign (``minus``, ``negative``, or ``-`` glued to a numeral); ordinals; amounts read
+   as ``12 dollars and 99 cents``; clock times written ``9.45pm``.
+
+A phrase stops where English would start a new number, so numbers read in pieces come out in
+pieces: ``nineteen eighty-four`` is 19 and 84, ``five five five`` is 5, 5, 5, ``six thirty`` is 6
+and 30. The shared matcher in :mod:`pytest_ttsbench.scorers.numbers` joins pieces heard back to
+back when an expected value needs it (``1984``), and never across a word such as ``to``.
+
+``oh`` (and the letter ``o``) is a zero only next to another spoken number (``six oh five``,
+``nineteen oh five``), never the interjection ``Oh, I see``. A numeral with leading zeros
+(``0123``, the ``05`` of ``12:05``) is kept as written: it is a digit string.
+
+Where a transcript can honestly be read two ways the parser returns both readings as overlapping
+tokens and the matcher uses at most one of them: ``20 second`` (22nd, or a 20-second delay) and
+``23.15`` (a decimal, or the British way of writing the time 23:15).
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Literal
 
 from pytest_ttsbench.scorers.numbers import NumberToken
 
-_DIGITS = re.compile(r"-?\d+(?:\.\d+)?")
+# --- vocabulary ---------------------------------------------------------------------------------
+
+_UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+_TEENS = {
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}  # fmt: skip
+_TENS = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+    "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+}  # fmt: skip
+_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+_ORDINAL_WORDS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
+    "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10,
+    "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14, "fifteenth": 15,
+    "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19,
+    "twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50,
+    "sixtieth": 60, "seventieth": 70, "eightieth": 80, "ninetieth": 90,
+    "hundredth": 100, "thousandth": 10**3, "millionth": 10**6, "billionth": 10**9,
+}  # fmt: skip
+#: Always zero. ``oh`` and ``o`` are zero only next to another spoken number (see ``_oh_is_zero``).
+_ZERO_WORDS = {"zero", "nought"}
+_OH_WORDS = {"oh", "o"}
+_SIGN_WORDS = {"minus", "negative"}
+_REPEAT_WORDS = {"double": 2, "triple": 3}  # "double five" in phone numbers: 55
+_CURRENCY_WORDS = {"dollar", "dollars", "buck", "bucks", "euro", "euros", "pound", "pounds"}
+_CENT_WORDS = {"cent", "cents", "pence", "p"}
+_MINUS_SIGNS = {"-", "−"}
+_HYPHENS = {"-", "‐", "‑", "–"}
+#: Words before a decimal that may be a clock time written with a point ("at 23.15", "by 9.30").
+_TIME_PREPOSITIONS = {"at", "by", "until", "till", "from", "before", "after", "around"}
+#: Words after which "second" is the unit of time, not the ordinal ("a second", "per second").
+_SECOND_AS_UNIT_AFTER = {"a", "per", "each", "split", "this", "that", "just"}
+
+AtomClass = Literal["zero", "unit", "teen", "tens", "hundred", "scale", "big"]
+
+
+def _word_atom(word: str) -> tuple[AtomClass, int, bool] | None:
+    """(class, value, is_ordinal) of a number word, or None for any other word."""
+    if word in _ZERO_WORDS:
+        return "zero", 0, False
+    if word in _UNITS:
+        return "unit", _UNITS[word], False
+    if word in _TEENS:
+        return "teen", _TEENS[word], False
+    if word in _TENS:
+        return "tens", _TENS[word], False
+    if word == "hundred":
+        return "hundred", 100, False
+    if word in _SCALES:
+        return "scale", _SCALES[word], False
+    if word in _ORDINAL_WORDS:
+        value = _ORDINAL_WORDS[word]
+        return _integer_class(value), value, True
+    return None
+
+
+def _integer_class(value: int) -> AtomClass:
+    """The grammar class of an integer: what may follow it in a phrase depends on it."""
+    if value == 0:
+        return "zero"
+    if value < 10:
+        return "unit"
+    if value < 20:
+        return "teen"
+    if value < 100:
+        # 21..99 end in a unit, so like a unit they take "hundred" but no further unit.
+        return "tens" if value % 10 == 0 else "unit"
+    if value < 1000:
+        return "hundred"
+    return "scale" if value in _SCALES.values() else "big"
+
+
+def _place(value: int) -> int:
+    """The place a round number leaves open: 1000 for 2000, 100 for 700, 1 for 76."""
+    place = 1
+    while value and value % (place * 10) == 0:
+        place *= 10
+    return place
+
+
+# --- lexer --------------------------------------------------------------------------------------
+
+_LEXEME = re.compile(
+    r"""
+    (?P<num>[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+)(?:(?P<ord>st|nd|rd|th)\b)?
+    | (?P<word>[^\W\d_]+(?:['’][^\W\d_]+)*)
+    | (?P<sym>\S)
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class _Lexeme:
+    kind: Literal["num", "word", "sym"]
+    text: str
+    start: int
+    end: int
+    ordinal: bool = False  # a numeral with st/nd/rd/th
+
+    @property
+    def word(self) -> str:
+        """The lower-cased word, or "" for numerals and symbols."""
+        return self.text.lower() if self.kind == "word" else ""
+
+
+def _lex(text: str) -> list[_Lexeme]:
+    lexemes = []
+    for m in _LEXEME.finditer(text):
+        if m.group("num") is not None:
+            lexemes.append(_Lexeme("num", m.group("num"), m.start(), m.end(), ordinal=bool(m.group("ord"))))
+        elif m.group("word") is not None:
+            lexemes.append(_Lexeme("word", m.group(), m.start(), m.end()))
+        else:
+            lexemes.append(_Lexeme("sym", m.group(), m.start(), m.end()))
+    return lexemes
+
+
+# --- values -------------------------------------------------------------------------------------
+
+
+def _fmt(value: Decimal) -> str:
+    """A computed value as a plain decimal string: 2500000, not 2.5E+6 or 2500000.0."""
+    text = format(value, "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text or "0"
+
+
+def _numeral_value(raw: str) -> str:
+    """A numeral as a value string: separators dropped, leading zeros kept (a digit string)."""
+    value = raw.replace(",", "")
+    return "0" + value if value.startswith(".") else value
+
+
+@dataclass
+class _Phrase:
+    """A cardinal being built from atoms (number words, or a numeral followed by scale words).
+
+    ``total`` holds what the scales already closed ("two thousand"), ``group`` the part below the
+    last scale ("twenty-six"). ``last`` is the class of the last atom: it decides what may follow.
+    """
+
+    start: int
+    end: int
+    total: int = 0
+    group: int = 0
+    last: AtomClass | None = None
+    smallest_scale: int = 10**18
+    has_hundred: bool = False
+    after_numeral: bool = False  # the last atom was a numeral: only "hundred" or a scale may follow
+    ordinal: bool = False
+
+    @property
+    def value(self) -> int:
+        return self.total + self.group
+
+    def accepts(self, cls: AtomClass, value: int) -> bool:
+        """Whether an atom continues this number, or starts a new one."""
+        if self.last is None:
+            return True
+        if self.ordinal or self.last in ("zero", "big"):
+            return False
+        if self.after_numeral and cls not in ("hundred", "scale"):
+            return False
+        if cls == "unit":
+            return self.last in ("tens", "hundred", "scale")
+        if cls in ("teen", "tens"):
+            return self.last in ("hundred", "scale")
+        if cls == "hundred":
+            return self.last in ("unit", "teen", "tens") and not self.has_hundred and 0 < self.group < 100
+        if cls == "scale":
+            return self.last != "scale" and self.group > 0 and value < self.smallest_scale
+        return False
+
+    def add(self, cls: AtomClass, value: int, end: int, *, ordinal: bool = False, numeral: bool = False) -> None:
+        if cls == "hundred":
+            # A numeral 100..999 is a whole group; the word "hundred" multiplies what came before.
+            self.group = value if numeral else (self.group or 1) * 100
+            self.has_hundred = True
+        elif cls == "scale":
+            self.total += (self.group or 1) * value
+            self.group = 0
+            self.smallest_scale = value
+            self.has_hundred = False
+        else:
+            self.group += value
+        self.last = cls
+        self.end = end
+        self.ordinal = ordinal
+        self.after_numeral = numeral
+
+
+@dataclass
+class _Reading:
+    """What was read at one place: the tokens of the main reading, alternatives, where it ended."""
+
+    tokens: list[NumberToken]
+    next_index: int
+    alternatives: list[NumberToken] = field(default_factory=list)
+    integer: bool = False  # a plain cardinal: may take a sign, cents, a decimal part
+
+
+class _Reader:
+    """Reads the numbers of one transcript, left to right."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lex = _lex(text)
+        self.last_number_lexeme = -2  # index of the last lexeme that belonged to a number
+
+    # -- lexeme helpers --
+
+    def _word(self, index: int) -> str:
+        return self.lex[index].word if 0 <= index < len(self.lex) else ""
+
+    def _gap(self, left: int, right: int) -> str:
+        return self.text[self.lex[left].end : self.lex[right].start]
+
+    def _glued(self, left: int, right: int) -> bool:
+        return left >= 0 and right < len(self.lex) and self._gap(left, right) == ""
+
+    def _link(self, index: int) -> tuple[int, bool] | None:
+        """The lexeme that may continue a number after ``index``, and whether a hyphen joins them.
+
+        Only spaces ("twenty six") or a hyphen glued to a following word ("twenty-six") continue
+        a number; any other punctuation ends it.
+        """
+        nxt = index + 1
+        if nxt >= len(self.lex):
+            return None
+        if (
+            self.lex[nxt].text in _HYPHENS
+            and self._glued(index, nxt)
+            and self._glued(nxt, nxt + 1)
+            and self.lex[nxt + 1].kind == "word"
+        ):
+            return nxt + 1, True
+        if self._gap(index, nxt).strip() == "":
+            return nxt, False
+        return None
+
+    def _linked_word(self, index: int) -> str:
+        link = self._link(index)
+        return self._word(link[0]) if link else ""
+
+    def _meridiem_after(self, index: int) -> int | None:
+        """Index of the last lexeme of "am"/"pm"/"a.m."/"p.m." right after ``index``, if there."""
+        link = self._link(index)
+        if link is None:
+            return None
+        j = link[0]
+        if self._word(j) in ("am", "pm"):
+            return j
+        if (
+            self._word(j) in ("a", "p")
+            and j + 2 < len(self.lex)
+            and self.lex[j + 1].text == "."
+            and self._word(j + 2) == "m"
+            and self._glued(j, j + 1)
+            and self._glued(j + 1, j + 2)
+        ):
+            return j + 3 if j + 3 < len(self.lex) and self.lex[j + 3].text == "." else j + 2
+        return None
+
+    def _percent_after(self, index: int) -> bool:
+        link = self._link(index)
+        return link is not None and (self.lex[link[0]].text == "%" or self._word(link[0]) in ("percent", "per"))
+
+    def _spoken_digit(self, index: int) -> str | None:
+        """The digit a lexeme says when numbers are read digit by digit ("five", "oh", "7")."""
+        if not 0 <= index < len(self.lex):
+            return None
+        lexeme = self.lex[index]
+        if lexeme.kind == "num" and len(lexeme.text) == 1 and not lexeme.ordinal:
+            return lexeme.text
+        word = lexeme.word
+        if word in _UNITS:
+            return str(_UNITS[word])
+        if word in _ZERO_WORDS or word in _OH_WORDS:
+            return "0"
+        return None
+
+    def _token(self, value: str, first: int, last: int) -> NumberToken:
+        return NumberToken(value, self.lex[first].start, self.lex[last].end)
+
+    # -- the grammar --
+
+    def read(self) -> list[NumberToken]:
+        tokens: list[NumberToken] = []
+        index = 0
+        while index < len(self.lex):
+            reading = self._number(index)
+            if reading is None:
+                index += 1
+                continue
+            tokens.extend(reading.tokens)
+            tokens.extend(reading.alternatives)
+            self.last_number_lexeme = reading.next_index - 1
+            index = reading.next_index
+        return sorted(tokens, key=lambda t: (t.start, t.end))
+
+    def _number(self, index: int) -> _Reading | None:
+        """A number starting at ``index`` with its sign and a following "dollars and N cents"."""
+        lexeme = self.lex[index]
+        negative = False
+        start = index
+        if lexeme.word in _SIGN_WORDS and (link := self._link(index)) and not link[1]:
+            negative, index = True, link[0]
+        elif (
+            lexeme.text in _MINUS_SIGNS
+            and self._glued(index, index + 1)
+            and self.lex[index + 1].kind == "num"
+            and not (self._glued(index - 1, index) and self.lex[index - 1].kind in ("num", "word"))
+        ):
+            negative, index = True, index + 1
+        reading = self._unsigned(index)
+        if reading is None:
+            return None
+        reading = self._with_cents(reading)
+        if negative:
+            if len(reading.tokens) != 1:
+                return reading  # a clock time has no sign
+            (token,) = reading.tokens
+            signed = token.value if token.value.startswith("-") else "-" + token.value
+            return _Reading([NumberToken(signed, self.lex[start].start, token.end)], reading.next_index)
+        return reading
+
+    def _unsigned(self, index: int) -> _Reading | None:
+        lexeme = self.lex[index]
+        if lexeme.kind == "num":
+            return self._numeral(index)
+        word = lexeme.word
+        if not word:
+            return None
+        if word in _REPEAT_WORDS:
+            return self._repeated_digit(index)
+        if word == "point":
+            return self._decimal("0", index, index)
+        if word == "half" and (scale := self._followed_by(index, "a")) and self._scale_after(scale):
+            return self._maybe_scaled("0.5", lexeme.start, scale)  # "half a million"
+        if word == "a" and self._linked_word(index) in ("hundred", *_SCALES):
+            phrase = _Phrase(lexeme.start, lexeme.end)
+            phrase.add("unit", 1, lexeme.end)
+            return self._phrase(phrase, index)
+        if word in _OH_WORDS:
+            if not self._oh_is_zero(index):
+                return None
+            return _Reading([self._token("0", index, index)], index + 1)
+        atom = _word_atom(word)
+        if atom is None:
+            return None
+        cls, value, ordinal = atom
+        if cls in ("hundred", "scale") and not ordinal:
+            return None  # a bare "million" is no number; "a million", "one hundred" are read elsewhere
+        if word == "second" and self._second_is_unit(index):
+            return None
+        phrase = _Phrase(lexeme.start, lexeme.end)
+        phrase.add(cls, value, lexeme.end, ordinal=ordinal)
+        return self._phrase(phrase, index)
+
+    def _oh_is_zero(self, index: int) -> bool:
+        """Whether "oh" is a zero: only inside a run of spoken numbers, right after one or before a digit.
+
+        At the start of a sentence ("Oh five more...") it stays an interjection.
+        """
+        after_number = self.last_number_lexeme == index - 1 and self._gap(index - 1, index).strip(" -") == ""
+        if after_number:
+            return True
+        link = self._link(index)
+        sentence_start = index == 0 or self.lex[index - 1].text in ".!?"
+        return link is not None and self._spoken_digit(link[0]) is not None and not sentence_start
+
+    def _second_is_unit(self, index: int) -> bool:
+        """Whether "second" is the unit of time ("a second", "one second") rather than 2nd."""
+        if index == 0:
+            return False
+        return self.lex[index - 1].word in _SECOND_AS_UNIT_AFTER or self.last_number_lexeme == index - 1
+
+    def _repeated_digit(self, index: int) -> _Reading | None:
+        """A repeated digit in a number read digit by digit: "double five" → 55, "triple oh" → 000."""
+        link = self._link(index)
+        if link is None or link[1]:
+            return None
+        digit = self._spoken_digit(link[0])
+        if digit is None:
+            return None
+        value = digit * _REPEAT_WORDS[self.lex[index].word]
+        return _Reading([self._token(value, index, link[0])], link[0] + 1)
+
+    def _phrase(self, phrase: _Phrase, index: int) -> _Reading:
+        """Extend a phrase whose last lexeme is ``index`` as far as the grammar allows."""
+        alternatives: list[NumberToken] = []
+        while not phrase.ordinal:
+            link = self._link(index)
+            if link is None:
+                break
+            nxt, hyphen = link
+            word = self._word(nxt)
+            if word == "and" and self._and_continues(phrase, nxt):
+                index = nxt
+                continue
+            atom = _word_atom(word) if word else None
+            if atom is None:
+                break
+            cls, value, ordinal = atom
+            # "twenty second" / "20 second": the 22nd, or twenty seconds. Keep both readings.
+            tens_then_ordinal = phrase.last == "tens" and cls == "unit" and ordinal
+            if tens_then_ordinal and (phrase.after_numeral or not hyphen):
+                alternatives.append(NumberToken(str(phrase.value), phrase.start, phrase.end))
+                phrase.after_numeral = False
+            if not phrase.accepts(cls, value):
+                break
+            phrase.add(cls, value, self.lex[nxt].end, ordinal=ordinal)
+            index = nxt
+        if phrase.ordinal or phrase.total:
+            return _Reading([NumberToken(str(phrase.value), phrase.start, phrase.end)], index + 1, alternatives)
+        fraction = self._half(phrase, index) or self._decimal(str(phrase.value), index, None, start=phrase.start)
+        if fraction is not None:
+            return fraction
+        reading = _Reading([NumberToken(str(phrase.value), phrase.start, phrase.end)], index + 1, alternatives)
+        reading.integer = True
+        return reading
+
+    def _and_continues(self, phrase: _Phrase, and_index: int) -> bool:
+        """Whether "and" continues the phrase: only after "hundred" or a scale, before a smaller number.
+
+        So "two thousand and twenty-six" is one number, while "two thousand and three thousand"
+        and "ten and twelve" stay two.
+        """
+        if phrase.last not in ("hundred", "scale"):
+            return False
+        link = self._link(and_index)
+        if link is None or link[1]:
+            return False
+        atom = _word_atom(self._word(link[0]))
+        if atom is None or atom[0] not in ("unit", "teen", "tens"):
+            return False
+        # Look past the small number: if a "hundred" or scale follows, it is a number of its own.
+        end = link[0]
+        if atom[0] == "tens" and (after := self._link(end)) and self._word(after[0]) in _UNITS:
+            end = after[0]
+        return self._linked_word(end) not in ("hundred", *_SCALES)
+
+    def _decimal(self, integer: str, index: int, point: int | None, start: int | None = None) -> _Reading | None:
+        """A decimal read as "<integer> point <digits>", digits one by one, then an optional scale.
+
+        ``index`` is the last lexeme of the integer part (or the word "point" itself when there is
+        no integer part, then ``point`` is that index).
+        """
+        if point is None:
+            link = self._link(index)
+            if link is None or link[1] or self._word(link[0]) != "point":
+                return None
+            point = link[0]
+        digits = ""
+        last = point
+        while (link := self._link(last)) and not link[1]:
+            nxt = link[0]
+            lexeme = self.lex[nxt]
+            if not digits and lexeme.kind == "num" and lexeme.text.isdigit() and not lexeme.ordinal:
+                digits, last = lexeme.text, nxt  # "3 point 14": the fraction written as a numeral
+                break
+            digit = self._spoken_digit(nxt) if lexeme.kind == "word" else None
+            if digit is None:
+                break
+            digits, last = digits + digit, nxt
+        if not digits:
+            return None
+        begin = self.lex[point].start if start is None else start
+        return self._maybe_scaled(f"{integer}.{digits}", begin, last)
+
+    def _scale_after(self, index: int) -> int | None:
+        """Index of a scale word ("million") right after ``index``, if there is one."""
+        link = self._link(index)
+        if link and not link[1] and self._word(link[0]) in _SCALES:
+            return link[0]
+        return None
+
+    def _maybe_scaled(self, value: str, begin: int, last: int) -> _Reading:
+        """A fractional value ending at lexeme ``last``, times a following scale ("2.5 million")."""
+        scale = self._scale_after(last)
+        if scale is None:
+            return _Reading([NumberToken(value, begin, self.lex[last].end)], last + 1)
+        scaled = Decimal(value) * _SCALES[self._word(scale)]
+        return _Reading([NumberToken(_fmt(scaled), begin, self.lex[scale].end)], scale + 1)
+
+    def _followed_by(self, index: int, *words: str) -> int | None:
+        """Index of the last of ``words`` when they follow ``index`` one by one, else None."""
+        for word in words:
+            link = self._link(index)
+            if link is None or link[1] or self._word(link[0]) != word:
+                return None
+            index = link[0]
+        return index
+
+    def _half(self, phrase: _Phrase, index: int) -> _Reading | None:
+        """A phrase followed by "and a half": "two and a half million" → 2500000, "one and a half" → 1.5."""
+        last = self._followed_by(index, "and", "a", "half")
+        if last is None:
+            return None
+        return self._maybe_scaled(f"{phrase.value}.5", phrase.start, last)
+
+    def _numeral(self, index: int) -> _Reading:
+        lexeme = self.lex[index]
+        value = _numeral_value(lexeme.text)
+        whole = _Reading([self._token(value, index, index)], index + 1)
+        if lexeme.ordinal:
+            return whole
+        if "." in value:
+            return self._decimal_numeral(index, value)
+        if len(value) > 1 and value.startswith("0"):
+            return whole  # a digit string ("0123"): never scaled or split
+        clock = self._clock_numeral(index, value)
+        if clock is not None:
+            return clock
+        number = int(value)
+        phrase = _Phrase(lexeme.start, lexeme.end)
+        phrase.add(_integer_class(number), number, lexeme.end, numeral=True)
+        reading = self._phrase(phrase, index)
+        stands_alone = reading.next_index == index + 1 and not (
+            self._glued(index, index + 1) and self.lex[index + 1].text in {*_HYPHENS, ":", "/"}
+        )
+        if stands_alone and self._word(index - 1) == "at":
+            # "at 630": Whisper's way of writing the time six thirty, or the number 630. Only after
+            # "at": a bare integer is weak evidence ("from 1939" is a year, not 19:39).
+            reading.alternatives.extend(self._clock_parts(index, value))
+        if stands_alone:
+            reading.alternatives.extend(self._place_value_sum(index, number))
+        return reading
+
+    def _place_value_sum(self, index: int, number: int) -> list[NumberToken]:
+        """Round numerals that add up the way number words do: ``1000 700 76``, ``2,000 and 26``.
+
+        Whisper sometimes turns "one thousand seven hundred seventy-six" into digits piece by
+        piece. Each piece after a round numeral must be smaller than the place it fills (700 <
+        1000, 76 < 100), optionally after "and". The pieces stay separate numbers too (they are
+        read on as usual); their sum is offered as an alternative reading.
+        """
+        total, last, end = number, index, None
+        while total >= 100 and (place := _place(total)) >= 100:
+            link = self._link(last)
+            if link and not link[1] and self._word(link[0]) == "and":
+                link = self._link(link[0])
+            if link is None or link[1]:
+                break
+            rest = self._unsigned(link[0])
+            if rest is None or not rest.integer or int(rest.tokens[0].value) >= place:
+                break
+            total += int(rest.tokens[0].value)
+            last, end = rest.next_index - 1, rest.tokens[0].end
+        if end is None:
+            return []
+        return [NumberToken(str(total), self.lex[index].start, end)]
+
+    def _decimal_numeral(self, index: int, value: str) -> _Reading:
+        """A numeral with a point: scaled ("2.5 million"), a clock time ("9.45pm"), or a decimal."""
+        if self._scale_after(index) is not None:
+            return self._maybe_scaled(value, self.lex[index].start, index)
+        clock = self._clock_numeral(index, value)
+        if clock is not None:
+            return clock
+        reading = _Reading([self._token(value, index, index)], index + 1)
+        if self._word(index - 1) in _TIME_PREPOSITIONS and not self._percent_after(index):
+            reading.alternatives.extend(self._clock_parts(index, value))  # "land at 23.15"
+        return reading
+
+    def _clock_parts(self, index: int, value: str) -> list[NumberToken]:
+        """Hour and minutes of a numeral that may be a clock time without a colon (``9.45``, ``630``).
+
+        Returns nothing when it cannot be one: the minutes must be two digits under 60 and the
+        hour 1..23 (a leading "0." is a fraction: 0.05 is never five past midnight).
+        """
+        if "." in value:
+            hour, _, minutes = value.partition(".")
+        elif len(value) in (3, 4):
+            hour, minutes = value[:-2], value[-2:]
+        else:
+            return []
+        if len(minutes) != 2 or not hour.isdigit() or not 1 <= int(hour) <= 23 or int(minutes) > 59:
+            return []
+        start = self.lex[index].start
+        split = start + len(hour) + (1 if "." in value else 0)
+        return [NumberToken(hour, start, start + len(hour)), NumberToken(minutes, split, split + 2)]
+
+    def _clock_numeral(self, index: int, value: str) -> _Reading | None:
+        """``9.45pm`` / ``930 pm``: a time, because a meridiem follows. ``7 am`` is just 7."""
+        meridiem = self._meridiem_after(index)
+        if meridiem is None:
+            return None
+        parts = self._clock_parts(index, value)
+        if not parts or int(parts[0].value) > 12:
+            return None
+        return _Reading(parts, meridiem + 1)
+
+    def _with_cents(self, reading: _Reading) -> _Reading:
+        """An amount read as "12 dollars and 99 cents" is 12.99.
+
+        Only when the cents are named: "5 dollars and 20 people" stays 5 and 20.
+        """
+        if not reading.integer:
+            return reading
+        last = reading.next_index - 1
+        link = self._link(last)
+        if link is None or self._word(link[0]) not in _CURRENCY_WORDS:
+            return reading
+        nxt = self._link(link[0])
+        if nxt and self._word(nxt[0]) == "and":
+            nxt = self._link(nxt[0])
+        if nxt is None:
+            return reading
+        cents = self._unsigned(nxt[0])
+        if cents is None or not cents.integer or int(cents.tokens[0].value) >= 100:
+            return reading
+        after = self._link(cents.next_index - 1)
+        if after is None or self._word(after[0]) not in _CENT_WORDS:
+            return reading
+        (dollars,) = reading.tokens
+        value = f"{dollars.value}.{int(cents.tokens[0].value):02d}"
+        return _Reading([NumberToken(value, dollars.start, self.lex[after[0]].end)], after[0] + 1)
 
 
 def parse_numbers(text: str) -> list[NumberToken]:
-    return [NumberToken(m.group(), m.start(), m.end()) for m in _DIGITS.finditer(text)]
+    """Every number in an English transcript, in text order, with its character span.
+
+    Alternative readings of the same words overlap in span; the matcher uses at most one.
+    """
+    return _Reader(text).read()
