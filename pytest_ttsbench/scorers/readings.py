@@ -53,9 +53,7 @@ class ReadingsScorer(Scorer):
                 readings_canon(r) for r in target.get("negative", [])
             }
             if both:
-                problems.append(
-                    (f"expect.targets[{index}]", f"readings both positive and negative: {sorted(both)}")
-                )
+                problems.append((f"expect.targets[{index}]", f"readings both positive and negative: {sorted(both)}"))
         return problems
 
     def targets(self, expect: Mapping[str, Any]) -> list[Mapping[str, Any]]:
