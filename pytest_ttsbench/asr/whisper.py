@@ -1,0 +1,323 @@
+"""The local ASR route: faster-whisper on the CPU, with decoding bounded by the clip's length.
+
+Whisper sometimes loops on garbled audio (``base`` can emit "3-4-4-4-…" for 20 s of text on a
+5 s clip, or "200,000,000,…" for hundreds of tokens on eSpeak's Mandarin). A loop must cost a
+bounded, small amount of time and must never pass for a transcript, so:
+
+* each 30 s window gets a token budget derived from the audio it holds (``max_new_tokens``);
+* the clip as a whole gets a token budget, and segments past the clip's end stop the reading;
+* repeated n-gram runs in the output are detected.
+
+Transcripts cut short (a budget spent, a segment past the clip's end) carry the flag
+``decoding_bounded``; loops carry ``repetition``. Both tell the scorer to distrust the text.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from pytest_ttsbench.asr.base import AsrError, Transcription
+from pytest_ttsbench.asr.models import AUTO, ModelNotFound, resolve_auto, resolve_model
+from pytest_ttsbench.audio import ASR_SAMPLE_RATE, DecodedAudio, resample
+
+WINDOW_SECONDS = 30.0  # Whisper's fixed input window
+# Whisper's decoder holds 448 positions. CTranslate2 lets one window generate at most half of
+# ``len(prompt) + max_new_tokens`` (OpenAI's 224-token rule, CTranslate2 issue #1856), so the
+# decoder is asked for twice the budget wanted; should that rule go, the bound still holds
+# because read_bounded() counts the tokens itself.
+MODEL_MAX_NEW_TOKENS = 440
+MAX_WINDOW_TOKENS = 220
+# Fast cloud voices reach about 10 Whisper tokens a second in Thai or Chinese (a CJK character
+# or a Thai syllable is often two tokens), timestamps included; 12/s plus a fixed allowance
+# covers every real transcript, while a loop stops after a few seconds of decoding.
+TOKENS_PER_SECOND = 12.0
+TOKENS_BASE = 24
+END_TOLERANCE_SECONDS = 0.5  # Whisper timestamps are 20 ms steps and may overshoot slightly
+
+FLAG_BOUNDED = "decoding_bounded"
+FLAG_REPETITION = "repetition"
+
+# Item languages Whisper knows under another code.
+_LANGUAGE_ALIASES = {"cmn": "zh"}
+
+
+def whisper_language(tag: str) -> str:
+    """Whisper's code for a BCP-47 tag: the primary subtag (``zh-CN`` → ``zh``, ``cmn`` → ``zh``)."""
+    primary = tag.lower().replace("_", "-").split("-")[0]
+    return _LANGUAGE_ALIASES.get(primary, primary)
+
+
+def window_token_budget(seconds: float) -> int:
+    """Tokens (timestamps included) one window holding ``seconds`` of audio may generate."""
+    held = min(max(seconds, 0.0), WINDOW_SECONDS)
+    return min(MAX_WINDOW_TOKENS, math.ceil(TOKENS_PER_SECOND * held) + TOKENS_BASE)
+
+
+def decoder_max_new_tokens(window_budget: int) -> int:
+    """The ``max_new_tokens`` that lets CTranslate2 generate ``window_budget`` tokens (see above)."""
+    return min(MODEL_MAX_NEW_TOKENS, 2 * window_budget)
+
+
+def clip_token_budget(seconds: float) -> int:
+    """Tokens the whole clip may produce: its windows' budgets, summed."""
+    windows = max(1, math.ceil(max(seconds, 0.0) / WINDOW_SECONDS))
+    return math.ceil(TOKENS_PER_SECOND * max(seconds, 0.0)) + TOKENS_BASE * windows
+
+
+@dataclass(frozen=True)
+class Repetition:
+    """A run of one n-gram repeated back to back: ``items[start : start + size * repeats]``."""
+
+    start: int
+    size: int
+    repeats: int
+
+
+def find_repetition(items: Sequence[Hashable], max_size: int = 12, min_span: int = 12) -> Repetition | None:
+    """The longest back-to-back run of one n-gram (1 ≤ n ≤ ``max_size``) that is a loop.
+
+    A loop repeats its n-gram at least 4 times and covers at least ``min_span`` items (so a
+    single token needs 12 copies, a pair 6, longer n-grams 4): "no, no, no" or the digits of
+    "1111" stay well below that, "-4-4-4-4-4-4" does not.
+    """
+    best: Repetition | None = None
+    count = len(items)
+    for size in range(1, max_size + 1):
+        needed = max(4, math.ceil(min_span / size))
+        start = 0
+        while start + size * needed <= count:
+            repeats = 1
+            while (
+                start + size * (repeats + 1) <= count
+                and items[start + size * repeats : start + size * (repeats + 1)] == items[start : start + size]
+            ):
+                repeats += 1
+            if repeats >= needed and (best is None or size * repeats > best.size * best.repeats):
+                best = Repetition(start, size, repeats)
+            start += max(1, (repeats - 1) * size) if repeats > 1 else 1
+    return best
+
+
+class SegmentLike(Protocol):
+    """What the bounding logic reads from a faster-whisper ``Segment``."""
+
+    seek: int
+    start: float
+    end: float
+    text: str
+    tokens: list[int]
+
+
+@dataclass
+class BoundedReading:
+    """The segments kept from a (possibly endless) segment stream, and why reading stopped."""
+
+    segments: list[Any] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    tokens: int = 0
+
+
+def read_bounded(
+    segments: Iterable[SegmentLike],
+    duration: float,
+    window_budget: int,
+    clip_budget: int,
+    timestamp_begin: int | None = None,
+) -> BoundedReading:
+    """Consume segments until the clip is done, its token budget is spent, or they pass its end.
+
+    Segments are pulled lazily, so stopping here also stops the decoder: the windows it has not
+    decoded yet are never decoded. ``timestamp_begin`` (the tokenizer's first timestamp id)
+    lets text tokens be counted apart from timestamps.
+    """
+    reading = BoundedReading()
+    per_window: dict[int, int] = {}
+
+    def bounded(reason: str) -> None:
+        if FLAG_BOUNDED not in reading.flags:
+            reading.flags.append(FLAG_BOUNDED)
+        reading.reasons.append(reason)
+
+    for segment in segments:
+        if segment.start >= duration + END_TOLERANCE_SECONDS:
+            bounded(f"segment starts at {segment.start:.2f} s, after the clip's end ({duration:.2f} s)")
+            break
+        text_tokens = [t for t in segment.tokens if timestamp_begin is None or t < timestamp_begin]
+        reading.segments.append(segment)
+        reading.tokens += len(text_tokens)
+        per_window[segment.seek] = per_window.get(segment.seek, 0) + len(segment.tokens)
+        if per_window[segment.seek] >= window_budget - 2:
+            bounded(f"a window used its whole budget of {window_budget} tokens")
+        if segment.end > duration + END_TOLERANCE_SECONDS:
+            bounded(f"segment ends at {segment.end:.2f} s, after the clip's end ({duration:.2f} s)")
+            break
+        if reading.tokens >= clip_budget:
+            bounded(f"the clip used its whole budget of {clip_budget} tokens")
+            break
+    return reading
+
+
+@dataclass
+class _Loaded:
+    model: Any  # faster_whisper.WhisperModel
+    path: Path
+    load_seconds: float
+
+
+_MODELS: dict[tuple[str, str, str, int], _Loaded] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def load_model(path: Path, device: str = "cpu", compute_type: str = "int8", cpu_threads: int = 0) -> _Loaded:
+    """One WhisperModel per (folder, device, compute type, threads) per process, loaded on first use."""
+    key = (str(path.resolve()), device, compute_type, cpu_threads)
+    with _MODELS_LOCK:
+        loaded = _MODELS.get(key)
+        if loaded is None:
+            from faster_whisper import WhisperModel
+
+            started = time.perf_counter()
+            try:
+                model = WhisperModel(str(path), device=device, compute_type=compute_type, cpu_threads=cpu_threads)
+            except (RuntimeError, ValueError, OSError) as exc:
+                raise AsrError(f"cannot load Whisper model from {path} on {device}/{compute_type}: {exc}") from exc
+            loaded = _Loaded(model, path, time.perf_counter() - started)
+            _MODELS[key] = loaded
+        return loaded
+
+
+def _route_label(model: str) -> str:
+    path = Path(model).expanduser()
+    return path.name if path.is_dir() else model
+
+
+class WhisperRoute:
+    """faster-whisper as an :class:`~pytest_ttsbench.asr.base.AsrRoute`.
+
+    ``model`` is a name (``tiny.en``, ``base``…), a CTranslate2 folder, or ``auto`` (tiny.en
+    for English items when installed, base otherwise; the model used is in the details).
+
+    Two defaults differ from faster-whisper's, both so that a verdict is reproducible:
+    ``temperatures`` is ``(0.0,)`` (faster-whisper falls back to sampling at rising
+    temperatures, which gives a different transcript each run and decodes a looping window up
+    to six times), and ``no_speech_threshold`` is None (a clip reaching ASR already passed the
+    silence check, so Whisper must not drop it as "no speech": an empty transcript of audible
+    synthesis is a result worth keeping).
+    """
+
+    def __init__(
+        self,
+        model: str = AUTO,
+        device: str = "cpu",
+        compute_type: str = "int8",
+        beam_size: int = 5,
+        cpu_threads: int = 0,
+        temperatures: tuple[float, ...] = (0.0,),
+        no_speech_threshold: float | None = None,
+    ) -> None:
+        self.model = model
+        self.device = device
+        self.compute_type = compute_type
+        self.beam_size = beam_size
+        self.cpu_threads = cpu_threads
+        self.temperatures = tuple(temperatures)
+        self.no_speech_threshold = no_speech_threshold
+        self.name = f"whisper:{_route_label(model)}"
+
+    def model_name_for(self, language: str) -> str:
+        """The model name or path this route uses for items in ``language``."""
+        return resolve_auto(language) if self.model == AUTO else self.model
+
+    def load(self, language: str = "en") -> _Loaded:
+        """Resolve and load the model for ``language`` now (the first transcription does it otherwise)."""
+        try:
+            path = resolve_model(self.model_name_for(language))
+        except ModelNotFound as exc:
+            raise AsrError(str(exc)) from exc
+        return load_model(path, self.device, self.compute_type, self.cpu_threads)
+
+    def transcribe(self, audio: DecodedAudio, language: str) -> Transcription:
+        code = whisper_language(language)
+        model_name = self.model_name_for(language)
+        loaded = self.load(language)
+        model = loaded.model
+        if code not in model.supported_languages:
+            if not model.model.is_multilingual:
+                raise AsrError(
+                    f"Whisper model {model_name!r} is English-only and the item is in {language!r}: "
+                    "use a multilingual model (e.g. asr model 'base' or 'auto')"
+                )
+            raise AsrError(f"Whisper does not know language {language!r} (code {code!r})")
+        samples = audio.samples
+        if audio.sample_rate != ASR_SAMPLE_RATE:
+            samples = resample(samples, audio.sample_rate, ASR_SAMPLE_RATE)
+        samples = np.ascontiguousarray(samples, dtype=np.float32)
+        if samples.size == 0:
+            raise AsrError("empty clip: nothing to transcribe")
+        duration = samples.size / ASR_SAMPLE_RATE
+        window_budget = window_token_budget(duration)
+        clip_budget = clip_token_budget(duration)
+        # Token ids from here up are timestamps (faster-whisper's own rule).
+        timestamp_begin = model.hf_tokenizer.token_to_id("<|notimestamps|>") + 1
+
+        started = time.perf_counter()
+        try:
+            segments, info = model.transcribe(
+                samples,
+                language=code,
+                beam_size=self.beam_size,
+                condition_on_previous_text=False,
+                vad_filter=False,
+                max_new_tokens=decoder_max_new_tokens(window_budget),
+                temperature=list(self.temperatures),
+                no_speech_threshold=self.no_speech_threshold,
+            )
+            reading = read_bounded(segments, duration, window_budget, clip_budget, timestamp_begin)
+        except (RuntimeError, ValueError) as exc:
+            raise AsrError(f"faster-whisper failed: {exc}") from exc
+        seconds = time.perf_counter() - started
+
+        text = "".join(s.text for s in reading.segments).strip()
+        flags = list(reading.flags)
+        tokens = [t for s in reading.segments for t in s.tokens if t < timestamp_begin]
+        details: dict[str, object] = {
+            "model": model_name,
+            "model_path": str(loaded.path),
+            "model_load_seconds": round(loaded.load_seconds, 3),
+            "device": self.device,
+            "compute_type": self.compute_type,
+            "beam_size": self.beam_size,
+            "audio_seconds": round(duration, 3),
+            "window_token_budget": window_budget,
+            "clip_token_budget": clip_budget,
+            "tokens": len(tokens),
+            "segments": [
+                {
+                    "start": round(s.start, 2),
+                    "end": round(s.end, 2),
+                    "text": s.text,
+                    "avg_logprob": round(s.avg_logprob, 4),
+                    "no_speech_prob": round(s.no_speech_prob, 4),
+                    "compression_ratio": round(s.compression_ratio, 3),
+                    "temperature": s.temperature,
+                }
+                for s in reading.segments
+            ],
+        }
+        if reading.reasons:
+            details["bounded_because"] = reading.reasons
+        loop = find_repetition(tokens)
+        if loop is not None:
+            flags.append(FLAG_REPETITION)
+            ngram = tokens[loop.start : loop.start + loop.size]
+            details["repetition"] = {"ngram": model.hf_tokenizer.decode(ngram), "repeats": loop.repeats}
+        return Transcription(text=text, seconds=seconds, flags=tuple(flags), language=info.language, details=details)

