@@ -40,6 +40,7 @@ class CaseFile(pytest.File):
             raise CaseFileCollectError(
                 f"{self.path}: field 'suite': suite name {suite.name!r} is already used by {clash}"
             )
+        bench.suite_thresholds[suite.name] = dict(suite.thresholds)
         engines = bench.engine_names or [None]
         for item in suite.items:
             for target in item.targets:
@@ -108,9 +109,17 @@ class CaseTest(pytest.Item):
         for name in marker_names(case, target, engine):
             _register_marker(self.config, name)
             self.add_marker(getattr(pytest.mark, name))
+        bench: BenchSession = self.config.stash[BENCH_KEY]
         if engine is None:
             # Skipped at collection, so a plain `pytest` never reaches the pipeline.
-            self.add_marker(pytest.mark.skip(reason=self.config.stash[BENCH_KEY].no_engine_reason()))
+            self.add_marker(pytest.mark.skip(reason=bench.no_engine_reason()))
+        else:
+            bench.collected_ids.update({(engine, case.full_id), (engine, self.known_gap_id)})
+            gaps = bench.known_gaps.get(engine)
+            gap = gaps.match(case.full_id, self.known_gap_id) if gaps is not None else None
+            if gap is not None:
+                # A known failure reads XFAIL, a fixed one XPASS (a failure with --tts-strict-xfail).
+                self.add_marker(pytest.mark.xfail(reason=gap.describe(), strict=bench.strict_xfail))
 
     @property
     def known_gap_id(self) -> str:

@@ -10,15 +10,25 @@ import pytest
 from pytest_ttsbench.cases.loader import CASE_SUFFIXES
 from pytest_ttsbench.collect import RESULT_PROPERTY, CaseFile
 from pytest_ttsbench.config import ConfigError, Settings, load_settings
-from pytest_ttsbench.reporting.terminal import write_summary
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.gating.gate import evaluate_gate, final_status, gate_path, write_gate
+from pytest_ttsbench.gating.known_gaps import KnownGaps, KnownGapsError, gaps_path, load_known_gaps
+from pytest_ttsbench.gating.repeats import POLICIES
+from pytest_ttsbench.gating.snapshots import MODES as SNAPSHOT_MODES
+from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, parse_cli_thresholds
+from pytest_ttsbench.reporting.html import register_html_report
+from pytest_ttsbench.reporting.progress import add_progress_option, register_progress
+from pytest_ttsbench.reporting.terminal import write_gate_summary, write_summary
+from pytest_ttsbench.results import ItemResult, read_results
 from pytest_ttsbench.session import BENCH_KEY, AsrOverrides, BenchSession, default_run_dir, parse_engine_option
 
 RUN_DIR_KEY = "ttsbench_run_dir"
+# What a worker tells the controller about its collection (the controller collects nothing).
+COLLECTED_KEY = "ttsbench_collected"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ttsbench", "text-to-speech benchmark (pytest-ttsbench)")
+    add_progress_option(group)
     group.addoption(
         "--tts-engine",
         action="append",
@@ -59,6 +69,51 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="FACET",
         help="also summarize by this facet (e.g. form); repeatable",
     )
+    gate = parser.getgroup("ttsbench-gate", "text-to-speech release gate (pytest-ttsbench)")
+    gate.addoption(
+        "--tts-threshold",
+        action="append",
+        default=[],
+        metavar="[SUITE/]CATEGORY=FLOOR",
+        help="minimum strict accuracy for a category (or 'default'), e.g. years=0.9; repeatable; "
+        "overrides the configuration and the case files",
+    )
+    gate.addoption(
+        "--tts-strict-xfail",
+        action="store_true",
+        help="a known gap that now passes (XPASS) fails the run",
+    )
+    gate.addoption(
+        "--tts-update-known-gaps",
+        action="store_true",
+        help="rewrite known_gaps/<engine>.yaml from this run: add new failures, drop fixed ones",
+    )
+    gate.addoption("--tts-baseline", metavar="RESULTS", help="compare with an earlier run's results file")
+    gate.addoption(
+        "--tts-fail-on-regression",
+        action="store_true",
+        help="fail the run when an item correct in the baseline is not correct now (known gaps excepted)",
+    )
+    gate.addoption(
+        "--tts-repeats",
+        type=int,
+        default=1,
+        metavar="N",
+        help="independent generations per item (default: 1)",
+    )
+    gate.addoption(
+        "--tts-repeat-policy",
+        choices=POLICIES,
+        default="all",
+        help="item verdict over its generations: all correct, a majority, or any (default: all)",
+    )
+    gate.addoption(
+        "--tts-snapshot",
+        choices=SNAPSHOT_MODES,
+        default="off",
+        help="compare transcripts with __tts_snapshots__/<engine>.ambr: report changes, or fail on them "
+        "(strict); --snapshot-update records them (default: off)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -92,9 +147,51 @@ def pytest_configure(config: pytest.Config) -> None:
         breakdown=list(config.getoption("tts_breakdown")),
         is_worker=workerinput is not None,
     )
+    _configure_gate(config, config.stash[BENCH_KEY])
     config.pluginmanager.register(_Recorder(config.stash[BENCH_KEY]), "ttsbench-recorder")
+    register_html_report(config)
+    register_progress(config)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(), "ttsbench-xdist")
+
+
+def _configure_gate(config: pytest.Config, bench: BenchSession) -> None:
+    """Read the gate's inputs up front, so a bad floor, gaps file or baseline stops the run at once."""
+    repeats = config.getoption("tts_repeats")
+    if repeats < 1:
+        raise pytest.UsageError(f"--tts-repeats must be at least 1, got {repeats}")
+    bench.repeats = repeats
+    bench.repeat_policy = config.getoption("tts_repeat_policy")
+    settings = bench.settings
+    try:
+        bench.floor_layers = [
+            parse_cli_thresholds(config.getoption("tts_threshold")),
+            config_layer(settings.thresholds, str(settings.source or "configuration")),
+        ]
+    except ThresholdError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+    bench.strict_xfail = config.getoption("tts_strict_xfail")
+    bench.update_known_gaps = config.getoption("tts_update_known_gaps")
+    known: dict[str, KnownGaps] = {}
+    for engine in bench.engine_names:
+        try:
+            known[engine] = load_known_gaps(gaps_path(settings.base_dir, settings.known_gaps_dir, engine), engine)
+        except KnownGapsError as exc:
+            raise pytest.UsageError(str(exc)) from exc
+    bench.known_gaps = known
+    bench.fail_on_regression = config.getoption("tts_fail_on_regression")
+    bench.snapshot_mode = config.getoption("tts_snapshot")
+    # syrupy's own flag, so one `--snapshot-update` refreshes every kind of snapshot in a project.
+    bench.update_snapshots = bool(config.getoption("update_snapshots", default=False))
+    baseline = config.getoption("tts_baseline")
+    if baseline and not bench.is_worker:
+        path = Path(baseline).resolve()
+        if not path.is_file():
+            raise pytest.UsageError(f"--tts-baseline: no results file at {path}")
+        bench.baseline_path = path
+        bench.baseline = read_results(path)
+    elif bench.fail_on_regression and not baseline:
+        raise pytest.UsageError("--tts-fail-on-regression needs --tts-baseline RESULTS")
 
 
 def _output_paths(
@@ -125,11 +222,24 @@ class _Recorder:
         self.bench = bench
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if self.bench.is_worker or report.when != "call":
+        if self.bench.is_worker:
             return
-        for name, value in report.user_properties:
-            if name == RESULT_PROPERTY:
-                self.bench.record(ItemResult.from_dict(json.loads(value)))
+        recorded = None
+        if report.when == "call":
+            for name, value in report.user_properties:
+                if name == RESULT_PROPERTY:
+                    recorded = ItemResult.from_dict(json.loads(value))
+                    self.bench.record(recorded)
+        if report.failed:
+            # The repeat policy may excuse a failed generation; nothing else is ever excused.
+            if recorded is not None and recorded.verdict != "correct":
+                self.bench.verdict_failures.add((recorded.engine, recorded.key))
+            else:
+                self.bench.other_failures += 1
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if not self.bench.is_worker and report.failed:
+            self.bench.other_failures += 1
 
 
 class _XdistHooks:
@@ -140,6 +250,27 @@ class _XdistHooks:
         bench: BenchSession = node.config.stash[BENCH_KEY]
         if bench.results_path is not None:
             node.workerinput[RUN_DIR_KEY] = (str(bench.results_path), str(bench.audio_dir))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error) -> None:  # type: ignore[no-untyped-def]
+        """Merge what a worker collected: suite floors and the ids known gaps are matched against."""
+        bench: BenchSession = node.config.stash[BENCH_KEY]
+        collected = getattr(node, "workeroutput", {}).get(COLLECTED_KEY)
+        if not collected:
+            return
+        for suite, floors in collected["suite_thresholds"].items():
+            bench.suite_thresholds.setdefault(suite, dict(floors))
+        bench.collected_ids.update((engine, gap_id) for engine, gap_id in collected["ids"])
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        bench: BenchSession = session.config.stash[BENCH_KEY]
+        workeroutput[COLLECTED_KEY] = {
+            "suite_thresholds": bench.suite_thresholds,
+            "ids": sorted([engine, gap_id] for engine, gap_id in bench.collected_ids),
+        }
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
@@ -165,11 +296,27 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     return [f"ttsbench: engines {', '.join(bench.engine_names)}; results -> {bench.results_path}"]
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The gate, once, where every result is (the controller under xdist); it may fail the run."""
+    bench: BenchSession = session.config.stash[BENCH_KEY]
+    if bench.is_worker or not bench.results:
+        return
+    outcome = evaluate_gate(bench)
+    outcome.exitstatus = final_status(outcome, int(session.exitstatus))
+    session.exitstatus = outcome.exitstatus
+    bench.gate = outcome
+    if bench.results_path is not None:
+        write_gate(gate_path(bench.results_path), outcome)
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:  # type: ignore[no-untyped-def]
     bench: BenchSession = config.stash[BENCH_KEY]
     if bench.is_worker or not bench.results:
         return
-    write_summary(terminalreporter, bench.results, bench.breakdown, bench.results_path)
+    items = bench.gate.items if bench.gate is not None else bench.results
+    write_summary(terminalreporter, items, bench.breakdown, bench.results_path)
+    if bench.gate is not None:
+        write_gate_summary(terminalreporter, bench.gate)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -8,7 +8,7 @@ cannot disagree.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,8 @@ from pytest_ttsbench.engines.replay import TranscriptsEngine
 from pytest_ttsbench.gating.summary import MISSING, overall, summarize
 from pytest_ttsbench.pipeline import Evaluator, RunOptions
 from pytest_ttsbench.results import ItemResult
+
+_RESULT_FIELDS = frozenset(f.name for f in fields(ItemResult))
 
 
 @dataclass
@@ -97,3 +99,63 @@ def item_json(result: ItemResult) -> dict[str, Any]:
         "expected": result.expected,
         "evidence": result.evidence,
     }
+
+
+# --- guarded slices -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A slice of the results whose verdicts must not move: ``field=value`` (an ItemResult field or a facet)."""
+
+    name: str
+    value: str
+
+    @classmethod
+    def parse(cls, text: str) -> Guard:
+        name, sep, value = text.partition("=")
+        name = name.strip().removeprefix("facet:")
+        if not sep or not name or not value.strip():
+            raise ValueError(f"--guard {text!r}: expected NAME=VALUE, e.g. category=years or form=western")
+        return cls(name, value.strip())
+
+    def matches(self, result: ItemResult) -> bool:
+        if self.name in _RESULT_FIELDS and self.name != "facets":
+            value = getattr(result, self.name)
+        else:
+            value = result.facets.get(self.name)
+        return value is not None and str(value) == self.value
+
+    def __str__(self) -> str:
+        return f"{self.name}={self.value}"
+
+
+@dataclass(frozen=True)
+class Move:
+    """One target whose verdict differs between the stored results and the new ones."""
+
+    engine: str
+    key: str
+    before: str
+    after: str
+    guards: tuple[str, ...]  # the guarded slices it falls in (empty: unguarded)
+
+    def __str__(self) -> str:
+        where = f" [{', '.join(self.guards)}]" if self.guards else ""
+        return f"{self.key} on {self.engine}: {self.before} -> {self.after}{where}"
+
+
+def verdict_moves(before: Sequence[ItemResult], after: Sequence[ItemResult], guards: Sequence[Guard]) -> list[Move]:
+    """Targets present in both result sets whose verdict changed, each labelled with its guarded slices.
+
+    Targets only in one set are new or retired items, not moved verdicts, and are not reported.
+    """
+    old = {(r.engine, r.key, r.repeat): r for r in before}
+    moves: list[Move] = []
+    for new in after:
+        previous = old.get((new.engine, new.key, new.repeat))
+        if previous is None or previous.verdict == new.verdict:
+            continue
+        hit = tuple(str(g) for g in guards if g.matches(new) or g.matches(previous))
+        moves.append(Move(new.engine, new.key, previous.verdict, new.verdict, hit))
+    return moves

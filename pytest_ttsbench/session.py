@@ -17,6 +17,9 @@ import pytest
 
 from pytest_ttsbench.asr.registry import create_routes
 from pytest_ttsbench.config import EngineProfile, Settings
+from pytest_ttsbench.gating.gate import GateOutcome
+from pytest_ttsbench.gating.known_gaps import KnownGaps
+from pytest_ttsbench.gating.thresholds import FloorLayer
 from pytest_ttsbench.pipeline import Evaluator, RunOptions, safe_name
 from pytest_ttsbench.results import ItemResult, ResultsWriter
 
@@ -78,6 +81,26 @@ class BenchSession:
     breakdown: list[str] = field(default_factory=list)
     is_worker: bool = False
     results: list[ItemResult] = field(default_factory=list)
+    # --- release gating (see gating/gate.py) ---
+    repeat_policy: str = "all"
+    #: threshold overrides, highest precedence first: command line, then configuration
+    floor_layers: list[FloorLayer] = field(default_factory=list)
+    #: each collected suite's own ``thresholds`` (on the controller under xdist: sent by the workers)
+    suite_thresholds: dict[str, dict[str, float]] = field(default_factory=dict)
+    known_gaps: dict[str, KnownGaps] = field(default_factory=dict)
+    strict_xfail: bool = False
+    update_known_gaps: bool = False
+    baseline: list[ItemResult] | None = None
+    baseline_path: Path | None = None
+    fail_on_regression: bool = False
+    snapshot_mode: str = "off"
+    update_snapshots: bool = False
+    #: (engine, id) for every collected target key and item id, to find known-gap ids that match nothing
+    collected_ids: set[tuple[str, str]] = field(default_factory=set)
+    #: (engine, target key) of tests that failed on their verdict, and a count of every other failure
+    verdict_failures: set[tuple[str, str]] = field(default_factory=set)
+    other_failures: int = 0
+    gate: GateOutcome | None = None  # set once the session has finished (controller only)
     _writer: ResultsWriter | None = None
     _evaluator: Evaluator | None = None
     _suite_owners: dict[str, Path] = field(default_factory=dict)
@@ -128,3 +151,8 @@ class BenchSession:
             self._writer.close()
         if self._evaluator is not None:
             self._evaluator.close()
+        # --- run manifest: checksums of the run's inputs and outputs (see manifest.py) ---
+        if not self.is_worker and self.results_path is not None:
+            from pytest_ttsbench.manifest import write_session_manifest
+
+            write_session_manifest(self)

@@ -7,6 +7,8 @@ engine profile) may instead list several routes, each transcribing every clip::
       routes:
         - {type: whisper, model: base}
         - {type: whisper, model: tiny.en, name: tiny}
+        - {type: openai, base_url: http://gpu-box:8000/v1, model: whisper-large-v3}   # asr/openai_route.py
+        - {type: command, name: mine, command: [my-asr, "{audio}", "{lang}"]}        # asr/command_route.py
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from pytest_ttsbench.asr.base import AsrRoute
 # route type → "module:factory"; each factory takes the route's spec mapping.
 _ROUTE_TYPES: dict[str, str] = {
     "whisper": "pytest_ttsbench.asr.registry:whisper_route",
+    "openai": "pytest_ttsbench.asr.openai_route:openai_route",
+    "command": "pytest_ttsbench.asr.command_route:command_route",
 }
 
 _WHISPER_KEYS = ("model", "device", "compute_type", "beam_size", "cpu_threads")

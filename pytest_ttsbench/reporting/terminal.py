@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from pytest_ttsbench.gating.snapshots import one_line
 from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.results import ItemResult
 
@@ -24,13 +25,15 @@ def _interval(bucket: Bucket) -> str:
     return "-" if ci is None else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
 
 
-def format_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
-    """A plain aligned text table (left-aligned labels, right-aligned figures)."""
+def format_table(header: Sequence[str], rows: Sequence[Sequence[Any]], figures: int = 7) -> list[str]:
+    """A plain aligned text table (left-aligned labels, right-aligned figures: the last ``figures`` columns)."""
     cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     lines = []
     for index, row in enumerate(cells):
-        parts = [cell.ljust(widths[i]) if i < len(header) - 7 else cell.rjust(widths[i]) for i, cell in enumerate(row)]
+        parts = [
+            cell.ljust(widths[i]) if i < len(header) - figures else cell.rjust(widths[i]) for i, cell in enumerate(row)
+        ]
         lines.append("  ".join(parts).rstrip())
         if index == 0:
             lines.append("  ".join("-" * w for w in widths))
@@ -89,3 +92,91 @@ def write_summary(
         writer.write_line(f"{len(flagged)} transcript(s) flagged by ASR guards (see asr_flags in the results)")
     if results_path is not None:
         writer.write_line(f"results: {results_path}")
+
+
+def _ci(interval: tuple[float, float]) -> str:
+    return f"[{100 * interval[0]:.1f}, {100 * interval[1]:.1f}]"
+
+
+def gate_lines(outcome: Any) -> list[str]:
+    """The release gate (a :class:`~pytest_ttsbench.gating.gate.GateOutcome`) as text lines."""
+    lines: list[str] = []
+    if outcome.checks:
+        lines.append("thresholds (strict accuracy against each category's floor):")
+        rows = [
+            [
+                "FAIL" if c.breached else "ok",
+                c.engine,
+                c.suite,
+                c.category,
+                f"{c.correct}/{c.n}",
+                _pct(c.accuracy),
+                _pct(c.floor),
+                _ci(c.ci95),
+            ]
+            for c in outcome.checks
+        ]
+        lines += format_table(
+            ("gate", "engine", "suite", "category", "correct/n", "strict acc", "floor", "95% CI"), rows, figures=4
+        )
+        for c in outcome.breaches:
+            lines.append(
+                f"below floor: {c.engine} {c.suite}/{c.category}: {_pct(c.accuracy).strip()} ({c.correct}/{c.n}) "
+                f"< floor {_pct(c.floor).strip()}, 95% CI {_ci(c.ci95)}"
+            )
+    if outcome.xfailed or outcome.fixed_gaps or outcome.unmatched_gaps or outcome.updated_gap_files:
+        lines.append(
+            f"known gaps: {len(outcome.xfailed)} still failing (XFAIL), {len(outcome.fixed_gaps)} fixed (XPASS)"
+        )
+        lines += [f"  fixed known gap: {label}" for label in outcome.fixed_gaps]
+        for engine, ids in sorted(outcome.unmatched_gaps.items()):
+            lines += [f"  known gap matches no collected item ({engine}): {gap_id}" for gap_id in ids]
+        lines += [f"  rewrote {path}" for path in outcome.updated_gap_files]
+    if outcome.comparison is not None:
+        from pytest_ttsbench.gating.baseline import comparison_lines
+
+        lines.append(f"baseline {outcome.baseline_path}:")
+        lines += ["  " + line for line in comparison_lines(outcome.comparison, outcome.known_gap_ids)]
+    for check in outcome.snapshots:
+        lines.append(
+            f"snapshots ({outcome.snapshot_mode}) {check.engine}: {len(check.matched)} matched, "
+            f"{len(check.changed)} changed, {len(check.new)} new, {len(check.unused)} not run"
+            f"{'; updated' if check.updated else ''} [{check.path}]"
+        )
+        for name, stored, received in check.changed:
+            lines.append(f"  changed: {name}")
+            lines.append(f"    was: {one_line(stored)}")
+            lines.append(f"    now: {one_line(received)}")
+        lines += [f"  no snapshot: {name}" for name in check.new]
+    if outcome.repeats > 1:
+        lines.append(
+            f"repeats: {outcome.repeats} generations per item, policy {outcome.repeat_policy!r}; "
+            f"{len(outcome.inconsistent)} of {len(outcome.repeated)} item(s) differed across generations"
+        )
+        for item in outcome.repeated:
+            mark = "  (differs)" if not item.consistent else ""
+            lines.append(
+                f"  {item.verdict:<8} {item.correct_count}/{len(item.verdicts)} correct  "
+                f"{item.key} [{item.engine}]: {', '.join(item.verdicts)}{mark}"
+            )
+        if outcome.excused:
+            lines.append(
+                f"  {len(outcome.excused)} failed generation(s) belong to items correct under the policy: "
+                "they do not fail the run"
+            )
+    if outcome.reasons:
+        lines.append("gate FAILED:")
+        lines += [f"  {reason}" for reason in outcome.reasons]
+    elif outcome.checks or outcome.comparison is not None or outcome.snapshots:
+        lines.append("gate passed")
+    return lines
+
+
+def write_gate_summary(writer: _Writer, outcome: Any) -> None:
+    """Print the release-gate section after the summary table."""
+    lines = gate_lines(outcome)
+    if not lines:
+        return
+    writer.write_sep("=", "ttsbench gate")
+    for line in lines:
+        writer.write_line(line)

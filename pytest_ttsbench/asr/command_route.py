@@ -1,0 +1,104 @@
+"""An ASR route that runs a program: any recognizer with a command line becomes a voting route.
+
+::
+
+    asr:
+      routes:
+        - {type: command, name: sensevoice, command: [python, tools/sensevoice.py, "{audio}", --lang, "{lang}"]}
+        - {type: command, name: vosk, command: "vosk-transcriber -i {audio}", timeout_s: 60}
+
+``{audio}`` becomes the path of a temporary 16-bit WAV of the clip (at the recognizer's 16 kHz),
+``{lang}`` the item's language tag as written in the case file. The program runs without a
+shell (a string command is split like a shell would split it, but nothing is expanded or
+interpreted), so an item text or a path can never inject a command. Its standard output, as
+UTF-8 with surrounding whitespace removed, is the transcript; a non-zero exit status or a
+timeout fails the route for that clip, with the end of its standard error in the message.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_ttsbench.asr.base import AsrError, Transcription
+from pytest_ttsbench.audio import DecodedAudio, encode_wav
+
+_KEYS = frozenset({"type", "name", "command", "timeout_s", "cwd", "env"})
+_STDERR_TAIL = 500
+
+
+def _argv(command: str | Sequence[str]) -> list[str]:
+    argv = shlex.split(command) if isinstance(command, str) else [str(part) for part in command]
+    if not argv or not argv[0]:
+        raise ValueError("command route: 'command' must name a program")
+    return argv
+
+
+class CommandRoute:
+    """A recognizer run as a child process, once per clip."""
+
+    def __init__(
+        self,
+        command: str | Sequence[str],
+        name: str | None = None,
+        timeout_s: float = 300.0,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.argv = _argv(command)
+        self.name = name or f"command:{Path(self.argv[0]).name}"
+        self.timeout_s = float(timeout_s)
+        self.cwd = cwd
+        # Extra variables on top of the inherited environment (never logged: they may hold keys).
+        self.env = {str(k): str(v) for k, v in (env or {}).items()}
+
+    def command_for(self, audio_path: Path, language: str) -> list[str]:
+        """The argument list for one clip, placeholders filled in."""
+        return [part.replace("{audio}", str(audio_path)).replace("{lang}", language) for part in self.argv]
+
+    def transcribe(self, audio: DecodedAudio, language: str) -> Transcription:
+        with tempfile.TemporaryDirectory(prefix="ttsbench-asr-") as folder:
+            path = Path(folder) / "clip.wav"
+            path.write_bytes(encode_wav(audio))
+            argv = self.command_for(path, language)
+            started = time.perf_counter()
+            try:
+                completed = subprocess.run(
+                    argv,
+                    capture_output=True,
+                    timeout=self.timeout_s,
+                    cwd=self.cwd,
+                    env={**os.environ, **self.env} if self.env else None,
+                    check=False,
+                )
+            except FileNotFoundError as exc:
+                raise AsrError(f"ASR route {self.name!r}: program not found: {argv[0]}") from exc
+            except subprocess.TimeoutExpired as exc:
+                raise AsrError(f"ASR route {self.name!r}: no answer within {self.timeout_s:g} s") from exc
+            except OSError as exc:
+                raise AsrError(f"ASR route {self.name!r}: cannot run {argv[0]}: {exc}") from exc
+            seconds = time.perf_counter() - started
+        if completed.returncode != 0:
+            stderr = completed.stderr.decode("utf-8", errors="replace").strip()[-_STDERR_TAIL:]
+            raise AsrError(
+                f"ASR route {self.name!r}: {Path(argv[0]).name} exited with status {completed.returncode}"
+                + (f": {stderr}" if stderr else "")
+            )
+        text = completed.stdout.decode("utf-8", errors="replace").strip()
+        return Transcription(text=text, seconds=seconds, details={"program": argv[0]})
+
+
+def command_route(spec: Mapping[str, Any]) -> CommandRoute:
+    """The route for ``{type: command, command, name, timeout_s, cwd, env}``."""
+    unknown = set(spec) - _KEYS
+    if unknown:
+        raise ValueError(f"command route: unknown field(s) {', '.join(sorted(unknown))}")
+    if "command" not in spec:
+        raise ValueError("command route: field 'command' is required")
+    return CommandRoute(**{k: v for k, v in spec.items() if k != "type" and v is not None})

@@ -1,0 +1,60 @@
+"""``ttsbench compare BASELINE CANDIDATE [--json]``: the baseline comparison of a pytest run, offline.
+
+:func:`add_compare_command` registers the subcommand on the ``ttsbench`` parser; :func:`main`
+runs it alone (``python -m pytest_ttsbench.compare_cli``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_ttsbench.gating.baseline import compare, comparison_lines
+from pytest_ttsbench.gating.repeats import POLICIES
+from pytest_ttsbench.results import read_results
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    try:
+        baseline = read_results(Path(args.baseline))
+        candidate = read_results(Path(args.candidate))
+        comparison = compare(baseline, candidate, args.repeat_policy)
+    except (OSError, TypeError, ValueError) as exc:
+        print(f"ttsbench compare: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        json.dump(comparison.to_dict(), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(f"baseline:  {args.baseline}")
+        print(f"candidate: {args.candidate}")
+        for line in comparison_lines(comparison):
+            print(line)
+    return 1 if args.fail_on_regression and comparison.regressions else 0
+
+
+def add_compare_command(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``compare`` to a ``ttsbench`` subparsers object (from ``add_subparsers``)."""
+    p = subparsers.add_parser("compare", help="compare two results files: regressions, fixes, McNemar p-value")
+    p.add_argument("baseline", help="the earlier results file (JSON lines)")
+    p.add_argument("candidate", help="the later results file (JSON lines)")
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    p.add_argument("--repeat-policy", choices=POLICIES, default="all", help="how several generations make one verdict")
+    p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when any target regressed")
+    p.set_defaults(func=_cmd_compare)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="ttsbench")
+    add_compare_command(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

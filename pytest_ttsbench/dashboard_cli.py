@@ -1,0 +1,51 @@
+"""``ttsbench dashboard RUNS_DIR -o SITE``: a static site from many runs' results files.
+
+:func:`add_dashboard_command` registers the subcommand on the ``ttsbench`` parser; :func:`main`
+runs it alone (``python -m pytest_ttsbench.dashboard_cli``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+
+def _cmd_dashboard(args: argparse.Namespace) -> int:
+    # Imported here so other subcommands never pay for loading matplotlib.
+    from pytest_ttsbench.reporting.dashboard import Dashboard, DashboardError, load_runs
+
+    try:
+        runs = load_runs(Path(args.runs_dir))
+        index = Dashboard(runs, Path(args.out), args.title).build()
+    except (OSError, ValueError, DashboardError) as exc:
+        print(f"ttsbench dashboard: {exc}", file=sys.stderr)
+        return 2
+    engines = sorted({engine for run in runs for engine in run.engines})
+    print(f"wrote {index} ({len(runs)} run(s), engines: {', '.join(engines)})")
+    return 0
+
+
+def add_dashboard_command(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``dashboard`` to a ``ttsbench`` subparsers object (from ``add_subparsers``)."""
+    p = subparsers.add_parser(
+        "dashboard", help="build a static site (history, leaderboard, regressions, items) from many runs"
+    )
+    p.add_argument("runs_dir", metavar="RUNS_DIR", help="folder of runs: RUNS_DIR/*/results.jsonl or RUNS_DIR/*.jsonl")
+    p.add_argument("-o", "--out", required=True, metavar="SITE", help="folder to write the site into")
+    p.add_argument("--title", default="TTS benchmark dashboard", help="title of the site")
+    p.set_defaults(func=_cmd_dashboard)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="ttsbench")
+    add_dashboard_command(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""Several generations of the same item: one verdict per item, and how consistent the engine was.
+
+With ``--tts-repeats N`` every item is synthesized N times (each its own test, ``-r<k>``). The
+item's verdict follows a policy over its generations:
+
+* ``all`` — correct only when every generation was correct (the default: a voice that gets a
+  number right two times in three is not shippable);
+* ``majority`` — correct when more than half were;
+* ``any`` — correct when at least one was.
+
+When the item is not correct, its verdict is the commonest non-correct one among its
+generations (ties: wrong, then unknown, then error), so the summary still says *how* it failed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_ttsbench.results import ItemResult
+
+POLICIES = ("all", "majority", "any")
+_NOT_CORRECT = ("wrong", "unknown", "error")
+
+
+def policy_verdict(verdicts: list[str], policy: str) -> str:
+    """The item verdict from its generations' verdicts."""
+    if policy not in POLICIES:
+        raise ValueError(f"repeat policy {policy!r} is not one of {POLICIES}")
+    if not verdicts:
+        raise ValueError("an item needs at least one generation")
+    correct = sum(1 for v in verdicts if v == "correct")
+    passed = {
+        "all": correct == len(verdicts),
+        "majority": 2 * correct > len(verdicts),
+        "any": correct > 0,
+    }[policy]
+    if passed:
+        return "correct"
+    counts = Counter(v for v in verdicts if v != "correct")
+    return max(_NOT_CORRECT, key=lambda v: (counts[v], -_NOT_CORRECT.index(v)))
+
+
+@dataclass(frozen=True)
+class RepeatedItem:
+    """One item (target) on one engine over its generations."""
+
+    engine: str
+    key: str
+    verdict: str
+    verdicts: tuple[str, ...]  # by repeat index
+    transcripts: tuple[str | None, ...]
+
+    @property
+    def consistent(self) -> bool:
+        """Same verdict and same transcript in every generation."""
+        return len(set(self.verdicts)) == 1 and len(set(self.transcripts)) == 1
+
+    @property
+    def correct_count(self) -> int:
+        return sum(1 for v in self.verdicts if v == "correct")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "engine": self.engine,
+            "key": self.key,
+            "verdict": self.verdict,
+            "verdicts": list(self.verdicts),
+            "consistent": self.consistent,
+        }
+
+
+def group_generations(results: Iterable[ItemResult]) -> dict[tuple[str, str], list[ItemResult]]:
+    """Rows by (engine, target key), one per repeat index; a repeat index seen twice keeps its last row."""
+    grouped: dict[tuple[str, str], dict[int, ItemResult]] = {}
+    for result in results:
+        grouped.setdefault((result.engine, result.key), {})[result.repeat] = result
+    return {key: [rows[i] for i in sorted(rows)] for key, rows in grouped.items()}
+
+
+def aggregate(results: Iterable[ItemResult], policy: str) -> tuple[list[ItemResult], list[RepeatedItem]]:
+    """One row per item with the policy's verdict, and the per-item detail.
+
+    The row kept is the first generation's (its evidence and transcript), with the verdict
+    replaced, so every summary and gate downstream counts items, not generations.
+    """
+    rows: list[ItemResult] = []
+    items: list[RepeatedItem] = []
+    for (engine, key), generations in group_generations(results).items():
+        verdicts = [g.verdict for g in generations]
+        verdict = policy_verdict(verdicts, policy)
+        rows.append(dataclasses.replace(generations[0], verdict=verdict))  # type: ignore[arg-type]
+        items.append(RepeatedItem(engine, key, verdict, tuple(verdicts), tuple(g.transcript for g in generations)))
+    return rows, items

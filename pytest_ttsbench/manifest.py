@@ -1,0 +1,241 @@
+"""Checksums of a run: what went in (case files, transcripts, configuration) and what came out.
+
+A run's results are only worth comparing later if nobody touched them, or the files they were
+derived from, in between. Beside each results file we write a manifest holding the SHA-256 of
+
+* inputs: the case files, stored transcripts or pre-rendered clips that replay engines read,
+  and the configuration file (which only *names* environment variables, so it holds no secret);
+* outputs: the results file and every clip it points at.
+
+``ttsbench verify`` recomputes them and names each file that was modified, went missing, or was
+added to a folder the run owns. Paths inside the manifest's folder are stored relative to it, so a
+run folder can be moved or archived whole; inputs outside it are stored as absolute paths.
+
+A results file called ``results.jsonl`` owns its whole folder (the layout of a default pytest
+run) and its manifest is ``manifest.sha256.json``; any other results file gets
+``<stem>.manifest.sha256.json`` and owns only itself and its clip folder, so several results
+files can share one folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pytest_ttsbench.cases.loader import CASE_SUFFIXES
+from pytest_ttsbench.results import iter_results
+
+if TYPE_CHECKING:
+    from pytest_ttsbench.session import BenchSession
+
+MANIFEST_NAME = "manifest.sha256.json"
+MANIFEST_SUFFIX = ".manifest.sha256.json"
+RUN_RESULTS_NAME = "results.jsonl"
+FORMAT_VERSION = 1
+_AUDIO_SUFFIXES = (".wav", ".mp3", ".flac", ".ogg", ".opus", ".aac", ".webm", ".bin")
+
+
+class ManifestError(ValueError):
+    """No manifest where one was expected, or one that cannot be read."""
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def manifest_path(results_path: Path) -> Path:
+    """Where the manifest of a results file lives."""
+    if results_path.name == RUN_RESULTS_NAME:
+        return results_path.parent / MANIFEST_NAME
+    return results_path.parent / f"{results_path.stem}{MANIFEST_SUFFIX}"
+
+
+def _is_manifest(path: Path) -> bool:
+    return path.name == MANIFEST_NAME or path.name.endswith(MANIFEST_SUFFIX)
+
+
+def _key(path: Path, base: Path) -> str:
+    """How a file is named in a manifest: relative to its folder when inside it, else absolute."""
+    resolved = path.resolve()
+    return resolved.relative_to(base).as_posix() if resolved.is_relative_to(base) else str(resolved)
+
+
+def _locate(key: str, base: Path) -> Path:
+    path = Path(key)
+    return path if path.is_absolute() else base / path
+
+
+def expand_inputs(paths: Iterable[Path], suffixes: tuple[str, ...] = (*CASE_SUFFIXES, ".jsonl")) -> list[Path]:
+    """Files for the given paths: a file as is, a folder as its files with one of ``suffixes``."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_file():
+            found.append(path)
+        elif path.is_dir():
+            found.extend(p for p in sorted(path.rglob("*")) if p.is_file() and p.suffix in suffixes)
+    return found
+
+
+def _owned_files(folders: Iterable[Path]) -> list[Path]:
+    return [
+        file
+        for folder in folders
+        if folder.is_dir()
+        for file in sorted(folder.rglob("*"))
+        if file.is_file() and not _is_manifest(file) and not file.name.endswith((".tmp", ".part"))
+    ]
+
+
+def write_manifest(
+    results_path: Path,
+    inputs: Iterable[Path],
+    outputs: Iterable[Path] = (),
+    owned_dirs: Iterable[Path] = (),
+) -> Path:
+    """Write the manifest of ``results_path``; the results file itself is always an output.
+
+    ``owned_dirs`` are folders the run wrote into (the clip folder): every file in them now is an
+    output, and a file that appears there later counts as "added". So are the results file's
+    sidecars (``<stem>.*`` beside it, e.g. a gate report). Missing paths are skipped: a run that
+    wrote no clip has none to hash.
+    """
+    target = manifest_path(results_path)
+    base = target.parent.resolve()
+    folders = [base] if results_path.name == RUN_RESULTS_NAME else [d for d in owned_dirs if d.is_dir()]
+    sidecars = sorted(results_path.parent.glob(f"{results_path.stem}.*"))
+    files: dict[str, dict[str, Any]] = {}
+    everything = (("input", inputs), ("output", [results_path, *outputs, *sidecars, *_owned_files(folders)]))
+    for role, paths in everything:
+        for path in paths:
+            if not path.is_file() or _is_manifest(path) or path.name.endswith((".tmp", ".part")):
+                continue
+            key = _key(path, base)
+            # An output that is also an input (a replayed clip kept in place) stays an input.
+            if key not in files:
+                files[key] = {"role": role, "sha256": sha256_file(path), "bytes": path.stat().st_size}
+    document = {
+        "version": FORMAT_VERSION,
+        "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "results": _key(results_path, base),
+        "owned_dirs": sorted({_key(folder, base) if folder != base else "." for folder in folders}),
+        "files": dict(sorted(files.items())),
+    }
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    tmp.replace(target)
+    return target
+
+
+@dataclass
+class Verification:
+    """What differs between a run on disk and its manifest."""
+
+    manifest: Path
+    checked: int = 0
+    modified: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.modified or self.missing or self.added)
+
+
+def find_manifests(run: Path) -> list[Path]:
+    """The manifests of a run: a manifest file, a results file's manifest, or a folder's manifests."""
+    if run.is_dir():
+        if (run / MANIFEST_NAME).is_file():
+            return [run / MANIFEST_NAME]
+        found = sorted(run.glob(f"*{MANIFEST_SUFFIX}"))
+        if not found:
+            raise ManifestError(f"{run}: no {MANIFEST_NAME} or *{MANIFEST_SUFFIX} in this folder")
+        return found
+    if _is_manifest(run):
+        if not run.is_file():
+            raise ManifestError(f"{run}: manifest not found")
+        return [run]
+    candidate = manifest_path(run)
+    if not candidate.is_file():
+        raise ManifestError(f"{run}: no manifest beside it (expected {candidate})")
+    return [candidate]
+
+
+def verify_manifest(path: Path) -> Verification:
+    """Recompute every checksum the manifest lists and look for unlisted files in the folders it owns."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        listed: Mapping[str, Mapping[str, Any]] = document["files"]
+        owned: list[str] = list(document.get("owned_dirs", []))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ManifestError(f"{path}: not a readable manifest: {exc}") from exc
+    base = path.parent.resolve()
+    check = Verification(manifest=path, checked=len(listed))
+    for key, entry in listed.items():
+        file = _locate(key, base)
+        if not file.is_file():
+            check.missing.append(key)
+        elif sha256_file(file) != entry.get("sha256"):
+            check.modified.append(key)
+    for folder_key in owned:
+        folder = _locate(folder_key, base)
+        if not folder.is_dir():
+            continue
+        for file in _owned_files([folder]):
+            key = _key(file, base)
+            if key not in listed:
+                check.added.append(key)
+    return check
+
+
+# --- a pytest run --------------------------------------------------------------------------------
+
+
+def _engine_inputs(bench: BenchSession, engines: Iterable[str]) -> list[Path]:
+    """The files replay engines read: a ``transcripts`` file (or folder of them), an ``audio-dir``'s clips."""
+    found: list[Path] = []
+    for name in engines:
+        profile = bench.settings.engines.get(name)
+        raw = profile.option("path") if profile is not None else None
+        if profile is None or not isinstance(raw, str) or not raw:
+            continue
+        path = Path(raw) if Path(raw).is_absolute() else profile.base_dir / raw
+        if profile.type == "transcripts":
+            found.extend(expand_inputs([path], (".jsonl",)))
+        elif profile.type == "audio-dir":
+            found.extend(expand_inputs([path], _AUDIO_SUFFIXES))
+    return found
+
+
+def write_session_manifest(bench: BenchSession) -> Path | None:
+    """The manifest of a finished pytest run (controller only): called once when the session closes.
+
+    Case files come from the results' node ids (which also works under pytest-xdist, where the
+    controller collects nothing) and from the suites this process collected itself.
+    """
+    results_path = bench.results_path
+    if results_path is None or not results_path.is_file():
+        return None
+    rows = list(iter_results(results_path))
+    root = bench.settings.base_dir
+    cases: set[Path] = {Path(p) for p in bench._suite_owners.values()}
+    for row in rows:
+        if row.node_id:
+            candidate = root / row.node_id.split("::", 1)[0]
+            if candidate.is_file():
+                cases.add(candidate.resolve())
+    inputs = sorted(cases)
+    inputs += _engine_inputs(bench, sorted({r.engine for r in rows} | set(bench.engine_names)))
+    if bench.settings.source is not None:
+        inputs.append(bench.settings.source)
+    outputs = [Path(r.audio_path) for r in rows if r.audio_path]
+    owned = [bench.audio_dir] if bench.audio_dir is not None else []
+    return write_manifest(results_path, inputs, outputs, owned)

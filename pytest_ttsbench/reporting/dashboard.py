@@ -1,0 +1,315 @@
+"""A static dashboard built from many runs' results files: history, leaderboard, changes, items.
+
+Input is a folder of nightly runs, each ``RUNS/<run>/results.jsonl`` (the plugin's default layout)
+or ``RUNS/<run>.jsonl``, with any number of engines per file. Output is a folder of plain HTML
+pages, SVG charts drawn by matplotlib and copies of the clips, linked relatively, so it opens from
+disk (``file://``) with no server and no network, and survives being moved or archived whole:
+
+* ``index.html``: the latest leaderboard, strict accuracy per engine × category over the runs
+  (with Wilson 95 % bands), the latest run's category table and charts, and per engine the
+  regressions and fixes of its latest run against its previous one (matched by item id and
+  target), each with both transcripts and both clips;
+* ``items/index.html`` and one page per item (per target) with every run's verdict, transcript
+  and clip for every engine.
+
+Every figure comes from the results files alone; several generations of an item (``--tts-repeats``)
+count once, under the "all generations correct" policy, as in the gate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from pytest_ttsbench.gating.baseline import compare
+from pytest_ttsbench.gating.repeats import aggregate
+from pytest_ttsbench.gating.summary import summarize
+from pytest_ttsbench.pipeline import safe_name
+from pytest_ttsbench.reporting import plots
+from pytest_ttsbench.reporting.html import (
+    CSS,
+    ClipStore,
+    category_table_html,
+    charts_for,
+    esc,
+    evidence_text,
+    expected_text,
+    heard_html,
+    verdict_html,
+)
+from pytest_ttsbench.reporting.leaderboard import Run, entry_from_run, ranked
+from pytest_ttsbench.results import ItemResult, read_results
+
+PAGE_CSS = (
+    CSS
+    + """
+body{font-family:system-ui,sans-serif;margin:1.5em;color:#1f2328;max-width:1400px}
+h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.5em;border-bottom:1px solid #d0d7de}
+table.data{border-collapse:collapse;margin:.5em 0 1em}
+table.data th,table.data td{border:1px solid #d0d7de;padding:3px 6px;vertical-align:top;text-align:left}
+nav a{margin-right:1em}
+img.chart{max-width:100%;height:auto;display:block;margin:.5em 0}
+.muted{color:#57606a}
+"""
+)
+
+
+class DashboardError(ValueError):
+    """The runs folder holds nothing to build a dashboard from."""
+
+
+@dataclass
+class RunData:
+    """One results file: its name on the dashboard, when it started, and its rows (one per target)."""
+
+    name: str
+    path: Path
+    started: datetime
+    results: list[ItemResult] = field(default_factory=list)
+
+    @property
+    def engines(self) -> list[str]:
+        return sorted({r.engine for r in self.results})
+
+    def rows_for(self, engine: str) -> list[ItemResult]:
+        return [r for r in self.results if r.engine == engine]
+
+
+def find_results_files(runs_dir: Path) -> list[Path]:
+    """``RUNS/*/results.jsonl`` and ``RUNS/*.jsonl``."""
+    if not runs_dir.is_dir():
+        raise DashboardError(f"{runs_dir}: not a folder of runs")
+    return sorted(runs_dir.glob("*/results.jsonl")) + sorted(runs_dir.glob("*.jsonl"))
+
+
+def _started(results: Sequence[ItemResult], path: Path) -> datetime:
+    """The run's earliest ``started_at``, else the file's modification time (UTC)."""
+    stamps = []
+    for result in results:
+        if not result.started_at:
+            continue
+        try:
+            stamp = datetime.fromisoformat(result.started_at.replace("Z", "+00:00"))
+        except ValueError:
+            continue
+        stamps.append(stamp if stamp.tzinfo else stamp.replace(tzinfo=timezone.utc))
+    return min(stamps) if stamps else datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+
+
+def load_runs(runs_dir: Path) -> list[RunData]:
+    """Every non-empty results file under ``runs_dir``, oldest first (ties by name)."""
+    runs = []
+    for path in find_results_files(runs_dir):
+        rows = read_results(path)
+        if not rows:
+            continue
+        items, _ = aggregate(rows, "all")
+        name = path.parent.name if path.name == "results.jsonl" else path.stem
+        runs.append(RunData(name, path, _started(rows, path), items))
+    if not runs:
+        raise DashboardError(f"{runs_dir}: no results files (expected */results.jsonl or *.jsonl)")
+    return sorted(runs, key=lambda run: (run.started, run.name))
+
+
+def item_slug(key: str) -> str:
+    """A file name for an item page: readable, and unique (``safe_name`` adds a hash of a changed key)."""
+    return safe_name(key)
+
+
+def _page(title: str, body: str, depth: int = 0) -> str:
+    up = "../" * depth
+    nav = f'<nav><a href="{up}index.html">Dashboard</a><a href="{up}items/index.html">All items</a></nav>'
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>{esc(title)}</title><style>{PAGE_CSS}</style></head>"
+        f"<body>{nav}<h1>{esc(title)}</h1>{body}</body></html>\n"
+    )
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A table of cells that are already HTML (callers escape)."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
+    return f'<table class="data"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+class Dashboard:
+    """Builds the site; one instance per build."""
+
+    def __init__(self, runs: list[RunData], site: Path, title: str = "TTS benchmark dashboard") -> None:
+        self.runs = runs
+        self.site = site
+        self.title = title
+        self.clips = ClipStore(site)
+        self.engines = sorted({engine for run in runs for engine in run.engines})
+
+    def runs_with(self, engine: str) -> list[RunData]:
+        return [run for run in self.runs if engine in run.engines]
+
+    def build(self) -> Path:
+        self.site.mkdir(parents=True, exist_ok=True)
+        (self.site / "items").mkdir(exist_ok=True)
+        index = self.site / "index.html"
+        index.write_text(self.index_html(), encoding="utf-8")
+        self.write_item_pages()
+        return index
+
+    def _chart(self, stem: str, alt: str, svg: bytes, depth: int = 0) -> str:
+        path = plots.write_svg(self.site / "charts" / f"{safe_name(stem)}.svg", svg)
+        src = "../" * depth + path.relative_to(self.site).as_posix()
+        return f'<img class="chart" alt="{esc(alt)}" src="{esc(src)}">'
+
+    # --- index -------------------------------------------------------------------------------
+
+    def latest_rows(self) -> list[ItemResult]:
+        """Each engine's rows from the latest run that has it."""
+        return [row for engine in self.engines for row in self.runs_with(engine)[-1].rows_for(engine)]
+
+    def index_html(self) -> str:
+        latest = self.latest_rows()
+        parts = [
+            f'<p class="muted">{len(self.runs)} run(s), {len(self.engines)} engine(s): '
+            f"{esc(', '.join(self.engines))}. Latest run: {esc(self.runs[-1].name)}.</p>",
+            "<h2>Leaderboard (each engine's latest run)</h2>",
+            self.leaderboard_html(),
+            "<h2>Strict accuracy over time</h2>",
+        ]
+        for engine in self.engines:
+            parts.append(f"<h3>{esc(engine)}</h3>" + self.history_html(engine))
+        parts.append("<h2>Latest results by category</h2>")
+        parts.append('<div class="ttsbench-summary">' + category_table_html(latest) + "</div>")
+        for stem, alt, svg in charts_for(latest):
+            parts.append(self._chart(f"latest-{stem}", alt, svg))
+        parts.append("<h2>Changes in the latest run</h2>")
+        for engine in self.engines:
+            parts.append(f"<h3>{esc(engine)}</h3>" + self.changes_html(engine))
+        return _page(self.title, "".join(parts))
+
+    def leaderboard_html(self) -> str:
+        entries = []
+        for engine in self.engines:
+            run = self.runs_with(engine)[-1]
+            rows = run.rows_for(engine)
+            routes = list(dict.fromkeys(name for r in rows for name in [*r.route_verdicts, *r.transcripts]))
+            entries.append(entry_from_run(Run(engine, run.started.date().isoformat(), routes, rows)))
+        rows = []
+        for rank, entry in ranked(entries):
+            accuracy = "-" if entry.strict_accuracy is None else f"{100 * entry.strict_accuracy:.1f}%"
+            bucket = summarize(self.runs_with(entry.system)[-1].rows_for(entry.system), [])[()]
+            ci = bucket.ci95
+            interval = "-" if ci is None else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+            rows.append(
+                [
+                    str(rank),
+                    esc(entry.system),
+                    accuracy,
+                    interval,
+                    str(entry.correct),
+                    str(entry.wrong),
+                    str(entry.unknown),
+                    str(bucket.n),
+                    esc(entry.date),
+                    esc(", ".join(entry.asr_routes)),
+                ]
+            )
+        header = ("rank", "engine", "strict accuracy", "Wilson 95% CI", "correct", "wrong", "unknown", "n", "date",
+                  "ASR routes")
+        return _table(header, rows)
+
+    def history_html(self, engine: str) -> str:
+        runs = self.runs_with(engine)
+        points = [
+            plots.Point(run.name, f"{suite}/{category}", bucket)
+            for run in runs
+            for (suite, category), bucket in summarize(run.rows_for(engine), ["suite", "category"]).items()
+        ]
+        svg = plots.history_chart_svg(points, [run.name for run in runs], f"{engine}: strict accuracy per category")
+        return self._chart(f"history-{engine}", f"{engine}: strict accuracy per category over runs", svg)
+
+    def changes_html(self, engine: str) -> str:
+        runs = self.runs_with(engine)
+        if len(runs) < 2:
+            return '<p class="muted">Only one run: nothing to compare.</p>'
+        before_run, after_run = runs[-2], runs[-1]
+        before = {r.key: r for r in before_run.rows_for(engine)}
+        after = {r.key: r for r in after_run.rows_for(engine)}
+        comparison = compare(before.values(), after.values())
+        parts = [
+            f'<p class="muted">{esc(after_run.name)} against {esc(before_run.name)}: '
+            f"{len(comparison.regressions)} regression(s), {len(comparison.fixes)} fix(es), "
+            f"{comparison.unchanged} unchanged, {len(comparison.new)} new, {len(comparison.missing)} gone.</p>"
+        ]
+        for label, keys in (("Regressions", comparison.regressions), ("Fixes", comparison.fixes)):
+            if not keys:
+                continue
+            rows = [self._change_row(before[key], before_run, after[key], after_run) for key in keys]
+            header = ("item", "category", "text", "before", "heard before", "clip before", "now", "heard now",
+                      "evidence now", "clip now")
+            parts.append(f"<h4>{label}</h4>" + _table(header, rows))
+        return "".join(parts)
+
+    def _change_row(self, old: ItemResult, old_run: RunData, new: ItemResult, new_run: RunData) -> list[str]:
+        return [
+            f'<a href="items/{item_slug(new.key)}.html">{esc(new.key)}</a>',
+            esc(new.category),
+            esc(new.text),
+            verdict_html(old.verdict),
+            heard_html(old),
+            self.clips.player(old, old_run.path.parent),
+            verdict_html(new.verdict),
+            heard_html(new),
+            esc(evidence_text(new)),
+            self.clips.player(new, new_run.path.parent),
+        ]
+
+    # --- items -------------------------------------------------------------------------------
+
+    def write_item_pages(self) -> None:
+        keys: dict[str, dict[str, ItemResult]] = {}  # key → engine → latest row
+        for run in self.runs:
+            for row in run.results:
+                keys.setdefault(row.key, {})[row.engine] = row
+        listing = []
+        for key in sorted(keys):
+            slug = item_slug(key)
+            (self.site / "items" / f"{slug}.html").write_text(self.item_html(key), encoding="utf-8")
+            latest = "".join(f"<div>{esc(e)}: {verdict_html(r.verdict)}</div>" for e, r in sorted(keys[key].items()))
+            any_row = next(iter(keys[key].values()))
+            listing.append([f'<a href="{slug}.html">{esc(key)}</a>', esc(any_row.category), esc(any_row.text), latest])
+        body = _table(("item", "category", "text", "latest verdict"), listing)
+        (self.site / "items" / "index.html").write_text(_page("All items", body, depth=1), encoding="utf-8")
+
+    def item_html(self, key: str) -> str:
+        page_dir = self.site / "items"
+        rows, latest = [], None
+        for run in self.runs:
+            for row in run.results:
+                if row.key != key:
+                    continue
+                latest = row
+                rows.append(
+                    [
+                        esc(run.name),
+                        esc(row.engine),
+                        verdict_html(row.verdict),
+                        heard_html(row),
+                        esc(evidence_text(row)),
+                        "" if row.cer is None else f"{row.cer:.3f}",
+                        self.clips.player(row, run.path.parent, page_dir),
+                    ]
+                )
+        assert latest is not None  # only keys seen in some run get a page
+        intro = (
+            f"<p><b>Suite</b> {esc(latest.suite)} · <b>category</b> {esc(latest.category)} · "
+            f"<b>language</b> {esc(latest.language)}</p><p><b>Text</b> {esc(latest.text)}</p>"
+            f"<p><b>Expected</b> {esc(expected_text(latest))}</p>"
+        )
+        table = _table(("run", "engine", "verdict", "heard", "evidence", "CER", "clip"), rows)
+        return _page(key, intro + table, depth=1)
+
+
+def build_dashboard(runs_dir: Path, site: Path, title: str = "TTS benchmark dashboard") -> Path:
+    """Build the site for every run under ``runs_dir`` into ``site``; returns its ``index.html``."""
+    return Dashboard(load_runs(runs_dir), site, title).build()

@@ -1,0 +1,148 @@
+"""Charts for the HTML report and the dashboard, drawn by matplotlib and saved as SVG.
+
+Every figure is computed from result rows with :func:`~pytest_ttsbench.gating.summary.summarize`,
+so a chart shows exactly the numbers of the summary table beside it: strict accuracy with its
+Wilson 95 % interval as an error bar. The Figure API is used directly (no pyplot), so nothing
+depends on a display or on global pyplot state shared between threads.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+from matplotlib.figure import Figure
+
+from pytest_ttsbench.gating.summary import Bucket, summarize
+from pytest_ttsbench.results import ItemResult
+
+# A fixed id salt and no date make the SVG byte-stable for identical data (diffable artifacts).
+matplotlib.rcParams["svg.hashsalt"] = "pytest-ttsbench"
+_SVG_METADATA = {"Date": None}
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One bar: a group on the x axis, a series within the group, and the bucket it shows."""
+
+    group: str
+    series: str
+    bucket: Bucket
+
+
+def _error(bucket: Bucket) -> tuple[float, float]:
+    """Distances from the accuracy down and up to the Wilson bounds (zero for an empty bucket)."""
+    accuracy, ci = bucket.strict_accuracy, bucket.ci95
+    if accuracy is None or ci is None:
+        return 0.0, 0.0
+    return max(0.0, accuracy - ci[0]), max(0.0, ci[1] - accuracy)
+
+
+def grouped_bars_svg(bars: Sequence[Bar], title: str, xlabel: str) -> bytes:
+    """Grouped bars of strict accuracy (0-100 %) with Wilson intervals, as SVG bytes."""
+    groups = list(dict.fromkeys(bar.group for bar in bars))
+    series = list(dict.fromkeys(bar.series for bar in bars))
+    lookup = {(bar.group, bar.series): bar.bucket for bar in bars}
+    width = 0.8 / max(1, len(series))
+    figure = Figure(figsize=(max(4.0, 0.9 + 0.55 * len(groups) * max(1, len(series))), 3.2), layout="constrained")
+    axes = figure.add_subplot()
+    for index, name in enumerate(series):
+        xs, heights, low, high, labels = [], [], [], [], []
+        for position, group in enumerate(groups):
+            bucket = lookup.get((group, name))
+            if bucket is None or bucket.strict_accuracy is None:
+                continue
+            down, up = _error(bucket)
+            xs.append(position - 0.4 + width * (index + 0.5))
+            heights.append(100 * bucket.strict_accuracy)
+            low.append(100 * down)
+            high.append(100 * up)
+            labels.append(f"{bucket.correct}/{bucket.n}")
+        container = axes.bar(xs, heights, width * 0.92, yerr=[low, high], capsize=3, label=name)
+        axes.bar_label(container, labels=labels, fontsize=7, padding=2, label_type="center")
+    crowded = len(groups) > 4
+    axes.set_xticks(range(len(groups)), groups, rotation=20 if crowded else 0, ha="right" if crowded else "center")
+    axes.set_ylim(0, 105)
+    axes.set_ylabel("strict accuracy (%)")
+    axes.set_xlabel(xlabel)
+    axes.set_title(title, fontsize=10)
+    axes.grid(axis="y", alpha=0.3)
+    if len(series) > 1:
+        axes.legend(fontsize=8, loc="lower right")
+    return _svg(figure)
+
+
+def category_chart_svg(results: Sequence[ItemResult]) -> bytes:
+    """Strict accuracy per suite/category, one bar per engine, with Wilson 95 % intervals."""
+    buckets = summarize(results, ["suite", "category", "engine"])
+    bars = [Bar(f"{suite}/{category}", engine, bucket) for (suite, category, engine), bucket in buckets.items()]
+    return grouped_bars_svg(bars, "Strict accuracy by category (95% Wilson interval)", "suite/category")
+
+
+def facet_names(results: Sequence[ItemResult]) -> list[str]:
+    """Facet keys that split the results into at least two values (worth a breakdown)."""
+    values: dict[str, set[str]] = {}
+    for result in results:
+        for key, value in result.facets.items():
+            values.setdefault(key, set()).add(str(value))
+    return sorted(key for key, seen in values.items() if len(seen) > 1)
+
+
+def facet_chart_svg(results: Sequence[ItemResult], facet: str) -> bytes:
+    """Strict accuracy per value of one facet (e.g. numeral ``form``) side by side, one bar per engine.
+
+    Rows without the facet are left out: they belong to a benchmark that does not vary it.
+    """
+    rows = [r for r in results if facet in r.facets]
+    buckets = summarize(rows, ["suite", f"facet:{facet}", "engine"])
+    bars = [Bar(f"{suite}: {value}", engine, bucket) for (suite, value, engine), bucket in buckets.items()]
+    return grouped_bars_svg(bars, f"Strict accuracy by {facet} (95% Wilson interval)", facet)
+
+
+@dataclass(frozen=True)
+class Point:
+    """One run's bucket for one line of a history chart."""
+
+    run: str
+    line: str
+    bucket: Bucket
+
+
+def history_chart_svg(points: Sequence[Point], runs: Sequence[str], title: str) -> bytes:
+    """Strict accuracy over runs (x: the runs in order), one line per category with a Wilson band."""
+    figure = Figure(figsize=(max(5.0, 1.2 * len(runs) + 2.5), 3.4), layout="constrained")
+    axes = figure.add_subplot()
+    position = {run: i for i, run in enumerate(runs)}
+    for line in dict.fromkeys(p.line for p in points):
+        own = sorted((p for p in points if p.line == line and p.bucket.strict_accuracy is not None),
+                     key=lambda p: position[p.run])
+        xs = [position[p.run] for p in own]
+        ys = [100 * (p.bucket.strict_accuracy or 0.0) for p in own]
+        lows = [100 * (p.bucket.ci95 or (0.0, 0.0))[0] for p in own]
+        highs = [100 * (p.bucket.ci95 or (0.0, 0.0))[1] for p in own]
+        (drawn,) = axes.plot(xs, ys, marker="o", label=line)
+        axes.fill_between(xs, lows, highs, alpha=0.15, color=drawn.get_color())
+    axes.set_xticks(range(len(runs)), list(runs), rotation=20, ha="right", fontsize=7)
+    axes.set_xlim(-0.5, len(runs) - 0.5)
+    axes.set_ylim(0, 105)
+    axes.set_ylabel("strict accuracy (%)")
+    axes.set_title(title, fontsize=10)
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    return _svg(figure)
+
+
+def _svg(figure: Figure) -> bytes:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="svg", metadata=_SVG_METADATA)
+    return buffer.getvalue()
+
+
+def write_svg(path: Path, svg: bytes) -> Path:
+    """Write chart bytes, creating the folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(svg)
+    return path

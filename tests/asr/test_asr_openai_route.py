@@ -1,0 +1,189 @@
+"""The `openai` ASR route against a real HTTP server on 127.0.0.1 that parses the multipart body."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from email.message import Message
+from email.parser import BytesParser
+from email.policy import HTTP
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+import pytest
+
+from pytest_ttsbench.asr.base import AsrError
+from pytest_ttsbench.asr.openai_route import OpenAITranscriptionRoute
+from pytest_ttsbench.asr.registry import create_route
+from pytest_ttsbench.audio import DecodedAudio, decode_audio
+
+
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]
+    fields: dict[str, str]
+    file_name: str | None
+    file_type: str | None
+    file_bytes: bytes
+
+
+@dataclass
+class FakeServer:
+    """Answers each POST with the next scripted (status, body); records what it received."""
+
+    url: str
+    replies: list[tuple[int, dict | str]] = field(default_factory=list)
+    received: list[Received] = field(default_factory=list)
+
+
+def _parse_multipart(content_type: str, body: bytes) -> tuple[dict[str, str], Message | None]:
+    message = BytesParser(policy=HTTP).parsebytes(b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + body)
+    assert message.is_multipart(), "the request body must be multipart/form-data"
+    fields: dict[str, str] = {}
+    upload = None
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        if part.get_filename():
+            upload = part
+        else:
+            fields[str(name)] = part.get_payload(decode=True).decode("utf-8")
+    return fields, upload
+
+
+@pytest.fixture
+def server() -> Iterator[FakeServer]:
+    state = FakeServer(url="")
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            fields, upload = _parse_multipart(self.headers["Content-Type"], body)
+            state.received.append(
+                Received(
+                    path=self.path,
+                    headers={k.lower(): v for k, v in self.headers.items()},
+                    fields=fields,
+                    file_name=upload.get_filename() if upload else None,
+                    file_type=upload.get_content_type() if upload else None,
+                    file_bytes=upload.get_payload(decode=True) if upload else b"",
+                )
+            )
+            status, reply = state.replies.pop(0) if state.replies else (200, {"text": "default"})
+            data = json.dumps(reply).encode() if isinstance(reply, dict) else reply.encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json" if isinstance(reply, dict) else "text/plain")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    state.url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    try:
+        yield state
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def _clip(seconds: float = 0.5) -> DecodedAudio:
+    t = np.arange(int(16000 * seconds)) / 16000
+    samples = (0.3 * np.sin(2 * np.pi * 440 * t)).astype(np.float32)
+    return DecodedAudio(samples, 16000, 16000, 1, "wav", 2)
+
+
+def _route(server: FakeServer, **spec: object) -> OpenAITranscriptionRoute:
+    route = create_route({"type": "openai", "base_url": server.url, "retry_min_wait_s": 0.01, **spec})
+    assert isinstance(route, OpenAITranscriptionRoute)
+    return route
+
+
+def test_posts_a_wav_with_the_form_fields_and_key(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASR_TEST_KEY", "sk-test-123456")
+    server.replies.append((200, {"text": " 航展首日，歼二十亮相。 "}))
+    route = _route(server, model="whisper-large-v3", api_key_env="ASR_TEST_KEY", name="large")
+    heard = route.transcribe(_clip(), "zh-CN")
+    assert heard.text == "航展首日，歼二十亮相。"
+    assert route.name == "large"
+    (request,) = server.received
+    assert request.path == "/v1/audio/transcriptions"
+    assert request.headers["authorization"] == "Bearer sk-test-123456"
+    assert request.fields == {"model": "whisper-large-v3", "language": "zh", "response_format": "json"}
+    assert request.file_name == "clip.wav" and request.file_type == "audio/wav"
+    sent = decode_audio(request.file_bytes)  # the upload is a real WAV of the same clip
+    assert sent.sample_rate == 16000 and sent.seconds == pytest.approx(0.5, abs=0.01)
+
+
+def test_no_key_no_authorization_header(server: FakeServer) -> None:
+    server.replies.append((200, {"text": "In 2026."}))
+    route = _route(server)
+    assert route.name == "openai:whisper-1"
+    assert route.transcribe(_clip(), "en").text == "In 2026."
+    assert "authorization" not in server.received[0].headers
+    assert server.received[0].fields["language"] == "en"
+
+
+def test_transient_failures_are_retried(server: FakeServer) -> None:
+    server.replies += [(503, {"error": {"message": "loading model"}}), (429, "slow down"), (200, {"text": "ok"})]
+    heard = _route(server, max_retries=3).transcribe(_clip(), "en")
+    assert heard.text == "ok"
+    assert heard.details["attempts"] == 3
+    assert len(server.received) == 3
+
+
+def test_retries_are_bounded(server: FakeServer) -> None:
+    server.replies += [(503, {"error": {"message": "loading model"}})] * 3
+    with pytest.raises(AsrError, match=r"after 2 attempt\(s\): HTTP 503: loading model"):
+        _route(server, max_retries=1).transcribe(_clip(), "en")
+    assert len(server.received) == 2
+
+
+def test_client_errors_fail_at_once_without_the_key(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASR_TEST_KEY", "sk-secret-abcdef")
+    server.replies.append((401, {"error": {"message": "Incorrect API key provided: sk-secret-abcdef", "code": "bad"}}))
+    with pytest.raises(AsrError) as caught:
+        _route(server, api_key_env="ASR_TEST_KEY").transcribe(_clip(), "en")
+    message = str(caught.value)
+    assert "HTTP 401" in message and "Incorrect API key provided" in message
+    assert "sk-secret-abcdef" not in message and "[REDACTED]" in message
+    assert len(server.received) == 1
+
+
+def test_answer_without_text_is_an_error(server: FakeServer) -> None:
+    server.replies.append((200, {"transcript": "wrong field"}))
+    with pytest.raises(AsrError, match="no 'text' string"):
+        _route(server).transcribe(_clip(), "en")
+
+
+def test_unset_key_variable_is_named(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ASR_UNSET_KEY", raising=False)
+    with pytest.raises(AsrError, match="environment variable ASR_UNSET_KEY is not set"):
+        _route(server, api_key_env="ASR_UNSET_KEY").transcribe(_clip(), "en")
+    assert server.received == []
+
+
+def test_unreachable_server_is_an_error_after_retries() -> None:
+    route = create_route(
+        {"type": "openai", "base_url": "http://127.0.0.1:9/v1", "max_retries": 1, "retry_min_wait_s": 0.01}
+    )
+    with pytest.raises(AsrError, match=r"after 2 attempt\(s\): ConnectError"):
+        route.transcribe(_clip(), "en")
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ({"base_url": "ftp://x"}, "base_url must be an http"),
+        ({"modle": "typo"}, "unknown field"),
+    ],
+)
+def test_bad_specs(spec: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        create_route({"type": "openai", **spec})

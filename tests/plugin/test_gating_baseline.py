@@ -1,0 +1,199 @@
+"""Baselines: regressions, fixes, new and missing targets, McNemar, and the ``compare`` command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import NUMERALS, TRANSCRIPTS, write_project
+from pytest_ttsbench.compare_cli import main as compare_main
+from pytest_ttsbench.gating.baseline import compare
+from pytest_ttsbench.gating.stats import mcnemar_exact
+from pytest_ttsbench.results import ItemResult, write_results
+
+PLAIN_NUMERALS = NUMERALS.replace("thresholds: {default: 0.5}\n", "")
+
+
+def _row(key: str, verdict: str, engine: str = "e", category: str = "c", **extra: object) -> ItemResult:
+    suite, _, rest = key.partition("/")
+    item, _, span = rest.partition("/")
+    return ItemResult(
+        engine=engine,
+        suite=suite,
+        id=f"{suite}/{item}",
+        target=span or None,
+        category=category,
+        language="en",
+        facets={},
+        verdict=verdict,  # type: ignore[arg-type]
+        transcript="",
+        expected={},
+        evidence={},
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def test_classification_and_mcnemar() -> None:
+    base = [
+        _row("s/a", "correct"),
+        _row("s/b", "correct", category="d"),
+        _row("s/c", "wrong"),
+        _row("s/d", "unknown"),
+        _row("s/e", "correct"),
+        _row("s/m/歼-20", "wrong"),
+        _row("s/gone", "correct"),
+        _row("s/x", "correct", auto_evaluable=False),
+    ]
+    cand = [
+        _row("s/a", "wrong"),  # regression
+        _row("s/b", "error", category="d"),  # regression (error counts as not correct)
+        _row("s/c", "correct"),  # fix
+        _row("s/d", "wrong"),  # unknown → wrong is not a change in strict correctness
+        _row("s/e", "correct"),
+        _row("s/m/歼-20", "correct"),  # a readings target is matched by its span
+        _row("s/fresh", "wrong"),
+        _row("s/x", "wrong", auto_evaluable=False),  # not auto-evaluable: left out
+    ]
+    result = compare(base, cand)
+    assert result.regressions == ["s/a", "s/b"]
+    assert result.fixes == ["s/c", "s/m/歼-20"]
+    assert result.unchanged == 2
+    assert (result.new, result.missing) == (["s/fresh"], ["s/gone"])
+    assert result.mcnemar_p == mcnemar_exact(2, 2) == 1.0
+    assert result.by_category["d"].to_dict() == {
+        "regressions": ["s/b"],
+        "fixes": [],
+        "unchanged": 0,
+        "mcnemar_p": mcnemar_exact(1, 0),
+    }
+    assert result.by_category["c"].regressions == ["s/a"]
+
+
+def test_mcnemar_is_small_when_all_discordant_pairs_go_one_way() -> None:
+    base = [_row(f"s/{i}", "correct") for i in range(8)]
+    cand = [_row(f"s/{i}", "wrong") for i in range(8)]
+    result = compare(base, cand)
+    assert result.mcnemar_p == pytest.approx(2 * 0.5**8)
+    assert result.mcnemar_p < 0.01
+
+
+def test_single_engines_match_whatever_their_names() -> None:
+    result = compare([_row("s/a", "correct", engine="espeak-1.51")], [_row("s/a", "wrong", engine="espeak-1.52")])
+    assert result.regressions == ["s/a"] and not result.new and not result.missing
+
+
+def test_several_engines_match_engine_by_engine() -> None:
+    base = [_row("s/a", "correct", engine="x"), _row("s/a", "wrong", engine="y")]
+    cand = [_row("s/a", "correct", engine="x"), _row("s/a", "correct", engine="z")]
+    result = compare(base, cand)
+    assert (result.regressions, result.fixes, result.unchanged) == ([], [], 1)
+    assert (result.new, result.missing) == (["s/a@z"], ["s/a@y"])
+
+
+def test_generations_are_reduced_by_the_repeat_policy() -> None:
+    base = [_row("s/a", "correct", repeat=0), _row("s/a", "wrong", repeat=1)]
+    cand = [_row("s/a", "correct")]
+    assert compare(base, cand, "all").fixes == ["s/a"]
+    assert compare(base, cand, "any").fixes == []
+
+
+def _two_runs(pytester: pytest.Pytester) -> None:
+    """A baseline run, then the transcripts change: year regresses, pct is fixed."""
+    write_project(pytester, cases={"n.yaml": PLAIN_NUMERALS})
+    pytester.runpytest("--tts-engine=replay", "--tts-results=base.jsonl")
+    changed = {
+        **TRANSCRIPTS,
+        "demo-numerals/year-2026": "The plant opened in 2025.",
+        "demo-numerals/pct-45": "Turnout reached 45 percent.",
+    }
+    (pytester.path / "runs" / "replay.jsonl").write_text(
+        "".join(json.dumps({"id": k, "text": v}) + "\n" for k, v in changed.items()), encoding="utf-8"
+    )
+
+
+def test_run_against_a_baseline(pytester: pytest.Pytester) -> None:
+    _two_runs(pytester)
+    result = pytester.runpytest("--tts-engine=replay", "--tts-results=new.jsonl", "--tts-baseline=base.jsonl")
+    result.stdout.fnmatch_lines(
+        [
+            "baseline */base.jsonl:",
+            "  3 paired target(s): 1 regression(s), 1 fix(es), 1 unchanged; 0 new, 0 missing; McNemar exact p = 1",
+            "    percentages: 0 regression(s), 1 fix(es), 0 unchanged; p = 1",
+            "    years: 1 regression(s), 0 fix(es), 0 unchanged; p = 1",
+            "    regressed: demo-numerals/year-2026",
+            "    fixed:     demo-numerals/pct-45",
+        ]
+    )
+    gate = json.loads((pytester.path / "new.gate.json").read_text(encoding="utf-8"))
+    assert gate["baseline"]["regressions"] == ["demo-numerals/year-2026"]
+    assert gate["reasons"] == []  # without --tts-fail-on-regression a regression is only reported
+
+
+def test_fail_on_regression_spares_known_gaps(pytester: pytest.Pytester) -> None:
+    _two_runs(pytester)
+    gaps = pytester.path / "known_gaps" / "replay.yaml"
+    gaps.parent.mkdir()
+    gaps.write_text("engine: replay\ngaps:\n  - {id: demo-numerals/year-2026, reason: new voice}\n", encoding="utf-8")
+    spared = pytester.runpytest(
+        "--tts-engine=replay", "--tts-results=a.jsonl", "--tts-baseline=base.jsonl", "--tts-fail-on-regression"
+    )
+    spared.assert_outcomes(passed=2, xfailed=1)
+    assert spared.ret == pytest.ExitCode.OK
+    spared.stdout.fnmatch_lines(["    regressed: demo-numerals/year-2026 (known gap)", "gate passed"])
+    gaps.unlink()
+    blocked = pytester.runpytest(
+        "--tts-engine=replay", "--tts-results=b.jsonl", "--tts-baseline=base.jsonl", "--tts-fail-on-regression"
+    )
+    assert blocked.ret == pytest.ExitCode.TESTS_FAILED
+    blocked.stdout.fnmatch_lines(["gate FAILED:", "  1 regression(s) against the baseline: demo-numerals/year-2026"])
+    gate = json.loads((pytester.path / "b.gate.json").read_text(encoding="utf-8"))
+    assert gate["baseline"]["blocking_regressions"] == ["demo-numerals/year-2026"]
+
+
+def test_baseline_usage_errors(pytester: pytest.Pytester) -> None:
+    write_project(pytester, cases={"n.yaml": PLAIN_NUMERALS})
+    missing = pytester.runpytest("--tts-engine=replay", "--tts-baseline=nope.jsonl")
+    assert missing.ret == pytest.ExitCode.USAGE_ERROR
+    missing.stderr.fnmatch_lines(["*--tts-baseline: no results file at */nope.jsonl*"])
+    alone = pytester.runpytest("--tts-engine=replay", "--tts-fail-on-regression")
+    assert alone.ret == pytest.ExitCode.USAGE_ERROR
+    alone.stderr.fnmatch_lines(["*--tts-fail-on-regression needs --tts-baseline*"])
+
+
+def test_xdist_comparison_equals_single_process_and_compare_command(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _two_runs(pytester)
+    args = ["--tts-engine=replay", "--tts-baseline=base.jsonl", "--tts-fail-on-regression"]
+    single = pytester.runpytest_subprocess(*args, "--tts-results=one.jsonl")
+    double = pytester.runpytest_subprocess("-n", "2", *args, "--tts-results=two.jsonl")
+    assert single.ret == double.ret == pytest.ExitCode.TESTS_FAILED
+    one = json.loads((pytester.path / "one.gate.json").read_text(encoding="utf-8"))["baseline"]
+    two = json.loads((pytester.path / "two.gate.json").read_text(encoding="utf-8"))["baseline"]
+    assert one == two
+    # The offline command says the same, from the results files alone.
+    capsys.readouterr()
+    assert compare_main(["compare", str(pytester.path / "base.jsonl"), str(pytester.path / "two.jsonl"), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert set(printed) == {"regressions", "fixes", "unchanged", "new", "missing", "mcnemar_p", "by_category"}
+    assert {k: printed[k] for k in ("regressions", "fixes", "unchanged", "new", "missing", "mcnemar_p")} == {
+        k: two[k] for k in ("regressions", "fixes", "unchanged", "new", "missing", "mcnemar_p")
+    }
+    assert printed["by_category"] == two["by_category"]
+
+
+def test_compare_command_text_exit_codes_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base, cand = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    write_results(base, [_row("s/a", "correct", engine="old"), _row("s/b", "wrong", engine="old")])
+    write_results(cand, [_row("s/a", "unknown", engine="new"), _row("s/b", "wrong", engine="new")])
+    assert compare_main(["compare", str(base), str(cand)]) == 0
+    out = capsys.readouterr().out
+    assert "2 paired target(s): 1 regression(s), 0 fix(es), 1 unchanged" in out
+    assert "  regressed: s/a" in out
+    assert compare_main(["compare", str(base), str(cand), "--fail-on-regression"]) == 1
+    assert compare_main(["compare", str(cand), str(base), "--fail-on-regression"]) == 0
+    capsys.readouterr()
+    assert compare_main(["compare", str(base), str(tmp_path / "missing.jsonl")]) == 2
+    assert "missing.jsonl" in capsys.readouterr().err

@@ -1,0 +1,118 @@
+"""Transcript snapshots (syrupy amber files): report, strict, update, and the xdist path."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from syrupy.extensions.amber.serializer import AmberDataSerializer
+
+from conftest import NUMERALS, TRANSCRIPTS, write_project
+from pytest_ttsbench.gating.snapshots import received_snapshots
+from pytest_ttsbench.results import ItemResult
+
+PLAIN_NUMERALS = NUMERALS.replace("thresholds: {default: 0.5}\n", "")
+# year and time correct, pct fixed: every test passes, so only the snapshots can fail the run
+PASSING = {**TRANSCRIPTS, "demo-numerals/pct-45": "Turnout reached 45 percent this year."}
+# the same verdicts, heard differently
+REWORDED = {**PASSING, "demo-numerals/year-2026": "The plant was opened in 2026."}
+RUN = ("--tts-engine=replay", "--tts-results=r.jsonl")
+
+
+def _replay(pytester: pytest.Pytester, transcripts: dict[str, str]) -> None:
+    (pytester.path / "runs" / "replay.jsonl").write_text(
+        "".join(json.dumps({"id": k, "text": v}) + "\n" for k, v in transcripts.items()), encoding="utf-8"
+    )
+
+
+def _stored(pytester: pytest.Pytester) -> dict[str, str]:
+    path = pytester.path / "__tts_snapshots__" / "replay.ambr"
+    return {s.name: str(s.data) for s in AmberDataSerializer.read_file(str(path))}
+
+
+def test_strict_fails_until_recorded_then_on_a_changed_transcript(pytester: pytest.Pytester) -> None:
+    write_project(pytester, cases={"n.yaml": PLAIN_NUMERALS}, transcripts=PASSING)
+    missing = pytester.runpytest(*RUN, "--tts-snapshot=strict")
+    missing.assert_outcomes(passed=3)
+    assert missing.ret == pytest.ExitCode.TESTS_FAILED
+    missing.stdout.fnmatch_lines(["snapshots (strict) replay: 0 matched, 0 changed, 3 new*", "gate FAILED:"])
+
+    recorded = pytester.runpytest(*RUN, "--tts-snapshot=strict", "--snapshot-update")
+    assert recorded.ret == pytest.ExitCode.OK
+    assert set(_stored(pytester)) == {"demo-numerals/year-2026", "demo-numerals/pct-45", "demo-numerals/time-0630"}
+    assert "The plant opened in 2026." in _stored(pytester)["demo-numerals/year-2026"]
+
+    same = pytester.runpytest(*RUN, "--tts-snapshot=strict")
+    assert same.ret == pytest.ExitCode.OK
+    same.stdout.fnmatch_lines(["snapshots (strict) replay: 3 matched, 0 changed, 0 new*"])
+
+    _replay(pytester, REWORDED)
+    changed = pytester.runpytest(*RUN, "--tts-snapshot=strict")
+    changed.assert_outcomes(passed=3)
+    assert changed.ret == pytest.ExitCode.TESTS_FAILED
+    changed.stdout.fnmatch_lines(
+        [
+            "  changed: demo-numerals/year-2026",
+            "    was: dict({ 'transcript': 'The plant opened in 2026.', })",
+            "    now: dict({ 'transcript': 'The plant was opened in 2026.', })",
+        ]
+    )
+
+
+def test_report_lists_changes_without_failing_and_off_ignores_them(pytester: pytest.Pytester) -> None:
+    write_project(pytester, cases={"n.yaml": PLAIN_NUMERALS}, transcripts=PASSING)
+    pytester.runpytest(*RUN, "--tts-snapshot=report", "--snapshot-update")
+    _replay(pytester, REWORDED)
+    report = pytester.runpytest(*RUN, "--tts-snapshot=report")
+    assert report.ret == pytest.ExitCode.OK
+    report.stdout.fnmatch_lines(["snapshots (report) replay: 2 matched, 1 changed, 0 new*", "  changed: *year-2026"])
+    off = pytester.runpytest(*RUN)
+    assert off.ret == pytest.ExitCode.OK
+    assert "snapshots (" not in off.stdout.str()
+
+
+def test_update_keeps_snapshots_of_items_that_did_not_run(pytester: pytest.Pytester) -> None:
+    write_project(pytester, cases={"n.yaml": PLAIN_NUMERALS}, transcripts=PASSING)
+    pytester.runpytest(*RUN, "--tts-snapshot=report", "--snapshot-update")
+    _replay(pytester, REWORDED)
+    pytester.runpytest(*RUN, "--tts-snapshot=report", "--snapshot-update", "-k", "pct")
+    stored = _stored(pytester)
+    assert len(stored) == 3
+    assert "The plant opened in 2026." in stored["demo-numerals/year-2026"]  # not run: left as it was
+
+
+def test_xdist_strict_snapshots(pytester: pytest.Pytester) -> None:
+    write_project(pytester, cases={"n.yaml": PLAIN_NUMERALS}, transcripts=PASSING)
+    pytester.runpytest(*RUN, "--tts-snapshot=strict", "--snapshot-update")
+    _replay(pytester, REWORDED)
+    result = pytester.runpytest_subprocess("-n", "2", *RUN, "--tts-snapshot=strict")
+    result.assert_outcomes(passed=3)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["snapshots (strict) replay: 2 matched, 1 changed, 0 new*"])
+    gate = json.loads((pytester.path / "r.gate.json").read_text(encoding="utf-8"))
+    assert gate["snapshots"]["engines"][0]["changed"] == ["demo-numerals/year-2026"]
+    assert gate["exitstatus"] == 1
+
+
+def test_one_snapshot_per_clip_and_generation() -> None:
+    def row(target: str | None, repeat: int, text: str, engine: str = "e") -> ItemResult:
+        return ItemResult(
+            engine=engine,
+            suite="s",
+            id="s/m",
+            target=target,
+            category="c",
+            language="zh",
+            facets={},
+            verdict="correct",
+            transcript=text,
+            expected={},
+            evidence={},
+            transcripts={"t": text},
+            repeat=repeat,
+        )
+
+    rows = [row("A", 0, "x"), row("B", 0, "x"), row("A", 1, "y"), row("B", 1, "y"), row("A", 0, "z", engine="f")]
+    received = received_snapshots(rows, "e")
+    assert sorted(received) == ["s/m", "s/m#1"]  # targets of one clip share it; generation 1 has its own
+    assert "'y'" in received["s/m#1"] and "'x'" in received["s/m"]

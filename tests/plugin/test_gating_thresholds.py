@@ -1,0 +1,189 @@
+"""Per-category floors: where they come from, how they are evaluated, and that they fail the run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import NEWS, NUMERALS, read_jsonl, write_project
+from pytest_ttsbench.gating.stats import wilson_interval
+from pytest_ttsbench.gating.summary import summarize
+from pytest_ttsbench.gating.thresholds import (
+    FloorLayer,
+    ThresholdError,
+    config_layer,
+    evaluate,
+    parse_cli_thresholds,
+    resolve_floor,
+)
+from pytest_ttsbench.results import ItemResult, read_results
+
+CASE = {"s": {"default": 0.5, "years": 0.9}}
+
+
+@pytest.mark.parametrize(
+    ("cli", "config", "category", "expected"),
+    [
+        ([], {}, "years", 0.9),  # case file category
+        ([], {}, "times", 0.5),  # case file default
+        ([], {"default": 0.7}, "years", 0.9),  # a case-file category survives a configuration default
+        ([], {"default": 0.7}, "times", 0.7),  # configuration default beats the case-file default
+        ([], {"years": 0.95}, "years", 0.95),  # configuration category beats the case file's
+        ([], {"years": 0.95, "s": {"years": 0.6}}, "years", 0.6),  # suite-specific beats general
+        ([], {"other": {"years": 0.1}}, "years", 0.9),  # another suite's floor does not apply
+        (["years=0.3"], {"years": 0.95}, "years", 0.3),  # command line beats configuration
+        (["years=0.3", "s/years=0.2"], {}, "years", 0.2),  # SUITE/CATEGORY beats CATEGORY
+        (["other/years=0.2"], {}, "years", 0.9),
+        (["default=0.1"], {"years": 0.95}, "years", 0.95),  # a default never beats a named category
+        (["default=0.1"], {}, "times", 0.1),
+    ],
+)
+def test_floor_precedence(cli: list[str], config: dict, category: str, expected: float) -> None:
+    layers = [parse_cli_thresholds(cli), config_layer(config)]
+    assert resolve_floor("s", category, CASE, layers) == expected
+
+
+def test_no_floor_anywhere_means_no_check() -> None:
+    assert resolve_floor("s", "years", {}, [FloorLayer({}, {})]) is None
+
+
+@pytest.mark.parametrize("entry", ["years", "years=", "years=abc", "years=1.5", "years=-0.1", "/years=0.5", "=0.5"])
+def test_bad_command_line_floor_names_itself(entry: str) -> None:
+    with pytest.raises(ThresholdError, match="--tts-threshold"):
+        parse_cli_thresholds([entry])
+
+
+def test_bad_configuration_floor_names_the_field() -> None:
+    with pytest.raises(ThresholdError, match=r"ttsbench.yaml: field thresholds.s.years"):
+        config_layer({"s": {"years": 2}}, "ttsbench.yaml")
+
+
+def _row(key: str, category: str, verdict: str, auto: bool = True) -> ItemResult:
+    return ItemResult(
+        engine="e",
+        suite="s",
+        id=f"s/{key}",
+        target=None,
+        category=category,
+        language="en",
+        facets={},
+        verdict=verdict,  # type: ignore[arg-type]
+        transcript="",
+        expected={},
+        evidence={},
+        auto_evaluable=auto,
+    )
+
+
+def test_evaluate_counts_unknown_and_error_against_the_floor_and_equal_passes() -> None:
+    rows = [_row(f"y{i}", "years", "correct") for i in range(4)] + [_row("y4", "years", "unknown")]
+    rows += [_row(f"t{i}", "times", "correct") for i in range(3)] + [_row("t3", "times", "error")]
+    rows += [_row("x", "excluded", "wrong", auto=False)]
+    checks = {c.category: c for c in evaluate(rows, {"s": {"years": 0.8, "times": 0.8, "excluded": 1.0}})}
+    assert set(checks) == {"years", "times"}  # a bucket with no auto-evaluable target is not gated
+    assert (checks["years"].accuracy, checks["years"].breached) == (0.8, False)  # 4/5 is exactly the floor
+    assert (checks["times"].accuracy, checks["times"].breached) == (0.75, True)
+    assert checks["times"].ci95 == wilson_interval(3, 4)
+
+
+GAPS_PCT = "engine: replay\ngaps:\n  - id: demo-numerals/pct-45\n    reason: swaps the digits\n"
+
+
+def _project(pytester: pytest.Pytester, config: str | None = None, gaps: str | None = GAPS_PCT) -> None:
+    write_project(pytester, cases={"demo-numerals.yaml": NUMERALS}, config=config)
+    if gaps is not None:
+        (pytester.path / "known_gaps").mkdir(exist_ok=True)
+        (pytester.path / "known_gaps" / "replay.yaml").write_text(gaps, encoding="utf-8")
+
+
+def test_known_gap_still_counts_against_the_floor(pytester: pytest.Pytester) -> None:
+    # pct-45 is wrong but a known gap: every test passes or xfails, yet percentages is at 0 % < 50 %.
+    _project(pytester)
+    result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/r.jsonl")
+    result.assert_outcomes(passed=2, xfailed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        ["below floor: replay demo-numerals/percentages: 0.0% (0/1) < floor 50.0%, 95% CI [0.0, 79.3]"]
+    )
+    gate = json.loads((pytester.path / "out" / "r.gate.json").read_text(encoding="utf-8"))
+    assert gate["exitstatus"] == 1 and gate["passed"] is False
+    breached = [(c["category"], c["correct"], c["n"], c["floor"]) for c in gate["thresholds"] if c["breached"]]
+    assert breached == [("percentages", 0, 1, 0.5)]
+
+
+def test_command_line_floor_overrides_and_the_run_passes(pytester: pytest.Pytester) -> None:
+    _project(pytester)
+    result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/r.jsonl", "--tts-threshold=percentages=0")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["ok    replay  demo-numerals  percentages*0/1*0.0%*0.0%*", "gate passed"])
+
+
+def test_configuration_floors_general_and_per_suite(pytester: pytest.Pytester) -> None:
+    # The configuration's default (1.0) replaces the case file's (0.5); its suite-specific
+    # percentages floor (0.0) beats that default, so the known gap no longer breaches anything.
+    config = (
+        "engines:\n  replay: {type: transcripts, path: runs/replay.jsonl}\n"
+        "thresholds: {default: 1.0, demo-numerals: {percentages: 0.0}}\n"
+    )
+    _project(pytester, config=config)
+    result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/r.jsonl")
+    assert result.ret == pytest.ExitCode.OK
+    gate = json.loads((pytester.path / "out" / "r.gate.json").read_text(encoding="utf-8"))
+    assert {c["category"]: c["floor"] for c in gate["thresholds"]} == {"percentages": 0.0, "times": 1.0, "years": 1.0}
+
+
+def test_bad_floor_on_the_command_line_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    _project(pytester)
+    result = pytester.runpytest("--tts-engine=replay", "--tts-threshold=years=1.5")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--tts-threshold 'years=1.5': a floor must be a number between 0 and 1*"])
+
+
+def test_bad_floor_in_the_configuration_names_file_and_field(pytester: pytest.Pytester) -> None:
+    config = "engines:\n  replay: {type: transcripts, path: runs/replay.jsonl}\nthresholds: {years: high}\n"
+    _project(pytester, config=config)
+    result = pytester.runpytest("--tts-engine=replay")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*ttsbench.yaml: field thresholds.years: a floor must be a number*"])
+
+
+def test_xdist_gate_matches_a_single_process_and_the_results_file(pytester: pytest.Pytester) -> None:
+    # Two suites: the controller collects nothing under xdist, so the workers must hand it the floors.
+    write_project(
+        pytester,
+        cases={
+            "demo-numerals.yaml": NUMERALS,
+            "demo-news.yaml": NEWS.replace(
+                "scorer: readings\n", "scorer: readings\nthresholds: {military_model: 0.9}\n"
+            ),
+        },
+    )
+    (pytester.path / "known_gaps").mkdir()
+    (pytester.path / "known_gaps" / "replay.yaml").write_text(
+        GAPS_PCT + "  - id: demo-news/m-001\n    reason: reads the dash as minus\n", encoding="utf-8"
+    )
+    result = pytester.runpytest_subprocess("-n", "2", "--tts-engine=replay", "--tts-results=out/r.jsonl")
+    result.assert_outcomes(passed=2, xfailed=2, skipped=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "below floor: replay demo-news/military_model: 0.0% (0/1) < floor 90.0%, 95% CI [0.0, 79.3]",
+            "below floor: replay demo-numerals/percentages: 0.0% (0/1) < floor 50.0%, 95% CI [0.0, 79.3]",
+        ]
+    )
+    gate = json.loads((pytester.path / "out" / "r.gate.json").read_text(encoding="utf-8"))
+    assert gate["exitstatus"] == result.ret
+    # Every figure the gate used is re-derived from the results file alone.
+    rows = read_results(pytester.path / "out" / "r.jsonl")
+    assert len(read_jsonl(pytester.path / "out" / "r.jsonl")) == 5
+    buckets = summarize(rows, ["engine", "suite", "category"])
+    for check in gate["thresholds"]:
+        bucket = buckets[(check["engine"], check["suite"], check["category"])]
+        assert (bucket.correct, bucket.n, bucket.strict_accuracy) == (
+            check["correct"],
+            check["n"],
+            check["strict_accuracy"],
+        )
+        assert check["breached"] == (bucket.strict_accuracy < check["floor"])
+    assert len(gate["thresholds"]) == 4
