@@ -137,6 +137,11 @@ class Evaluator:
     def close(self) -> None:
         for engine in self._engines.values():
             engine.close()
+        for routes in self._routes.values():
+            for route in routes:
+                closer = getattr(route, "close", None)  # routes holding an HTTP client close it
+                if closer is not None:
+                    closer()
 
     # --- one clip --------------------------------------------------------------------------
 

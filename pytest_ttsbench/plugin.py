@@ -110,9 +110,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     gate.addoption(
         "--tts-snapshot",
         choices=SNAPSHOT_MODES,
-        default="off",
-        help="compare transcripts with __tts_snapshots__/<engine>.ambr: report changes, or fail on them "
-        "(strict); --snapshot-update records them (default: off)",
+        default="report",
+        help="compare transcripts with __tts_snapshots__/<engine>.ambr: report changes (default), fail on "
+        "them (strict), or skip the comparison (off); --snapshot-update records them",
     )
 
 

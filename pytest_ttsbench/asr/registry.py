@@ -68,5 +68,13 @@ def create_route(spec: Mapping[str, Any]) -> AsrRoute:
 
 
 def create_routes(asr: Mapping[str, Any]) -> list[AsrRoute]:
-    """Every route an ``asr`` mapping describes, in order (the first is the primary transcript)."""
-    return [create_route(spec) for spec in route_specs(asr)]
+    """Every route an ``asr`` mapping describes, in order (the first is the primary transcript).
+
+    Route names key the transcripts in results, so two routes may not share one.
+    """
+    routes = [create_route(spec) for spec in route_specs(asr)]
+    names = [route.name for route in routes]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise ValueError(f"ASR routes must have distinct names; repeated: {', '.join(duplicates)} (set 'name')")
+    return routes

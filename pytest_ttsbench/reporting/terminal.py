@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from pytest_ttsbench.gating.snapshots import one_line
 from pytest_ttsbench.gating.summary import Bucket, summarize
+from pytest_ttsbench.gating.workflow import workflow_figures
 from pytest_ttsbench.results import ItemResult
 
 
@@ -87,11 +88,34 @@ def write_summary(
     writer.write_sep("=", "ttsbench summary")
     for line in summary_lines(results, breakdown):
         writer.write_line(line)
+    lines = workflow_lines(results)
+    if lines:
+        writer.write_line("")
+        for line in lines:
+            writer.write_line(line)
     flagged = [r for r in results if r.asr_flags]
     if flagged:
         writer.write_line(f"{len(flagged)} transcript(s) flagged by ASR guards (see asr_flags in the results)")
     if results_path is not None:
         writer.write_line(f"results: {results_path}")
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{1000 * value:.0f} ms"
+
+
+def workflow_lines(results: Sequence[ItemResult]) -> list[str]:
+    """Time to first audio byte and synthesis time per request, p50/p95 per engine (apart from accuracy)."""
+    figures = workflow_figures(results)
+    rows = [
+        [engine, f.requests, _ms(f.first_byte.p50), _ms(f.first_byte.p95), _ms(f.synthesis.p50), _ms(f.synthesis.p95)]
+        for engine, f in figures.items()
+        if f.synthesis.n
+    ]
+    if not rows:
+        return []
+    header = ("engine", "requests", "first byte p50", "first byte p95", "synthesis p50", "synthesis p95")
+    return ["workflow (per synthesis request):", *format_table(header, rows, figures=5)]
 
 
 def _ci(interval: tuple[float, float]) -> str:
@@ -147,7 +171,9 @@ def gate_lines(outcome: Any) -> list[str]:
             lines.append(f"  changed: {name}")
             lines.append(f"    was: {one_line(stored)}")
             lines.append(f"    now: {one_line(received)}")
-        lines += [f"  no snapshot: {name}" for name in check.new]
+        lines += [f"  no snapshot: {name}" for name in check.new[:10]]
+        if len(check.new) > 10:  # a first run has no snapshots at all: name a few, count the rest
+            lines.append(f"  ... and {len(check.new) - 10} more without a snapshot (record with --snapshot-update)")
     if outcome.repeats > 1:
         lines.append(
             f"repeats: {outcome.repeats} generations per item, policy {outcome.repeat_policy!r}; "

@@ -66,7 +66,7 @@ def test_report_lists_changes_without_failing_and_off_ignores_them(pytester: pyt
     report = pytester.runpytest(*RUN, "--tts-snapshot=report")
     assert report.ret == pytest.ExitCode.OK
     report.stdout.fnmatch_lines(["snapshots (report) replay: 2 matched, 1 changed, 0 new*", "  changed: *year-2026"])
-    off = pytester.runpytest(*RUN)
+    off = pytester.runpytest(*RUN, "--tts-snapshot=off")
     assert off.ret == pytest.ExitCode.OK
     assert "snapshots (" not in off.stdout.str()
 

@@ -1,0 +1,52 @@
+"""Workflow figures: p50/p95 per engine, one request per clip."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_ttsbench.asr.registry import create_routes
+from pytest_ttsbench.gating.workflow import workflow_figures
+from pytest_ttsbench.reporting.terminal import workflow_lines
+from pytest_ttsbench.results import ItemResult
+
+
+def row(engine: str, item: str, synth: float | None, first: float | None, target: str | None = None) -> ItemResult:
+    return ItemResult(
+        engine=engine,
+        suite="s",
+        id=f"s/{item}",
+        target=target,
+        category="c",
+        language="en",
+        facets={},
+        verdict="correct",
+        transcript="x",
+        expected={},
+        evidence={},
+        synth_seconds=synth,
+        first_byte_seconds=first,
+    )
+
+
+def test_percentiles_per_engine_and_targets_count_once() -> None:
+    rows = [row("a", f"i{k}", synth=float(k), first=k / 10) for k in range(1, 21)]
+    rows.append(row("a", "i1", synth=999.0, first=999.0, target="second-target"))  # same clip: ignored
+    rows.append(row("b", "j", synth=0.5, first=None))
+    figures = workflow_figures(rows)
+    assert figures["a"].requests == 20
+    assert figures["a"].synthesis.p50 == pytest.approx(10.5)
+    assert figures["a"].synthesis.p95 == pytest.approx(19.05)
+    assert figures["a"].first_byte.p95 == pytest.approx(1.905)
+    assert figures["b"].first_byte.n == 0 and figures["b"].first_byte.p50 is None
+    lines = workflow_lines(rows)
+    assert lines[0] == "workflow (per synthesis request):"
+    assert any(line.split()[:2] == ["a", "20"] and "10500 ms" in line for line in lines)
+
+
+def test_replay_rows_without_timings_print_nothing() -> None:
+    assert workflow_lines([row("r", "i", synth=None, first=None)]) == []
+
+
+def test_duplicate_route_names_are_refused() -> None:
+    with pytest.raises(ValueError, match="repeated: same"):
+        create_routes({"routes": [{"type": "whisper", "name": "same"}, {"type": "whisper", "name": "same"}]})
