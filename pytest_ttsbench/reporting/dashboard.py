@@ -18,12 +18,15 @@ count once, under the "all generations correct" policy, as in the gate.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from pytest_ttsbench.gating.baseline import compare
+from pytest_ttsbench.gating.gate import gate_path
 from pytest_ttsbench.gating.repeats import aggregate
 from pytest_ttsbench.gating.summary import summarize
 from pytest_ttsbench.pipeline import safe_name
@@ -68,6 +71,8 @@ class RunData:
     path: Path
     started: datetime
     results: list[ItemResult] = field(default_factory=list)
+    #: the run's release gate (``<results>.gate.json`` beside it), when it was gated
+    gate: dict[str, Any] | None = None
 
     @property
     def engines(self) -> list[str]:
@@ -98,6 +103,16 @@ def _started(results: Sequence[ItemResult], path: Path) -> datetime:
     return min(stamps) if stamps else datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
 
 
+def _read_gate(results_file: Path) -> dict[str, Any] | None:
+    """The gate sidecar the plugin writes beside a results file; None when absent or unreadable."""
+    path = gate_path(results_file)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def load_runs(runs_dir: Path) -> list[RunData]:
     """Every non-empty results file under ``runs_dir``, oldest first (ties by name)."""
     runs = []
@@ -107,7 +122,7 @@ def load_runs(runs_dir: Path) -> list[RunData]:
             continue
         items, _ = aggregate(rows, "all")
         name = path.parent.name if path.name == "results.jsonl" else path.stem
-        runs.append(RunData(name, path, _started(rows, path), items))
+        runs.append(RunData(name, path, _started(rows, path), items, _read_gate(path)))
     if not runs:
         raise DashboardError(f"{runs_dir}: no results files (expected */results.jsonl or *.jsonl)")
     return sorted(runs, key=lambda run: (run.started, run.name))
@@ -177,7 +192,7 @@ class Dashboard:
             "<h2>Strict accuracy over time</h2>",
         ]
         for engine in self.engines:
-            parts.append(f"<h3>{esc(engine)}</h3>" + self.history_html(engine))
+            parts.append(f"<h3>{esc(engine)}</h3>" + self.history_html(engine) + self.history_table_html(engine))
         parts.append("<h2>Latest results by category</h2>")
         parts.append('<div class="ttsbench-summary">' + category_table_html(latest) + "</div>")
         for stem, alt, svg in charts_for(latest):
@@ -185,7 +200,44 @@ class Dashboard:
         parts.append("<h2>Changes in the latest run</h2>")
         for engine in self.engines:
             parts.append(f"<h3>{esc(engine)}</h3>" + self.changes_html(engine))
+        parts.append("<h2>Runs</h2>" + self.runs_html())
         return _page(self.title, "".join(parts))
+
+    def runs_html(self) -> str:
+        """Every run, newest first, with its engines, its size and its release gate's verdict."""
+        rows = []
+        for run in reversed(self.runs):
+            if run.gate is None:
+                gate = '<span class="muted">not gated</span>'
+            elif run.gate.get("passed"):
+                gate = '<span class="ttsbench-gate-passed">passed</span>'
+            else:
+                reasons = "".join(f"<li>{esc(reason)}</li>" for reason in run.gate.get("reasons") or [])
+                gate = f'<span class="ttsbench-gate-failed">FAILED</span><ul>{reasons}</ul>'
+            started = run.started.strftime("%Y-%m-%d %H:%M UTC")
+            rows.append([esc(run.name), esc(started), esc(", ".join(run.engines)), str(len(run.results)), gate])
+        return _table(("run", "started", "engines", "targets", "gate"), rows)
+
+    def history_table_html(self, engine: str) -> str:
+        """The figures behind the history chart: strict accuracy and Wilson interval per category and run."""
+        runs = self.runs_with(engine)
+        per_run = [summarize(run.rows_for(engine), ["suite", "category"]) for run in runs]
+        lines = sorted({key for figures in per_run for key in figures})
+        rows = []
+        for key in lines:
+            cells = [esc("/".join(key))]
+            for figures in per_run:
+                bucket = figures.get(key)
+                if bucket is None or bucket.strict_accuracy is None:
+                    cells.append("-")
+                    continue
+                low, high = bucket.ci95 or (0.0, 0.0)
+                cells.append(
+                    f"{100 * bucket.strict_accuracy:.1f}% ({bucket.correct}/{bucket.n})"
+                    f'<br><span class="muted">[{100 * low:.1f}, {100 * high:.1f}]</span>'
+                )
+            rows.append(cells)
+        return _table(("category", *(run.name for run in runs)), rows)
 
     def leaderboard_html(self) -> str:
         entries = []
@@ -214,8 +266,18 @@ class Dashboard:
                     esc(", ".join(entry.asr_routes)),
                 ]
             )
-        header = ("rank", "engine", "strict accuracy", "Wilson 95% CI", "correct", "wrong", "unknown", "n", "date",
-                  "ASR routes")
+        header = (
+            "rank",
+            "engine",
+            "strict accuracy",
+            "Wilson 95% CI",
+            "correct",
+            "wrong",
+            "unknown",
+            "n",
+            "date",
+            "ASR routes",
+        )
         return _table(header, rows)
 
     def history_html(self, engine: str) -> str:
@@ -245,8 +307,18 @@ class Dashboard:
             if not keys:
                 continue
             rows = [self._change_row(before[key], before_run, after[key], after_run) for key in keys]
-            header = ("item", "category", "text", "before", "heard before", "clip before", "now", "heard now",
-                      "evidence now", "clip now")
+            header = (
+                "item",
+                "category",
+                "text",
+                "before",
+                "heard before",
+                "clip before",
+                "now",
+                "heard now",
+                "evidence now",
+                "clip now",
+            )
             parts.append(f"<h4>{label}</h4>" + _table(header, rows))
         return "".join(parts)
 
@@ -257,11 +329,11 @@ class Dashboard:
             esc(new.text),
             verdict_html(old.verdict),
             heard_html(old),
-            self.clips.player(old, old_run.path.parent),
+            self.clips.player(old, old_run.path),
             verdict_html(new.verdict),
             heard_html(new),
             esc(evidence_text(new)),
-            self.clips.player(new, new_run.path.parent),
+            self.clips.player(new, new_run.path),
         ]
 
     # --- items -------------------------------------------------------------------------------
@@ -293,20 +365,20 @@ class Dashboard:
                     [
                         esc(run.name),
                         esc(row.engine),
+                        esc(expected_text(row)),
                         verdict_html(row.verdict),
                         heard_html(row),
                         esc(evidence_text(row)),
                         "" if row.cer is None else f"{row.cer:.3f}",
-                        self.clips.player(row, run.path.parent, page_dir),
+                        self.clips.player(row, run.path, page_dir),
                     ]
                 )
         assert latest is not None  # only keys seen in some run get a page
         intro = (
             f"<p><b>Suite</b> {esc(latest.suite)} · <b>category</b> {esc(latest.category)} · "
             f"<b>language</b> {esc(latest.language)}</p><p><b>Text</b> {esc(latest.text)}</p>"
-            f"<p><b>Expected</b> {esc(expected_text(latest))}</p>"
         )
-        table = _table(("run", "engine", "verdict", "heard", "evidence", "CER", "clip"), rows)
+        table = _table(("run", "engine", "expected", "verdict", "heard", "evidence", "CER", "clip"), rows)
         return _page(key, intro + table, depth=1)
 
 

@@ -144,18 +144,22 @@ def seconds(value: float | None) -> str:
     return "" if value is None else f"{value:.2f}"
 
 
-def locate_clip(result: ItemResult, results_dir: Path | None = None) -> Path | None:
-    """The clip of a result on disk: its recorded path, else the same file under a moved run folder."""
+def locate_clip(result: ItemResult, results_file: Path | None = None) -> Path | None:
+    """The clip of a result on disk: its recorded path, else the same file beside a moved results file.
+
+    A run folder copied elsewhere keeps ``audio/<engine>/<suite>/<clip>`` beside ``results.jsonl``
+    (the default layout), or ``<stem>-audio/...`` beside a results file named with ``--tts-results``.
+    """
     if not result.audio_path:
         return None
     recorded = Path(result.audio_path)
     candidates = [recorded]
-    if results_dir is not None:
+    if results_file is not None:
+        folder = results_file.parent
         if not recorded.is_absolute():
-            candidates.append(results_dir / recorded)
-        # A run folder copied elsewhere keeps audio/<engine>/<suite>/<file> beside its results.
+            candidates.append(folder / recorded)
         tail = Path(safe_name(result.engine)) / safe_name(result.suite) / recorded.name
-        candidates += [results_dir / AUDIO_FOLDER / tail, *(d / tail for d in results_dir.glob("*-audio"))]
+        candidates += [folder / AUDIO_FOLDER / tail, folder / f"{results_file.stem}-audio" / tail]
     return next((path for path in candidates if path.is_file()), None)
 
 
@@ -170,9 +174,9 @@ class ClipStore:
         self.root = root
         self.embed = embed
 
-    def href(self, result: ItemResult, results_dir: Path | None = None, page_dir: Path | None = None) -> str | None:
+    def href(self, result: ItemResult, results_file: Path | None = None, page_dir: Path | None = None) -> str | None:
         """The ``src`` for a result's clip, relative to ``page_dir`` (default: the root); None without one."""
-        clip = locate_clip(result, results_dir)
+        clip = locate_clip(result, results_file)
         if clip is None:
             return None
         if self.embed:
@@ -184,8 +188,8 @@ class ClipStore:
             shutil.copyfile(clip, target)
         return Path(os.path.relpath(target, page_dir or self.root)).as_posix()
 
-    def player(self, result: ItemResult, results_dir: Path | None = None, page_dir: Path | None = None) -> str:
-        src = self.href(result, results_dir, page_dir)
+    def player(self, result: ItemResult, results_file: Path | None = None, page_dir: Path | None = None) -> str:
+        src = self.href(result, results_file, page_dir)
         if src is None:
             return "(no audio)" if not result.audio_path else f"(clip not found: {esc(Path(result.audio_path).name)})"
         mime = audio_mime(Path(result.audio_path or ""))
@@ -220,7 +224,8 @@ def table_html(header: Sequence[str], rows: Sequence[Sequence[str]], labels: int
     """A table whose first ``labels`` columns are text (left-aligned); every cell is escaped here."""
     head = "".join(f'<th class="{"label" if i < labels else ""}">{esc(h)}</th>' for i, h in enumerate(header))
     body = "".join(
-        "<tr>" + "".join(f'<td class="{"label" if i < labels else ""}">{esc(c)}</td>' for i, c in enumerate(row))
+        "<tr>"
+        + "".join(f'<td class="{"label" if i < labels else ""}">{esc(c)}</td>' for i, c in enumerate(row))
         + "</tr>"
         for row in rows
     )
@@ -269,9 +274,7 @@ def gate_html(outcome: Any) -> str:
     elif outcome.checks or outcome.comparison is not None:
         parts.append('<p class="ttsbench-gate-passed">Gate passed</p>')
     if outcome.fixed_gaps or outcome.xfailed:
-        parts.append(
-            f"<p>Known gaps: {len(outcome.xfailed)} still failing, {len(outcome.fixed_gaps)} fixed</p>"
-        )
+        parts.append(f"<p>Known gaps: {len(outcome.xfailed)} still failing, {len(outcome.fixed_gaps)} fixed</p>")
     return "".join(parts)
 
 

@@ -19,8 +19,10 @@ from matplotlib.figure import Figure
 from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.results import ItemResult
 
-# A fixed id salt and no date make the SVG byte-stable for identical data (diffable artifacts).
+# A fixed id salt and no date make the SVG byte-stable for identical data (diffable artifacts);
+# text stays text (not glyph outlines), so labels are searchable and any script renders.
 matplotlib.rcParams["svg.hashsalt"] = "pytest-ttsbench"
+matplotlib.rcParams["svg.fonttype"] = "none"
 _SVG_METADATA = {"Date": None}
 
 
@@ -47,7 +49,8 @@ def grouped_bars_svg(bars: Sequence[Bar], title: str, xlabel: str) -> bytes:
     series = list(dict.fromkeys(bar.series for bar in bars))
     lookup = {(bar.group, bar.series): bar.bucket for bar in bars}
     width = 0.8 / max(1, len(series))
-    figure = Figure(figsize=(max(4.0, 0.9 + 0.55 * len(groups) * max(1, len(series))), 3.2), layout="constrained")
+    inches = max(5.0, 1.5 + len(groups) * (0.9 + 0.5 * len(series)))
+    figure = Figure(figsize=(inches, 3.4), layout="constrained")
     axes = figure.add_subplot()
     for index, name in enumerate(series):
         xs, heights, low, high, labels = [], [], [], [], []
@@ -63,7 +66,8 @@ def grouped_bars_svg(bars: Sequence[Bar], title: str, xlabel: str) -> bytes:
             labels.append(f"{bucket.correct}/{bucket.n}")
         container = axes.bar(xs, heights, width * 0.92, yerr=[low, high], capsize=3, label=name)
         axes.bar_label(container, labels=labels, fontsize=7, padding=2, label_type="center")
-    crowded = len(groups) > 4
+    # Slant the group labels when they would not fit side by side (about 7 characters an inch).
+    crowded = sum(len(group) for group in groups) > 7 * (inches - 1.5)
     axes.set_xticks(range(len(groups)), groups, rotation=20 if crowded else 0, ha="right" if crowded else "center")
     axes.set_ylim(0, 105)
     axes.set_ylabel("strict accuracy (%)")
@@ -113,25 +117,28 @@ class Point:
 
 def history_chart_svg(points: Sequence[Point], runs: Sequence[str], title: str) -> bytes:
     """Strict accuracy over runs (x: the runs in order), one line per category with a Wilson band."""
-    figure = Figure(figsize=(max(5.0, 1.2 * len(runs) + 2.5), 3.4), layout="constrained")
+    figure = Figure(figsize=(max(6.0, 1.2 * len(runs) + 3.5), 3.8), layout="constrained")
     axes = figure.add_subplot()
     position = {run: i for i, run in enumerate(runs)}
     for line in dict.fromkeys(p.line for p in points):
-        own = sorted((p for p in points if p.line == line and p.bucket.strict_accuracy is not None),
-                     key=lambda p: position[p.run])
+        own = sorted(
+            (p for p in points if p.line == line and p.bucket.strict_accuracy is not None),
+            key=lambda p: position[p.run],
+        )
         xs = [position[p.run] for p in own]
         ys = [100 * (p.bucket.strict_accuracy or 0.0) for p in own]
         lows = [100 * (p.bucket.ci95 or (0.0, 0.0))[0] for p in own]
         highs = [100 * (p.bucket.ci95 or (0.0, 0.0))[1] for p in own]
         (drawn,) = axes.plot(xs, ys, marker="o", label=line)
         axes.fill_between(xs, lows, highs, alpha=0.15, color=drawn.get_color())
-    axes.set_xticks(range(len(runs)), list(runs), rotation=20, ha="right", fontsize=7)
+    axes.set_xticks(range(len(runs)), list(runs), rotation=45, ha="right", rotation_mode="anchor", fontsize=7)
     axes.set_xlim(-0.5, len(runs) - 0.5)
     axes.set_ylim(0, 105)
     axes.set_ylabel("strict accuracy (%)")
     axes.set_title(title, fontsize=10)
     axes.grid(alpha=0.3)
-    axes.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    if axes.lines:
+        axes.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     return _svg(figure)
 
 

@@ -9,6 +9,7 @@ uncaught exceptions and failed loads, evaluate JavaScript, and take a full-page 
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import select
@@ -91,8 +92,9 @@ class Browser:
         message, self._buffer = self._buffer.split(b"\0", 1)
         return json.loads(message)
 
-    def call(self, method: str, params: dict[str, Any] | None = None, session: bool = False,
-             timeout: float = 30) -> dict[str, Any]:
+    def call(
+        self, method: str, params: dict[str, Any] | None = None, session: bool = False, timeout: float = 30
+    ) -> dict[str, Any]:
         self._next_id += 1
         message: dict[str, Any] = {"id": self._next_id, "method": method, "params": params or {}}
         if session:
@@ -175,10 +177,8 @@ class Browser:
         return path
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(BrowserError, OSError):
             self.call("Browser.close", timeout=5)
-        except (BrowserError, OSError):
-            pass
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -195,7 +195,8 @@ PAGE_FACTS = """
   return {
     title: document.title,
     images: [...document.querySelectorAll('img')].map((el) => ({
-      src: el.getAttribute('src'), complete: el.complete, natural: [el.naturalWidth, el.naturalHeight], box: box(el),
+      src: el.src, attr: el.getAttribute('src'), complete: el.complete,
+      natural: [el.naturalWidth, el.naturalHeight], box: box(el),
     })),
     svgs: [...document.querySelectorAll('svg')].map((el) => ({box: box(el)})),
     audios: [...document.querySelectorAll('audio')].map((el) => ({src: el.src, attr: el.getAttribute('src')})),

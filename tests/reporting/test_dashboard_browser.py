@@ -1,0 +1,110 @@
+"""``ttsbench dashboard`` over two real nightly runs (eSpeak NG + Whisper, and a replay engine), in Chromium.
+
+Night two changes two expectations, so the latest run has one regression and one fix on espeak.
+The site is moved and the runs folder renamed before the pages are opened: every page must load
+without console errors, draw its charts, link only to files that exist, and play clips that decode.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+from cdp_browser import PAGE_FACTS, Browser, find_chromium
+from report_helpers import ESPEAK_CASES, artifacts_dir, run_pytest
+
+from pytest_ttsbench.audio import decode_audio
+from pytest_ttsbench.cli import main
+from pytest_ttsbench.reporting.dashboard import item_slug
+
+CONFIG = """\
+runs_dir: runs
+engines:
+  replay: {type: transcripts, path: replay.jsonl}
+"""
+REPLAY = {
+    "report-numerals/bridge-2026": "The new bridge opens in 2026.",
+    "report-numerals/lease-date": "The lease runs until March third, 2026.",
+    "report-numerals/wrong-on-purpose": "The new bridge opens in 2027.",
+}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    project = tmp_path_factory.mktemp("nightly")
+    (project / "cases").mkdir()
+    (project / "ttsbench.yaml").write_text(CONFIG, encoding="utf-8")
+    (project / "replay.jsonl").write_text("".join(json.dumps({"id": k, "text": v}) + "\n" for k, v in REPLAY.items()))
+    second_night = ESPEAK_CASES.replace('values: ["2027"]', 'values: ["2026"]').replace(
+        'text: "The new bridge over the river is scheduled to open in 2026."\n    expect: {values: ["2026"]}',
+        'text: "The new bridge over the river is scheduled to open in 2026."\n    expect: {values: ["2099"]}',
+        1,
+    )
+    assert second_night.count("2099") == 1
+    for cases in (ESPEAK_CASES, second_night):
+        (project / "cases" / "numerals.yaml").write_text(cases, encoding="utf-8")
+        done = run_pytest(project, "--tts-engine=espeak,replay", "cases")
+        assert "ttsbench summary" in done.stdout, done.stdout + done.stderr
+    assert len(list((project / "runs").glob("*/results.jsonl"))) == 2
+    built = project / "site"
+    assert main(["dashboard", str(project / "runs"), "-o", str(built)]) == 0
+    moved = tmp_path_factory.mktemp("published") / "site"
+    shutil.copytree(built, moved)
+    shutil.rmtree(built)
+    (project / "runs").rename(project / "runs-archived")
+    return moved
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    executable = find_chromium()
+    if executable is None:
+        pytest.skip("chromium is not installed and could not be installed (apt-get install -y chromium)")
+    folder = tmp_path_factory.mktemp("chromium")
+    chrome = Browser(executable, folder / "profile", folder / "chromium.log")
+    yield chrome
+    chrome.close()
+
+
+def _local(url: str) -> Path:
+    assert url.startswith("file://"), f"not a local link: {url}"
+    return Path(unquote(urlparse(url).path))
+
+
+@pytest.mark.parametrize(
+    ("page", "charts", "players"),
+    [
+        ("index.html", 4, 4),  # history x2 engines, category and form charts; before/now of 2 changes
+        ("items/index.html", 0, 0),
+        (f"items/{item_slug('report-numerals/bridge-2026')}.html", 0, 2),  # espeak's two nights
+    ],
+)
+def test_page_in_chromium(site: Path, browser: Browser, page: str, charts: int, players: int, tmp_path: Path) -> None:
+    browser.open((site / page).as_uri())
+    facts = browser.evaluate(PAGE_FACTS)
+    assert browser.errors() == []
+    images = facts["images"]
+    assert len(images) == charts
+    for img in images:
+        assert img["complete"] and img["natural"][0] > 0 and img["box"][0] > 0 and img["box"][1] > 0, img
+        assert _local(img["src"]).is_relative_to(site)
+    assert len(facts["audios"]) == players
+    for audio in facts["audios"]:
+        clip = _local(audio["src"])
+        assert clip.is_relative_to(site) and clip.is_file()
+        assert 0.5 < decode_audio(clip.read_bytes()).seconds < 10
+    for link in facts["links"]:
+        assert _local(link).is_file()
+    if page == "index.html":
+        changes = facts["text"].split("Changes in the latest run", 1)[1]
+        espeak, replay = changes.split("\nreplay\n", 1)  # the engine headings
+        # espeak: bridge-2026 now expects 2099 (regression), wrong-on-purpose now expects what it says (fix);
+        # replay hears the same words both nights, so both changed expectations regress.
+        assert "1 regression(s), 1 fix(es), 1 unchanged" in espeak
+        assert "2 regression(s), 0 fix(es), 1 unchanged" in replay
+    name = "dashboard-" + ("index" if page == "index.html" else "items" if page.endswith("index.html") else "item")
+    shot = browser.screenshot(artifacts_dir(tmp_path) / f"{name}.png")
+    assert shot.stat().st_size > 5_000

@@ -1,0 +1,113 @@
+"""The HTML report of a real eSpeak NG + Whisper run, opened in headless Chromium.
+
+The report folder is moved before it is opened, and the run's own clips are moved away too, so a
+player that still pointed at the run folder would fail. Every page must load without console
+errors, draw its charts, and every ``<audio>`` must point at a clip that exists and decodes.
+"""
+
+from __future__ import annotations
+
+import base64
+import shutil
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+from cdp_browser import PAGE_FACTS, Browser, find_chromium
+from report_helpers import ESPEAK_CASES, artifacts_dir, read_jsonl, report_data, run_pytest
+
+from pytest_ttsbench.audio import decode_audio
+
+ROWS_READY = "document.querySelectorAll('#results-table tbody.results-table-row').length >= 3"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Two espeak runs of the same cases: a linked report (under xdist) and a self-contained one."""
+    project = tmp_path_factory.mktemp("report-project")
+    (project / "cases").mkdir()
+    (project / "cases" / "numerals.yaml").write_text(ESPEAK_CASES, encoding="utf-8")
+    (project / "ttsbench.yaml").write_text("engines: {}\n", encoding="utf-8")
+    linked = run_pytest(
+        project, "--tts-engine=espeak", "--tts-results=run1/results.jsonl", "--html=report/report.html", "-n", "2"
+    )
+    assert "Generated html report" in linked.stdout, linked.stdout + linked.stderr
+    single = run_pytest(
+        project,
+        "--tts-engine=espeak",
+        "--tts-results=run2/results.jsonl",
+        "--html=single/report.html",
+        "--self-contained-html",
+    )
+    assert "Generated html report" in single.stdout, single.stdout + single.stderr
+    # Move both reports away from the project, and the run's clips away from where results say they are.
+    moved = tmp_path_factory.mktemp("moved")
+    shutil.copytree(project / "report", moved / "report")
+    shutil.copy(project / "single" / "report.html", moved / "single-report.html")
+    rows = read_jsonl(project / "run1" / "results.jsonl")
+    shutil.rmtree(project / "report")
+    shutil.rmtree(project / "single")
+    for folder in ("run1", "run2"):
+        shutil.move(project / folder, project / f"{folder}-elsewhere")
+    return {"linked": moved / "report" / "report.html", "single": moved / "single-report.html", "rows": rows}
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    executable = find_chromium()
+    if executable is None:
+        pytest.skip("chromium is not installed and could not be installed (apt-get install -y chromium)")
+    folder = tmp_path_factory.mktemp("chromium")
+    chrome = Browser(executable, folder / "profile", folder / "chromium.log")
+    yield chrome
+    chrome.close()
+
+
+def test_clips_travel_with_the_report(runs: dict) -> None:
+    report = runs["linked"]
+    audio = sorted((report.parent / "audio").rglob("*.wav"))
+    # three items, two with the same text: one clip each per distinct audio, named by content hash
+    assert {Path(row["audio_path"]).name for row in runs["rows"]} == {path.name for path in audio}
+    cells = [
+        cell for entries in report_data(report)["tests"].values() for e in entries for cell in e["resultsTableRow"]
+    ]
+    players = [cell for cell in cells if "<audio" in cell]
+    assert len(players) == 3
+    assert all('src="audio/espeak/report-numerals/' in cell for cell in players)
+
+
+def _check_page(browser: Browser, facts: dict, min_charts: int) -> None:
+    assert browser.errors() == []
+    charts = [img for img in facts["images"] if img["attr"]]  # pytest-html has empty <img> templates
+    assert len(charts) >= min_charts
+    for img in charts:
+        assert img["complete"] and img["natural"][0] > 0 and img["box"][0] > 0 and img["box"][1] > 0, img
+
+
+def _decode_src(src: str) -> float:
+    if src.startswith("data:"):
+        data = base64.b64decode(src.split(",", 1)[1])
+    else:
+        path = Path(unquote(urlparse(src).path))
+        assert path.is_file(), f"audio element points at a missing file: {path}"
+        data = path.read_bytes()
+    return decode_audio(data).seconds
+
+
+@pytest.mark.parametrize("kind", ["linked", "single"])
+def test_report_in_chromium(runs: dict, browser: Browser, kind: str, tmp_path: Path) -> None:
+    report: Path = runs[kind]
+    browser.open(report.as_uri())
+    browser.wait_for(ROWS_READY)
+    facts = browser.evaluate(PAGE_FACTS)
+    _check_page(browser, facts, min_charts=2)  # accuracy by category, and by the form facet
+    assert len(facts["audios"]) == 3
+    for audio in facts["audios"]:
+        assert audio["src"].startswith("data:audio/wav;base64," if kind == "single" else report.parent.as_uri())
+        assert 0.5 < _decode_src(audio["src"]) < 10
+    text = facts["text"]
+    assert "Text-to-speech benchmark" in text and "Wilson 95% CI" in text
+    assert "Gate FAILED" in text  # years is 1/2 against a 0.6 floor
+    assert "missing: 2027" in text
+    shot = browser.screenshot(artifacts_dir(tmp_path) / f"html-report-{kind}.png")
+    assert shot.stat().st_size > 10_000
