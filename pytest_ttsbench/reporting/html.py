@@ -32,6 +32,7 @@ import pytest
 from pytest_ttsbench.collect import RESULT_PROPERTY
 from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.pipeline import safe_name
+from pytest_ttsbench.reporting.terminal import floor_rows
 from pytest_ttsbench.results import ItemResult
 from pytest_ttsbench.session import BENCH_KEY
 
@@ -253,19 +254,7 @@ def gate_html(outcome: Any) -> str:
         return ""
     parts = []
     if outcome.checks:
-        rows = [
-            [
-                "FAIL" if c.breached else "ok",
-                c.engine,
-                c.suite,
-                c.category,
-                f"{c.correct}/{c.n}",
-                _pct(c.accuracy),
-                _pct(c.floor),
-                f"[{100 * c.ci95[0]:.1f}, {100 * c.ci95[1]:.1f}]",
-            ]
-            for c in outcome.checks
-        ]
+        rows = floor_rows(outcome)
         header = ("gate", "engine", "suite", "category", "correct/n", "strict accuracy", "floor", "Wilson 95% CI")
         parts.append("<h4>Floors</h4>" + table_html(header, rows, 4, "ttsbench-floors"))
     if outcome.reasons:

@@ -132,9 +132,7 @@ def ranked(entries: Iterable[LeaderboardEntry]) -> list[tuple[int, LeaderboardEn
     return [(i, e) for i, e in enumerate(sorted(entries, key=_sort_key), start=1)]
 
 
-def merge_entries(
-    stored: Iterable[LeaderboardEntry], new: Iterable[LeaderboardEntry]
-) -> list[LeaderboardEntry]:
+def merge_entries(stored: Iterable[LeaderboardEntry], new: Iterable[LeaderboardEntry]) -> list[LeaderboardEntry]:
     """Stored entries plus new ones; only an entry with the same (system, date) is replaced."""
     merged = {e.key: e for e in stored}
     merged.update((e.key, e) for e in new)

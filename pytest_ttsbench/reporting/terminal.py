@@ -122,24 +122,29 @@ def _ci(interval: tuple[float, float]) -> str:
     return f"[{100 * interval[0]:.1f}, {100 * interval[1]:.1f}]"
 
 
+def floor_rows(outcome: Any) -> list[list[str]]:
+    """One row per gated category: gate mark, engine, suite, category, correct/n, accuracy, floor, interval."""
+    return [
+        [
+            "FAIL" if c.breached else "ok",
+            c.engine,
+            c.suite,
+            c.category,
+            f"{c.correct}/{c.n}",
+            _pct(c.accuracy),
+            _pct(c.floor),
+            _ci(c.ci95),
+        ]
+        for c in outcome.checks
+    ]
+
+
 def gate_lines(outcome: Any) -> list[str]:
     """The release gate (a :class:`~pytest_ttsbench.gating.gate.GateOutcome`) as text lines."""
     lines: list[str] = []
     if outcome.checks:
         lines.append("thresholds (strict accuracy against each category's floor):")
-        rows = [
-            [
-                "FAIL" if c.breached else "ok",
-                c.engine,
-                c.suite,
-                c.category,
-                f"{c.correct}/{c.n}",
-                _pct(c.accuracy),
-                _pct(c.floor),
-                _ci(c.ci95),
-            ]
-            for c in outcome.checks
-        ]
+        rows = floor_rows(outcome)
         lines += format_table(
             ("gate", "engine", "suite", "category", "correct/n", "strict acc", "floor", "95% CI"), rows, figures=4
         )
