@@ -43,6 +43,15 @@ def test_percentiles_per_engine_and_targets_count_once() -> None:
     assert any(line.split()[:2] == ["a", "20"] and "10500 ms" in line for line in lines)
 
 
+def test_failed_syntheses_do_not_pull_the_percentiles_down() -> None:
+    rows = [row("p", f"ok{k}", synth=1.0, first=None) for k in range(3)]
+    failed = row("p", "ar", synth=0.001, first=None)
+    failed.error = "synthesis failed: voice speaks 'en', the item is in 'ar'"
+    figures = workflow_figures([*rows, failed])
+    assert figures["p"].requests == 3
+    assert figures["p"].synthesis.p50 == pytest.approx(1.0)
+
+
 def test_replay_rows_without_timings_print_nothing() -> None:
     assert workflow_lines([row("r", "i", synth=None, first=None)]) == []
 
