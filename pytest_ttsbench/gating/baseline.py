@@ -45,32 +45,21 @@ class CategoryComparison:
 
 
 @dataclass
-class Comparison:
-    """A baseline run against a candidate run."""
+class Comparison(CategoryComparison):
+    """A baseline run against a candidate run: the overall figures, plus new, missing and per category."""
 
-    regressions: list[str] = field(default_factory=list)
-    fixes: list[str] = field(default_factory=list)
-    unchanged: int = 0
     new: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     by_category: dict[str, CategoryComparison] = field(default_factory=dict)
     #: ids are bare target keys when each side held one engine, else ``<key>@<engine>``
     single_engine: bool = True
 
-    @property
-    def mcnemar_p(self) -> float:
-        return mcnemar_exact(len(self.regressions), len(self.fixes))
-
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "regressions": list(self.regressions),
-            "fixes": list(self.fixes),
-            "unchanged": self.unchanged,
-            "new": list(self.new),
-            "missing": list(self.missing),
-            "mcnemar_p": self.mcnemar_p,
-            "by_category": {name: cat.to_dict() for name, cat in sorted(self.by_category.items())},
-        }
+        data = super().to_dict()
+        mcnemar_p = data.pop("mcnemar_p")
+        data.update(new=list(self.new), missing=list(self.missing), mcnemar_p=mcnemar_p)
+        data["by_category"] = {name: cat.to_dict() for name, cat in sorted(self.by_category.items())}
+        return data
 
 
 def comparison_id(row: ItemResult, single_engine: bool) -> str:
