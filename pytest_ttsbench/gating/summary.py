@@ -64,24 +64,15 @@ class RouteFigures:
 
 
 @dataclass
-class Bucket:
-    """Counts for one group of results; the rates are derived from them."""
+class Bucket(RouteFigures):
+    """Counts for one group of results (the final, voted verdicts); the rates are derived from them."""
 
-    n: int = 0
-    correct: int = 0
-    wrong: int = 0
-    unknown: int = 0
-    error: int = 0
     excluded: int = 0
     #: targets whose route verdicts were not unanimous
     disagreements: int = 0
     #: targets that had at least two route verdicts (disagreement is only defined for those)
     multi_route: int = 0
     routes: dict[str, RouteFigures] = field(default_factory=dict)
-
-    @property
-    def strict_accuracy(self) -> float | None:
-        return _ratio(self.correct, self.n)
 
     @property
     def coverage(self) -> float | None:
@@ -105,14 +96,12 @@ class Bucket:
 
     def to_dict(self) -> dict[str, Any]:
         ci = self.ci95
+        counts = super().to_dict()
+        strict = counts.pop("strict_accuracy")
         return {
-            "n": self.n,
-            "correct": self.correct,
-            "wrong": self.wrong,
-            "unknown": self.unknown,
-            "error": self.error,
+            **counts,
             "excluded": self.excluded,
-            "strict_accuracy": self.strict_accuracy,
+            "strict_accuracy": strict,
             "coverage": self.coverage,
             "resolved_accuracy": self.resolved_accuracy,
             "unknown_rate": self.unknown_rate,
