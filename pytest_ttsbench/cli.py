@@ -80,6 +80,7 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
             "summary": summary_json(outcome.results, args.breakdown),
             "missing_transcripts": outcome.missing,
             "unmatched_transcripts": outcome.unmatched_rows,
+            "overwritten_transcripts": outcome.overwritten_rows,
             "routes": outcome.routes,
         }
         json.dump(payload, sys.stdout, ensure_ascii=False, indent=2)
@@ -91,6 +92,11 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
         print(f"\n{len(outcome.missing)} target(s) with no transcript (counted unknown):")
         for key in outcome.missing:
             print(f"  {key}")
+    if outcome.overwritten_rows:
+        print(
+            f"\n{len(outcome.overwritten_rows)} id(s) had more than one transcript row; the last one was used: "
+            f"{', '.join(outcome.overwritten_rows[:10])}"
+        )
     if outcome.unmatched_rows:
         print(
             f"\n{len(outcome.unmatched_rows)} transcript row(s) match no item: {', '.join(outcome.unmatched_rows[:10])}"

@@ -30,6 +30,7 @@ class Rescore:
     results: list[ItemResult]
     missing: list[str] = field(default_factory=list)  # targets with no transcript
     unmatched_rows: list[str] = field(default_factory=list)  # transcript ids matching no item
+    overwritten_rows: list[str] = field(default_factory=list)  # ids given twice: the later row was used
     routes: list[str] = field(default_factory=list)
 
 
@@ -66,6 +67,7 @@ def rescore(
                     outcome.missing.append(result.key)
     known = set(full_ids) | {f.split("/", 1)[1] for f in full_ids}
     outcome.unmatched_rows = sorted(row for row in store.rows if row not in known)
+    outcome.overwritten_rows = list(store.overwritten)
     return outcome
 
 

@@ -25,6 +25,8 @@ class TranscriptStore:
     rows: dict[str, dict[str, str]] = field(default_factory=dict)
     routes: list[str] = field(default_factory=list)
     sources: list[Path] = field(default_factory=list)
+    #: ids whose route was given twice: the later row wins, and users are told
+    overwritten: list[str] = field(default_factory=list)
 
     def lookup(self, full_id: str) -> dict[str, str] | None:
         """Routes → text for ``<suite>/<item id>``, trying the full id first, then the bare item id."""
@@ -72,7 +74,10 @@ def load_transcripts(path: Path) -> TranscriptStore:
             if not isinstance(row, dict) or not isinstance(row.get("id"), str) or not row["id"]:
                 raise TranscriptsError(f"{file}: line {number}: field 'id' must be a non-empty string")
             routes = _row_routes(file, number, row)
-            store.rows.setdefault(row["id"], {}).update(routes)
+            known = store.rows.setdefault(row["id"], {})
+            if set(routes) & set(known) and row["id"] not in store.overwritten:
+                store.overwritten.append(row["id"])
+            known.update(routes)
             for route in routes:
                 if route not in store.routes:
                     store.routes.append(route)

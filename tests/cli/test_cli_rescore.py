@@ -109,3 +109,27 @@ def test_console_script_reproduces_published_aliyun_figures() -> None:
     assert round(overall["coverage"], 6) == 0.533266
     assert round(overall["unknown_rate"], 6) == 0.466734
     assert round(overall["disagreement_rate"], 6) == 0.358871
+
+
+def test_repeated_ids_are_reported_and_the_last_row_is_used(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    case_file, transcripts = _write(
+        tmp_path,
+        [{"id": "demo/a", "text": "In 1999."}, {"id": "demo/a", "text": "In 2026."}, {"id": "demo/b", "text": "1999"}],
+    )
+    payload = _run_json(capsys, str(case_file), "--transcripts", str(transcripts))
+    assert payload["overwritten_transcripts"] == ["demo/a"]
+    assert {i["id"]: i["verdict"] for i in payload["items"]}["demo/a"] == "correct"
+    assert main(["rescore", str(case_file), "--transcripts", str(transcripts)]) == 0
+    assert "1 id(s) had more than one transcript row; the last one was used: demo/a" in capsys.readouterr().out
+
+
+def test_routes_of_one_id_may_come_from_separate_rows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    case_file, transcripts = _write(
+        tmp_path,
+        [{"id": "demo/a", "asr": {"r1": "In 2026."}}, {"id": "demo/a", "asr": {"r2": "In 2026."}}],
+    )
+    payload = _run_json(capsys, str(case_file), "--transcripts", str(transcripts))
+    assert payload["overwritten_transcripts"] == []
+    item = next(i for i in payload["items"] if i["id"] == "demo/a")
+    assert item["transcripts"] == {"r1": "In 2026.", "r2": "In 2026."}
+    assert item["verdict"] == "correct"
