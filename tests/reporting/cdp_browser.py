@@ -18,6 +18,7 @@ import subprocess
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 FLAGS = (
     "--headless",
@@ -32,6 +33,12 @@ FLAGS = (
     "--mute-audio",
     "--remote-debugging-pipe",
 )
+
+
+def local_path(url: str) -> Path:
+    """The file a ``file://`` URL seen by the browser points at (any other URL fails the test)."""
+    assert url.startswith("file://"), f"not a local link: {url}"
+    return Path(unquote(urlparse(url).path))
 
 
 def find_chromium() -> str | None:

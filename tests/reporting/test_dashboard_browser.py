@@ -10,10 +10,9 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 import pytest
-from cdp_browser import PAGE_FACTS, Browser, find_chromium
+from cdp_browser import PAGE_FACTS, Browser, local_path
 from report_helpers import ESPEAK_CASES, artifacts_dir, run_pytest
 
 from pytest_ttsbench.audio import decode_audio
@@ -58,22 +57,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return moved
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    executable = find_chromium()
-    if executable is None:
-        pytest.skip("chromium is not installed and could not be installed (apt-get install -y chromium)")
-    folder = tmp_path_factory.mktemp("chromium")
-    chrome = Browser(executable, folder / "profile", folder / "chromium.log")
-    yield chrome
-    chrome.close()
-
-
-def _local(url: str) -> Path:
-    assert url.startswith("file://"), f"not a local link: {url}"
-    return Path(unquote(urlparse(url).path))
-
-
 @pytest.mark.parametrize(
     ("page", "charts", "players"),
     [
@@ -90,14 +73,14 @@ def test_page_in_chromium(site: Path, browser: Browser, page: str, charts: int, 
     assert len(images) == charts
     for img in images:
         assert img["complete"] and img["natural"][0] > 0 and img["box"][0] > 0 and img["box"][1] > 0, img
-        assert _local(img["src"]).is_relative_to(site)
+        assert local_path(img["src"]).is_relative_to(site)
     assert len(facts["audios"]) == players
     for audio in facts["audios"]:
-        clip = _local(audio["src"])
+        clip = local_path(audio["src"])
         assert clip.is_relative_to(site) and clip.is_file()
         assert 0.5 < decode_audio(clip.read_bytes()).seconds < 10
     for link in facts["links"]:
-        assert _local(link).is_file()
+        assert local_path(link).is_file()
     if page == "index.html":
         changes = facts["text"].split("Changes in the latest run", 1)[1]
         espeak, replay = changes.split("\nreplay\n", 1)  # the engine headings

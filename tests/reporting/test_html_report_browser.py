@@ -10,10 +10,9 @@ from __future__ import annotations
 import base64
 import shutil
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 import pytest
-from cdp_browser import PAGE_FACTS, Browser, find_chromium
+from cdp_browser import PAGE_FACTS, Browser, local_path
 from report_helpers import ESPEAK_CASES, artifacts_dir, read_jsonl, report_data, run_pytest
 
 from pytest_ttsbench.audio import decode_audio
@@ -52,17 +51,6 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"linked": moved / "report" / "report.html", "single": moved / "single-report.html", "rows": rows}
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    executable = find_chromium()
-    if executable is None:
-        pytest.skip("chromium is not installed and could not be installed (apt-get install -y chromium)")
-    folder = tmp_path_factory.mktemp("chromium")
-    chrome = Browser(executable, folder / "profile", folder / "chromium.log")
-    yield chrome
-    chrome.close()
-
-
 def test_clips_travel_with_the_report(runs: dict) -> None:
     report = runs["linked"]
     audio = sorted((report.parent / "audio").rglob("*.wav"))
@@ -88,7 +76,7 @@ def _decode_src(src: str) -> float:
     if src.startswith("data:"):
         data = base64.b64decode(src.split(",", 1)[1])
     else:
-        path = Path(unquote(urlparse(src).path))
+        path = local_path(src)
         assert path.is_file(), f"audio element points at a missing file: {path}"
         data = path.read_bytes()
     return decode_audio(data).seconds
