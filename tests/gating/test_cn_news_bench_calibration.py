@@ -109,9 +109,7 @@ def test_published_category_breakdown_google() -> None:
     assert counts["military_model"] == (192, 149, 0, 43)
     assert counts["unit_symbol"] == (96, 40, 0, 56)
     assert counts["optional_homograph_polyphone"][:1] == (0,)  # only excluded targets there
-    domains = {
-        key[0]: b.correct for key, b in summarize(score_system("google_cloud_tts"), ["domain"]).items()
-    }
+    domains = {key[0]: b.correct for key, b in summarize(score_system("google_cloud_tts"), ["domain"]).items()}
     assert domains["tech"] == 183
 
 
@@ -119,7 +117,4 @@ def test_full_route_ablation_matches_the_vote(system_results: tuple[str, list[It
     _, results = system_results
     buckets = ablation(results)
     assert len(buckets) == 7
-    assert (
-        buckets[("mimo_v2_5_asr", "paraformer_zh", "sensevoice_small")].to_dict()
-        == overall(results).to_dict()
-    )
+    assert buckets[("mimo_v2_5_asr", "paraformer_zh", "sensevoice_small")].to_dict() == overall(results).to_dict()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from result_rows import make_result
 
 from pytest_ttsbench.gating.diagnostics import ablation, pairwise_agreement, revote, route_accuracy
 from pytest_ttsbench.gating.summary import overall
@@ -11,21 +12,7 @@ from pytest_ttsbench.results import ItemResult
 
 
 def row(routes: dict[str, str], auto: bool = True) -> ItemResult:
-    return ItemResult(
-        engine="e",
-        suite="s",
-        id="s/x",
-        target=None,
-        category="c",
-        language="zh",
-        facets={},
-        verdict=vote(routes),
-        transcript="",
-        expected=None,
-        evidence={},
-        route_verdicts=routes,
-        auto_evaluable=auto,
-    )
+    return make_result(language="zh", verdict=vote(routes), expected=None, route_verdicts=routes, auto_evaluable=auto)
 
 
 RESULTS = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from result_rows import make_result
 
 from pytest_ttsbench.gating.stats import compare_runs, mcnemar_exact, wilson_interval
 from pytest_ttsbench.results import ItemResult
@@ -72,20 +73,7 @@ def test_mcnemar_rejects_negative_counts() -> None:
 
 
 def _row(item: str, verdict: str, auto: bool = True) -> ItemResult:
-    return ItemResult(
-        engine="e",
-        suite="s",
-        id=f"s/{item}",
-        target=None,
-        category="c",
-        language="zh",
-        facets={},
-        verdict=verdict,
-        transcript="",
-        expected=None,
-        evidence={},
-        auto_evaluable=auto,
-    )
+    return make_result(id=f"s/{item}", language="zh", verdict=verdict, expected=None, auto_evaluable=auto)
 
 
 def test_compare_runs_pairs_by_key_and_counts_discordant_targets() -> None:

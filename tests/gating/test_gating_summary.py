@@ -6,6 +6,7 @@ from itertools import count
 from typing import Any
 
 import pytest
+from result_rows import make_result
 
 from pytest_ttsbench.gating.stats import wilson_interval
 from pytest_ttsbench.gating.summary import MISSING, Bucket, overall, summarize
@@ -17,20 +18,14 @@ _ids = count()
 def row(verdict: str, routes: dict[str, str] | None = None, **fields: Any) -> ItemResult:
     base: dict[str, Any] = {
         "engine": "e1",
-        "suite": "s",
         "id": f"s/{next(_ids)}",
-        "target": None,
         "category": "c1",
         "language": "zh",
-        "facets": {},
         "verdict": verdict,
-        "transcript": "",
         "expected": None,
-        "evidence": {},
         "route_verdicts": routes or {},
     }
-    base.update(fields)
-    return ItemResult(**base)
+    return make_result(**{**base, **fields})
 
 
 A_FEW = [

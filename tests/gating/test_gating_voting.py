@@ -67,9 +67,7 @@ def test_configured_routes_absent_from_the_mapping_raise_the_bar() -> None:
         ({"a": "error", "b": None}, "unknown"),  # one route simply had nothing to say
     ],
 )
-def test_errors_count_as_unknown_unless_every_route_errored(
-    outcomes: dict[str, str | None], expected: str
-) -> None:
+def test_errors_count_as_unknown_unless_every_route_errored(outcomes: dict[str, str | None], expected: str) -> None:
     assert vote(outcomes) == expected
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from result_rows import make_result
 
 from pytest_ttsbench.asr.registry import create_routes
 from pytest_ttsbench.gating.workflow import workflow_figures
@@ -11,20 +12,8 @@ from pytest_ttsbench.results import ItemResult
 
 
 def row(engine: str, item: str, synth: float | None, first: float | None, target: str | None = None) -> ItemResult:
-    return ItemResult(
-        engine=engine,
-        suite="s",
-        id=f"s/{item}",
-        target=target,
-        category="c",
-        language="en",
-        facets={},
-        verdict="correct",
-        transcript="x",
-        expected={},
-        evidence={},
-        synth_seconds=synth,
-        first_byte_seconds=first,
+    return make_result(
+        engine=engine, id=f"s/{item}", target=target, transcript="x", synth_seconds=synth, first_byte_seconds=first
     )
 
 

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from result_rows import make_result
 
 from pytest_ttsbench.reporting.leaderboard import (
     COLUMNS,
@@ -28,27 +29,12 @@ from pytest_ttsbench.results import ItemResult
 ROUTES = ("paraformer_zh", "sensevoice_small")
 
 
-def entry(
-    system: str, strict: float | None, resolved: float | None, date: str = "2026-05-01"
-) -> LeaderboardEntry:
+def entry(system: str, strict: float | None, resolved: float | None, date: str = "2026-05-01") -> LeaderboardEntry:
     return LeaderboardEntry(system, date, ROUTES, strict, 0.5, resolved, 1, 2, 3)
 
 
 def _row(verdict: str, auto: bool = True) -> ItemResult:
-    return ItemResult(
-        engine="e",
-        suite="s",
-        id="s/x",
-        target=None,
-        category="c",
-        language="zh",
-        facets={},
-        verdict=verdict,
-        transcript="",
-        expected=None,
-        evidence={},
-        auto_evaluable=auto,
-    )
+    return make_result(language="zh", verdict=verdict, expected=None, auto_evaluable=auto)
 
 
 def test_entry_from_run_counts_auto_evaluable_targets_only() -> None:
@@ -91,8 +77,7 @@ def test_markdown() -> None:
     assert lines[0] == "| " + " | ".join(COLUMNS) + " |"
     assert len(lines) == 4
     assert lines[2] == (
-        "| 1 | a | 0.471774 | 0.500000 | 0.880000 | 1 | 2 | 3 | 2026-05-01 |"
-        " paraformer_zh, sensevoice_small |"
+        "| 1 | a | 0.471774 | 0.500000 | 0.880000 | 1 | 2 | 3 | 2026-05-01 | paraformer_zh, sensevoice_small |"
     )
     assert lines[3].startswith("| 2 | b\\|c | 0.250000 | 0.500000 | — |")
 
@@ -125,9 +110,7 @@ def test_render_dispatch() -> None:
 
 
 def test_merge_keeps_older_dated_entries_and_replaces_same_day_reruns() -> None:
-    stored = render_json(
-        [entry("sys", 0.4, 0.8, date="2026-01-01"), entry("other", 0.6, 0.7, date="2026-01-01")]
-    )
+    stored = render_json([entry("sys", 0.4, 0.8, date="2026-01-01"), entry("other", 0.6, 0.7, date="2026-01-01")])
     merged = merge_leaderboard(stored, [entry("sys", 0.5, 0.9, date="2026-02-01")])
     assert sorted(e.key for e in merged) == [
         ("other", "2026-01-01"),

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from result_rows import make_result
 
 from conftest import NUMERALS, TRANSCRIPTS, write_project
 from pytest_ttsbench.compare_cli import main as compare_main
@@ -19,19 +20,14 @@ PLAIN_NUMERALS = NUMERALS.replace("thresholds: {default: 0.5}\n", "")
 def _row(key: str, verdict: str, engine: str = "e", category: str = "c", **extra: object) -> ItemResult:
     suite, _, rest = key.partition("/")
     item, _, span = rest.partition("/")
-    return ItemResult(
+    return make_result(
         engine=engine,
         suite=suite,
         id=f"{suite}/{item}",
         target=span or None,
         category=category,
-        language="en",
-        facets={},
-        verdict=verdict,  # type: ignore[arg-type]
-        transcript="",
-        expected={},
-        evidence={},
-        **extra,  # type: ignore[arg-type]
+        verdict=verdict,
+        **extra,
     )
 
 

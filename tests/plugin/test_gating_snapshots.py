@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from result_rows import make_result
 from syrupy.extensions.amber.serializer import AmberDataSerializer
 
 from conftest import NUMERALS, TRANSCRIPTS, write_project
@@ -96,18 +97,12 @@ def test_xdist_strict_snapshots(pytester: pytest.Pytester) -> None:
 
 def test_one_snapshot_per_clip_and_generation() -> None:
     def row(target: str | None, repeat: int, text: str, engine: str = "e") -> ItemResult:
-        return ItemResult(
+        return make_result(
             engine=engine,
-            suite="s",
             id="s/m",
             target=target,
-            category="c",
             language="zh",
-            facets={},
-            verdict="correct",
             transcript=text,
-            expected={},
-            evidence={},
             transcripts={"t": text},
             repeat=repeat,
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from result_rows import make_result
 
 from conftest import NEWS, NUMERALS, read_jsonl, write_project
 from pytest_ttsbench.gating.stats import wilson_interval
@@ -60,20 +61,7 @@ def test_bad_configuration_floor_names_the_field() -> None:
 
 
 def _row(key: str, category: str, verdict: str, auto: bool = True) -> ItemResult:
-    return ItemResult(
-        engine="e",
-        suite="s",
-        id=f"s/{key}",
-        target=None,
-        category=category,
-        language="en",
-        facets={},
-        verdict=verdict,  # type: ignore[arg-type]
-        transcript="",
-        expected={},
-        evidence={},
-        auto_evaluable=auto,
-    )
+    return make_result(id=f"s/{key}", category=category, verdict=verdict, auto_evaluable=auto)
 
 
 def test_evaluate_counts_unknown_and_error_against_the_floor_and_equal_passes() -> None:

@@ -6,28 +6,16 @@ import base64
 import wave
 from pathlib import Path
 
+from result_rows import make_result
+
 from pytest_ttsbench.audio import decode_audio
 from pytest_ttsbench.reporting.html import ClipStore, evidence_text, expected_text, heard_html, locate_clip
 from pytest_ttsbench.results import ItemResult
 
 
 def result(**changes: object) -> ItemResult:
-    base = dict(
-        engine="e",
-        suite="s",
-        id="s/i",
-        target=None,
-        category="c",
-        language="en",
-        facets={},
-        verdict="wrong",
-        transcript="one",
-        expected={"values": ["12"]},
-        evidence={},
-        scorer="numbers",
-    )
-    base.update(changes)
-    return ItemResult(**base)  # type: ignore[arg-type]
+    base = {"id": "s/i", "verdict": "wrong", "transcript": "one", "expected": {"values": ["12"]}, "scorer": "numbers"}
+    return make_result(**{**base, **changes})
 
 
 def clip(path: Path) -> Path:

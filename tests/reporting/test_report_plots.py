@@ -6,6 +6,7 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
+from result_rows import make_result
 
 from pytest_ttsbench.gating.summary import Bucket
 from pytest_ttsbench.reporting import plots
@@ -13,19 +14,8 @@ from pytest_ttsbench.results import ItemResult
 
 
 def result(engine: str, category: str, verdict: str, form: str | None = None) -> ItemResult:
-    return ItemResult(
-        engine=engine,
-        suite="s",
-        id=f"s/{category}-{verdict}",
-        target=None,
-        category=category,
-        language="en",
-        facets={"form": form} if form else {},
-        verdict=verdict,
-        transcript="",
-        expected={},
-        evidence={},  # type: ignore[arg-type]
-    )
+    facets = {"form": form} if form else {}
+    return make_result(engine=engine, id=f"s/{category}-{verdict}", category=category, facets=facets, verdict=verdict)
 
 
 RESULTS = [

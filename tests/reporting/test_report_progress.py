@@ -7,10 +7,10 @@ from types import SimpleNamespace
 
 import pytest
 from report_helpers import write_project
+from result_rows import make_result
 
 from pytest_ttsbench.collect import RESULT_PROPERTY
 from pytest_ttsbench.reporting.progress import Counts, Progress, progress_every, progress_line
-from pytest_ttsbench.results import ItemResult
 
 
 def test_line_shows_counts_and_eta() -> None:
@@ -35,18 +35,10 @@ def test_when_lines_are_written(option: int | None, tty: bool, every: int) -> No
 def report(when: str, verdict: str | None = None, audio: bool = True) -> SimpleNamespace:
     props = []
     if verdict is not None:
-        result = ItemResult(
-            engine="e",
-            suite="s",
+        result = make_result(
             id="s/i",
-            target=None,
-            category="c",
-            language="en",
-            facets={},
-            verdict=verdict,  # type: ignore[arg-type]
+            verdict=verdict,
             transcript="x" if verdict != "error" else None,
-            expected={},
-            evidence={},
             audio_sha256="ab" if audio else None,
             transcripts={"r": "x"} if verdict != "error" else {},
         )
