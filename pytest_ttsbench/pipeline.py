@@ -95,11 +95,13 @@ class Evaluator:
         profiles: Mapping[str, EngineProfile],
         route_factory: Callable[[EngineProfile], list[AsrRoute]],
         options: RunOptions,
+        engines: Mapping[str, Engine] | None = None,
     ) -> None:
         self.profiles = profiles
         self.route_factory = route_factory
         self.options = options
-        self._engines: dict[str, Engine] = {}
+        # Engines already built by the caller are used as they are; the rest are built on first use.
+        self._engines: dict[str, Engine] = dict(engines or {})
         self._unavailable: dict[str, str] = {}
         self._broken: dict[str, str] = {}
         self._routes: dict[str, list[AsrRoute]] = {}

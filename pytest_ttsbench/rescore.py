@@ -55,8 +55,9 @@ def rescore(
             f"{transcripts}: bare id(s) {', '.join(ambiguous[:5])} match items of several suites; "
             "use '<suite>/<item id>'"
         )
-    evaluator = Evaluator({engine_name: profile}, lambda _profile: [], RunOptions(quorum=quorum))
-    evaluator._engines[engine_name] = engine  # already built: reuse it rather than re-reading the file
+    evaluator = Evaluator(
+        {engine_name: profile}, lambda _profile: [], RunOptions(quorum=quorum), engines={engine_name: engine}
+    )
     outcome = Rescore(results=[], routes=list(store.routes))
     for suite in suites:
         for item in suite.items:
