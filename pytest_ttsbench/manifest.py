@@ -226,7 +226,7 @@ def write_session_manifest(bench: BenchSession) -> Path | None:
         return None
     rows = list(iter_results(results_path))
     root = bench.settings.base_dir
-    cases: set[Path] = {Path(p) for p in bench._suite_owners.values()}
+    cases: set[Path] = {Path(p) for p in bench.suite_files.values()}
     for row in rows:
         if row.node_id:
             candidate = root / row.node_id.split("::", 1)[0]

@@ -101,16 +101,17 @@ class BenchSession:
     verdict_failures: set[tuple[str, str]] = field(default_factory=set)
     other_failures: int = 0
     gate: GateOutcome | None = None  # set once the session has finished (controller only)
+    #: suite name → the case file that defines it (also the run manifest's case inputs)
+    suite_files: dict[str, Path] = field(default_factory=dict)
     _writer: ResultsWriter | None = None
     _evaluator: Evaluator | None = None
-    _suite_owners: dict[str, Path] = field(default_factory=dict)
 
     def claim_suite(self, suite: Any) -> Path | None:
         """Record which file defines a suite; returns the earlier file when the name is taken."""
-        owner = self._suite_owners.get(suite.name)
+        owner = self.suite_files.get(suite.name)
         if owner is not None and owner != suite.path:
             return owner
-        self._suite_owners[suite.name] = suite.path
+        self.suite_files[suite.name] = suite.path
         return None
 
     def no_engine_reason(self) -> str:
