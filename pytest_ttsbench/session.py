@@ -118,9 +118,6 @@ class BenchSession:
         names = ", ".join(sorted(self.settings.engines))
         return f"no TTS engine selected: pass --tts-engine=NAME to synthesize (profiles: {names})"
 
-    def unknown_engines(self) -> list[str]:
-        return [name for name in self.engine_names if name not in self.settings.engines]
-
     def routes_for(self, profile: EngineProfile) -> list[Any]:
         asr = dict(self.settings.asr)
         asr.update(profile.option("asr", {}) or {})
