@@ -15,11 +15,10 @@ from typing import Any
 
 def _cmd_dashboard(args: argparse.Namespace) -> int:
     # Imported here so other subcommands never pay for loading matplotlib.
-    from pytest_ttsbench.reporting.dashboard import Dashboard, DashboardError, load_runs
+    from pytest_ttsbench.reporting.dashboard import DashboardError, build_dashboard
 
     try:
-        runs = load_runs(Path(args.runs_dir))
-        index = Dashboard(runs, Path(args.out), args.title).build()
+        index, runs = build_dashboard(Path(args.runs_dir), Path(args.out), args.title)
     except (OSError, ValueError, DashboardError) as exc:
         print(f"ttsbench dashboard: {exc}", file=sys.stderr)
         return 2

@@ -382,6 +382,7 @@ class Dashboard:
         return _page(key, intro + table, depth=1)
 
 
-def build_dashboard(runs_dir: Path, site: Path, title: str = "TTS benchmark dashboard") -> Path:
-    """Build the site for every run under ``runs_dir`` into ``site``; returns its ``index.html``."""
-    return Dashboard(load_runs(runs_dir), site, title).build()
+def build_dashboard(runs_dir: Path, site: Path, title: str = "TTS benchmark dashboard") -> tuple[Path, list[RunData]]:
+    """Build the site for every run under ``runs_dir`` into ``site``; returns its ``index.html`` and the runs."""
+    runs = load_runs(runs_dir)
+    return Dashboard(runs, site, title).build(), runs

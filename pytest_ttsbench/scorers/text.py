@@ -6,13 +6,9 @@ import unicodedata
 
 
 def _is_space_punct(ch: str) -> bool:
+    """Whitespace, punctuation and invisible format/control characters (categories Z*, P*, Cc, Cf)."""
     category = unicodedata.category(ch)
     return category[0] in "ZP" or category in ("Cc", "Cf")
-
-
-def strip_space_punct(text: str) -> str:
-    """Drop whitespace, punctuation and invisible format/control characters (categories Z*, P*, Cc, Cf)."""
-    return "".join(ch for ch in text if not _is_space_punct(ch))
 
 
 def readings_canon(text: str) -> str:
