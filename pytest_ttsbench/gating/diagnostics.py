@@ -56,9 +56,7 @@ def pairwise_agreement(results: Iterable[ItemResult]) -> dict[tuple[str, str], A
     out: dict[tuple[str, str], Agreement] = {}
     for first, second in combinations(names, 2):
         agree = sum(
-            1
-            for r in rows
-            if _tri_label(r.route_verdicts.get(first)) == _tri_label(r.route_verdicts.get(second))
+            1 for r in rows if _tri_label(r.route_verdicts.get(first)) == _tri_label(r.route_verdicts.get(second))
         )
         out[(first, second)] = Agreement(first, second, len(rows), agree)
     return out
@@ -74,9 +72,7 @@ def revote(result: ItemResult, subset: Sequence[str]) -> ItemResult:
     return replace(result, route_verdicts=kept, verdict=vote(kept, majority(len(subset))))
 
 
-def ablation(
-    results: Iterable[ItemResult], routes: Sequence[str] | None = None
-) -> dict[tuple[str, ...], Bucket]:
+def ablation(results: Iterable[ItemResult], routes: Sequence[str] | None = None) -> dict[tuple[str, ...], Bucket]:
     """A bucket for every non-empty subset of the routes, each re-voted on that subset alone.
 
     Keys are sorted tuples of route names, smallest subsets first. ``routes`` defaults to every
