@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,14 +46,3 @@ def add_compare_command(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when any target regressed")
     p.set_defaults(func=_cmd_compare)
     return p
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="ttsbench")
-    add_compare_command(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return int(args.func(args))
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

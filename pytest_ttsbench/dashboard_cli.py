@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,14 +36,3 @@ def add_dashboard_command(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--title", default="TTS benchmark dashboard", help="title of the site")
     p.set_defaults(func=_cmd_dashboard)
     return p
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="ttsbench")
-    add_dashboard_command(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return int(args.func(args))
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

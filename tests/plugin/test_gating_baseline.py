@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from plugin_projects import NUMERALS, TRANSCRIPTS, write_project
 from result_rows import make_result
 
-from conftest import NUMERALS, TRANSCRIPTS, write_project
-from pytest_ttsbench.compare_cli import main as compare_main
+from pytest_ttsbench.cli import main as ttsbench_main
 from pytest_ttsbench.gating.baseline import compare
 from pytest_ttsbench.gating.stats import mcnemar_exact
 from pytest_ttsbench.results import ItemResult, write_results
@@ -171,7 +171,9 @@ def test_xdist_comparison_equals_single_process_and_compare_command(
     assert one == two
     # The offline command says the same, from the results files alone.
     capsys.readouterr()
-    assert compare_main(["compare", str(pytester.path / "base.jsonl"), str(pytester.path / "two.jsonl"), "--json"]) == 0
+    assert (
+        ttsbench_main(["compare", str(pytester.path / "base.jsonl"), str(pytester.path / "two.jsonl"), "--json"]) == 0
+    )
     printed = json.loads(capsys.readouterr().out)
     assert set(printed) == {"regressions", "fixes", "unchanged", "new", "missing", "mcnemar_p", "by_category"}
     assert {k: printed[k] for k in ("regressions", "fixes", "unchanged", "new", "missing", "mcnemar_p")} == {
@@ -184,12 +186,12 @@ def test_compare_command_text_exit_codes_and_errors(tmp_path: Path, capsys: pyte
     base, cand = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     write_results(base, [_row("s/a", "correct", engine="old"), _row("s/b", "wrong", engine="old")])
     write_results(cand, [_row("s/a", "unknown", engine="new"), _row("s/b", "wrong", engine="new")])
-    assert compare_main(["compare", str(base), str(cand)]) == 0
+    assert ttsbench_main(["compare", str(base), str(cand)]) == 0
     out = capsys.readouterr().out
     assert "2 paired target(s): 1 regression(s), 0 fix(es), 1 unchanged" in out
     assert "  regressed: s/a" in out
-    assert compare_main(["compare", str(base), str(cand), "--fail-on-regression"]) == 1
-    assert compare_main(["compare", str(cand), str(base), "--fail-on-regression"]) == 0
+    assert ttsbench_main(["compare", str(base), str(cand), "--fail-on-regression"]) == 1
+    assert ttsbench_main(["compare", str(cand), str(base), "--fail-on-regression"]) == 0
     capsys.readouterr()
-    assert compare_main(["compare", str(base), str(tmp_path / "missing.jsonl")]) == 2
+    assert ttsbench_main(["compare", str(base), str(tmp_path / "missing.jsonl")]) == 2
     assert "missing.jsonl" in capsys.readouterr().err
