@@ -7,7 +7,9 @@ through its ``pytest11`` entry point.
 import sys
 from pathlib import Path
 
-# Test helpers shared across test folders (`from result_rows import make_result`).
-sys.path.insert(0, str(Path(__file__).parent / "tests" / "support"))
+# Test helpers shared across test folders, imported by module name (`from result_rows import …`,
+# `from tts_providers import …`): tests/ has no packages, and "conftest" is not a name to import.
+for folder in ("support", "fakes"):
+    sys.path.insert(0, str(Path(__file__).parent / "tests" / folder))
 
 pytest_plugins = ["pytester"]

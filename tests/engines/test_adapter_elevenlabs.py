@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from engine_rig import SECRET
 from tts_providers import TONE_SECONDS
 
-from conftest import SECRET
 from pytest_ttsbench.audio import decode_audio
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, SynthesisRequest

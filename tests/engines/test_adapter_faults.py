@@ -10,9 +10,9 @@ from __future__ import annotations
 import time
 
 import pytest
+from engine_rig import PROVIDERS, SECRET
 from tts_providers import TONE_SECONDS, Fault
 
-from conftest import PROVIDERS, SECRET
 from pytest_ttsbench.audio import decode_audio
 from pytest_ttsbench.engines.base import EngineError, Synthesis, SynthesisRequest
 

@@ -6,9 +6,9 @@ import json
 import sys
 
 import pytest
+from engine_rig import SECRET
 from tts_providers import TONE_SECONDS, wav_bytes
 
-from conftest import SECRET
 from pytest_ttsbench.audio import decode_audio
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineUnavailable, SynthesisRequest

@@ -9,9 +9,9 @@ import time
 from datetime import datetime, timezone
 
 import pytest
+from engine_rig import SECRET
 from tts_providers import pcm_bytes, wav_bytes
 
-from conftest import SECRET
 from pytest_ttsbench.config import EngineProfile
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, SynthesisRequest
 from pytest_ttsbench.engines.http import (

@@ -6,9 +6,9 @@ import json
 import time
 
 import pytest
+from engine_rig import KEY_ENV, SECRET
 from tts_providers import OPENAI_RATE, TONE_SECONDS, Fault
 
-from conftest import KEY_ENV, SECRET
 from pytest_ttsbench.audio import decode_audio
 from pytest_ttsbench.config import ConfigError, EngineProfile
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, SynthesisRequest

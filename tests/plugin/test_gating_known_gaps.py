@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from plugin_projects import NEWS, NUMERALS, TRANSCRIPTS, write_project
 
-from conftest import NEWS, NUMERALS, TRANSCRIPTS, write_project
 from pytest_ttsbench.gating.known_gaps import Gap, KnownGaps, KnownGapsError, load_known_gaps, updated_gaps
 
 # No floors here: these tests are about the gaps alone.

@@ -6,8 +6,8 @@ import json
 import textwrap
 
 import pytest
+from plugin_projects import NUMERALS, write_project
 
-from conftest import NUMERALS, write_project
 from pytest_ttsbench.gating.repeats import aggregate, policy_verdict
 from pytest_ttsbench.gating.summary import summarize
 from pytest_ttsbench.results import read_results

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from plugin_projects import NUMERALS, TRANSCRIPTS, write_project
 from result_rows import make_result
 from syrupy.extensions.amber.serializer import AmberDataSerializer
 
-from conftest import NUMERALS, TRANSCRIPTS, write_project
 from pytest_ttsbench.gating.snapshots import received_snapshots
 from pytest_ttsbench.results import ItemResult
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from plugin_projects import NEWS, NUMERALS, read_jsonl, write_project
 from result_rows import make_result
 
-from conftest import NEWS, NUMERALS, read_jsonl, write_project
 from pytest_ttsbench.gating.stats import wilson_interval
 from pytest_ttsbench.gating.summary import summarize
 from pytest_ttsbench.gating.thresholds import (

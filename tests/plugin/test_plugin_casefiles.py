@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from conftest import NUMERALS, write_project
+from plugin_projects import NUMERALS, write_project
 
 GOOD_ITEM = """\
   - id: ok-1

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from conftest import write_project
+from plugin_projects import write_project
 
 
 def test_node_ids_are_readable(pytester: pytest.Pytester) -> None:

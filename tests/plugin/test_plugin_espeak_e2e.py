@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from plugin_projects import read_jsonl, write_project
 
-from conftest import read_jsonl, write_project
 from pytest_ttsbench.audio import decode_audio
 
 CASES = """\

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from plugin_projects import read_jsonl
 
-from conftest import read_jsonl
 from pytest_ttsbench.cli import main
 from pytest_ttsbench.config import EngineProfile
 from pytest_ttsbench.engines.base import SynthesisRequest

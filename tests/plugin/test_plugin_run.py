@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from conftest import read_jsonl, write_project
+from plugin_projects import read_jsonl, write_project
 
 RESULT_FIELDS = {
     "engine",

@@ -7,8 +7,7 @@ import wave
 from pathlib import Path
 
 import pytest
-
-from conftest import NUMERALS, read_jsonl, write_project
+from plugin_projects import NUMERALS, read_jsonl, write_project
 
 THAI = """\
 suite: demo-th

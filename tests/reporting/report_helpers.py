@@ -3,28 +3,16 @@
 from __future__ import annotations
 
 import html
-import importlib.util
 import json
 import re
 import subprocess
 from pathlib import Path
 
+from plugin_projects import NUMERALS, TRANSCRIPTS, read_jsonl, write_project  # noqa: F401  (re-exported)
+
 # Imported here, before any in-process pytester run: pytester drops the modules a run imported
 # when it ends, and matplotlib imported twice in one process breaks its class-level caches.
 import pytest_ttsbench.reporting.plots  # noqa: F401
-
-# tests/plugin/conftest.py holds the small replay projects; loaded under its own name, because
-# several conftest modules share the module name "conftest".
-_PROJECTS = Path(__file__).parents[1] / "plugin" / "conftest.py"
-_spec = importlib.util.spec_from_file_location("ttsbench_plugin_projects", _PROJECTS)
-assert _spec is not None and _spec.loader is not None
-projects = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(projects)
-
-NUMERALS: str = projects.NUMERALS
-TRANSCRIPTS: dict[str, str] = projects.TRANSCRIPTS
-write_project = projects.write_project
-read_jsonl = projects.read_jsonl
 
 
 def report_data(path: Path) -> dict:

@@ -1,4 +1,4 @@
-"""Fixtures for driving the plugin through pytester with small, self-contained projects."""
+"""Small, self-contained projects for driving the plugin through pytester (`from plugin_projects import …`)."""
 
 from __future__ import annotations
 
