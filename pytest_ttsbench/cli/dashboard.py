@@ -1,8 +1,4 @@
-"""``ttsbench dashboard RUNS_DIR -o SITE``: a static site from many runs' results files.
-
-:func:`add_dashboard_command` registers the subcommand on the ``ttsbench`` parser; :func:`main`
-runs it alone (``python -m pytest_ttsbench.dashboard_cli``).
-"""
+"""``ttsbench dashboard RUNS_DIR -o SITE``: a static site from many runs' results files."""
 
 from __future__ import annotations
 
@@ -26,7 +22,7 @@ def _cmd_dashboard(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_dashboard_command(subparsers: Any) -> argparse.ArgumentParser:
+def add_command(subparsers: Any) -> None:
     """Add ``dashboard`` to a ``ttsbench`` subparsers object (from ``add_subparsers``)."""
     p = subparsers.add_parser(
         "dashboard", help="build a static site (history, leaderboard, regressions, items) from many runs"
@@ -35,4 +31,3 @@ def add_dashboard_command(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("-o", "--out", required=True, metavar="SITE", help="folder to write the site into")
     p.add_argument("--title", default="TTS benchmark dashboard", help="title of the site")
     p.set_defaults(func=_cmd_dashboard)
-    return p

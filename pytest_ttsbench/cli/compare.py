@@ -1,8 +1,4 @@
-"""``ttsbench compare BASELINE CANDIDATE [--json]``: the baseline comparison of a pytest run, offline.
-
-:func:`add_compare_command` registers the subcommand on the ``ttsbench`` parser; :func:`main`
-runs it alone (``python -m pytest_ttsbench.compare_cli``).
-"""
+"""``ttsbench compare BASELINE CANDIDATE [--json]``: the baseline comparison of a pytest run, offline."""
 
 from __future__ import annotations
 
@@ -36,7 +32,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return 1 if args.fail_on_regression and comparison.regressions else 0
 
 
-def add_compare_command(subparsers: Any) -> argparse.ArgumentParser:
+def add_command(subparsers: Any) -> None:
     """Add ``compare`` to a ``ttsbench`` subparsers object (from ``add_subparsers``)."""
     p = subparsers.add_parser("compare", help="compare two results files: regressions, fixes, McNemar p-value")
     p.add_argument("baseline", help="the earlier results file (JSON lines)")
@@ -45,4 +41,3 @@ def add_compare_command(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--repeat-policy", choices=POLICIES, default="all", help="how several generations make one verdict")
     p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when any target regressed")
     p.set_defaults(func=_cmd_compare)
-    return p

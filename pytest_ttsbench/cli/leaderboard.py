@@ -1,0 +1,39 @@
+"""``ttsbench leaderboard RUN...``: systems ranked by strict accuracy."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from pytest_ttsbench.cli.common import EXIT_USAGE
+from pytest_ttsbench.cli.diagnostics import run_diagnostics
+from pytest_ttsbench.reporting.leaderboard import entry_from_run, merge_entries, render, update_leaderboard_file
+from pytest_ttsbench.runs import RUNS_HELP, load_runs
+
+
+def _cmd_leaderboard(args: argparse.Namespace) -> int:
+    try:
+        entries = [entry_from_run(run) for run in load_runs([Path(p) for p in args.runs])]
+        # --store keeps the board's earlier dated entries; without it, the runs given are the board.
+        entries = update_leaderboard_file(Path(args.store), entries) if args.store else merge_entries([], entries)
+        sys.stdout.write(render(entries, args.format))
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"ttsbench leaderboard: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.diagnostics:
+        sys.stdout.write("\n")
+        return run_diagnostics(args)
+    return 0
+
+
+def add_command(commands: Any) -> None:
+    p = commands.add_parser("leaderboard", help="rank systems by strict accuracy from results files")
+    p.add_argument("runs", nargs="+", metavar="RUN", help=RUNS_HELP)
+    p.add_argument(
+        "--format", choices=("markdown", "csv", "json"), default="markdown", help="output format (default: markdown)"
+    )
+    p.add_argument("--store", metavar="FILE", help="merge into this stored leaderboard JSON (earlier dates are kept)")
+    p.add_argument("--diagnostics", action="store_true", help="also print the route diagnostics per system")
+    p.set_defaults(func=_cmd_leaderboard)

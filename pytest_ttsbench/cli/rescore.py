@@ -1,0 +1,107 @@
+"""``ttsbench rescore CASES --transcripts FILE``: verdicts and the summary from stored transcripts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_ttsbench.cases.loader import CASE_SUFFIXES, CaseFileError
+from pytest_ttsbench.cli.common import EXIT_REFUSED, EXIT_USAGE
+from pytest_ttsbench.engines.base import EngineUnavailable
+from pytest_ttsbench.manifest import expand_inputs, write_manifest
+from pytest_ttsbench.reporting.terminal import summary_lines
+from pytest_ttsbench.rescore import Guard, item_json, load_suites, rescore, summary_json, verdict_moves
+from pytest_ttsbench.results import ItemResult, read_results, write_results
+from pytest_ttsbench.transcripts import TranscriptsError
+
+
+def _guarded_write(out: Path, results: list[ItemResult], guards: Sequence[Guard]) -> bool:
+    """Write ``out`` unless a guarded slice's verdicts moved since the results stored there."""
+    if guards and out.is_file():
+        moves = verdict_moves(read_results(out), results, guards)
+        guarded = [m for m in moves if m.guards]
+        if guarded:
+            slices = ", ".join(str(g) for g in guards)
+            print(
+                f"ttsbench rescore: refusing to overwrite {out}: {len(guarded)} verdict(s) moved "
+                f"in guarded slice(s) {slices}:",
+                file=sys.stderr,
+            )
+            for move in guarded:
+                print(f"  {move}", file=sys.stderr)
+            return False
+        if moves:
+            print(f"ttsbench rescore: {len(moves)} verdict(s) moved outside the guarded slices", file=sys.stderr)
+    write_results(out, results)
+    return True
+
+
+def _cmd_rescore(args: argparse.Namespace) -> int:
+    try:
+        guards = [Guard.parse(text) for text in args.guard]
+        if guards and not args.out:
+            raise ValueError("--guard needs --out: the stored results to compare with")
+        case_paths = [Path(p) for p in args.cases]
+        suites = load_suites(case_paths)
+        outcome = rescore(suites, Path(args.transcripts), engine_name=args.engine, quorum=args.quorum)
+    except (CaseFileError, TranscriptsError, EngineUnavailable, ValueError) as exc:
+        print(f"ttsbench rescore: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.out:
+        out = Path(args.out)
+        if not _guarded_write(out, outcome.results, guards):
+            return EXIT_REFUSED
+        inputs = expand_inputs(case_paths, CASE_SUFFIXES) + expand_inputs([Path(args.transcripts)], (".jsonl",))
+        write_manifest(out, inputs)
+    if args.json:
+        payload = {
+            "items": [item_json(r) for r in outcome.results],
+            "summary": summary_json(outcome.results, args.breakdown),
+            "missing_transcripts": outcome.missing,
+            "unmatched_transcripts": outcome.unmatched_rows,
+            "overwritten_transcripts": outcome.overwritten_rows,
+            "routes": outcome.routes,
+        }
+        json.dump(payload, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    for line in summary_lines(outcome.results, args.breakdown):
+        print(line)
+    if outcome.missing:
+        print(f"\n{len(outcome.missing)} target(s) with no transcript (counted unknown):")
+        for key in outcome.missing:
+            print(f"  {key}")
+    if outcome.overwritten_rows:
+        print(
+            f"\n{len(outcome.overwritten_rows)} id(s) had more than one transcript row; the last one was used: "
+            f"{', '.join(outcome.overwritten_rows[:10])}"
+        )
+    if outcome.unmatched_rows:
+        print(
+            f"\n{len(outcome.unmatched_rows)} transcript row(s) match no item: {', '.join(outcome.unmatched_rows[:10])}"
+        )
+    return 0
+
+
+def add_command(commands: Any) -> None:
+    p = commands.add_parser("rescore", help="re-derive verdicts and the summary from stored transcripts")
+    p.add_argument("cases", nargs="+", help="case files or folders (YAML, or supported JSONL benchmarks)")
+    p.add_argument("--transcripts", required=True, help="JSON-lines transcripts file or folder")
+    p.add_argument("--json", action="store_true", help="print items and summary as JSON")
+    p.add_argument("--out", help="also write a results file (JSON lines)")
+    p.add_argument("--engine", default="transcripts", help="system name recorded in results (default: transcripts)")
+    p.add_argument("--quorum", type=int, help="routes that must agree (default: majority)")
+    p.add_argument("--breakdown", action="append", default=[], metavar="FACET", help="summarize by a facet")
+    p.add_argument(
+        "--guard",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="with --out: refuse to overwrite when verdicts in this slice (a results field such as "
+        "category=years, or a facet such as form=western) moved; repeatable",
+    )
+    p.set_defaults(func=_cmd_rescore)

@@ -1,0 +1,42 @@
+"""``ttsbench verify RUN...``: a run checked against its checksum manifest."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from pytest_ttsbench.cli.common import EXIT_REFUSED, EXIT_USAGE
+from pytest_ttsbench.manifest import ManifestError, find_manifests, verify_manifest
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    mismatched = False
+    for run in args.runs:
+        try:
+            manifests = find_manifests(Path(run))
+        except ManifestError as exc:
+            print(f"ttsbench verify: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        for manifest in manifests:
+            try:
+                check = verify_manifest(manifest)
+            except ManifestError as exc:
+                print(f"ttsbench verify: {exc}", file=sys.stderr)
+                return EXIT_USAGE
+            if check.ok:
+                print(f"{manifest}: OK ({check.checked} file(s) match)")
+                continue
+            mismatched = True
+            print(f"{manifest}: MISMATCH")
+            for kind, names in (("modified", check.modified), ("missing", check.missing), ("added", check.added)):
+                for name in names:
+                    print(f"  {kind}: {name}")
+    return EXIT_REFUSED if mismatched else 0
+
+
+def add_command(commands: Any) -> None:
+    p = commands.add_parser("verify", help="check a run against its checksum manifest")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="run folders, results files or manifest files")
+    p.set_defaults(func=_cmd_verify)
