@@ -45,10 +45,11 @@ class CaseFile(pytest.File):
         for item in suite.items:
             for target in item.targets:
                 for engine in engines:
-                    for repeat in range(bench.repeats):
+                    repeats = bench.repeats_for(engine)
+                    for repeat in range(repeats):
                         yield CaseTest.from_parent(
                             self,
-                            name=test_name(suite, item, target, engine, len(engines) > 1, repeat, bench.repeats),
+                            name=test_name(suite, item, target, engine, len(engines) > 1, repeat, repeats),
                             suite=suite,
                             case=item,
                             target=target,

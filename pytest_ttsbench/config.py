@@ -42,6 +42,8 @@ _PROFILE_SCHEMA = {
         "type": {"type": "string", "minLength": 1},
         "voice": {"oneOf": [{"type": "string"}, {"type": "object", "additionalProperties": {"type": "string"}}]},
         "api_key_env": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+        # generations per item for a stochastic voice (see gating/repeats.py)
+        "repeats": {"type": "integer", "minimum": 1},
     },
 }
 

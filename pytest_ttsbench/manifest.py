@@ -8,8 +8,13 @@ derived from, in between. Beside each results file we write a manifest holding t
 * outputs: the results file and every clip it points at.
 
 ``ttsbench verify`` recomputes them and names each file that was modified, went missing, or was
-added to a folder the run owns. Paths inside the manifest's folder are stored relative to it, so a
-run folder can be moved or archived whole; inputs outside it are stored as absolute paths.
+added to a folder the run owns. No path in a manifest is absolute, so a run folder can be moved,
+committed or downloaded as a CI artifact and still verify: files inside the manifest's folder are
+named relative to it, inputs from the project (case files, the configuration) relative to the
+project's root, marked ``"root": "project"``. Those inputs are checked wherever the project is
+found (``--project DIR``, the folder the run was made in, or the current folder); a run checked
+where its project is not (an artifact on another machine) lists them as not present here, and
+its own files must still match. Inputs outside both stay absolute.
 
 A results file called ``results.jsonl`` owns its whole folder (the layout of a default pytest
 run) and its manifest is ``manifest.sha256.json``; any other results file gets
@@ -69,6 +74,14 @@ def _key(path: Path, base: Path) -> str:
     return resolved.relative_to(base).as_posix() if resolved.is_relative_to(base) else str(resolved)
 
 
+def _input_key(path: Path, base: Path, project: Path | None) -> tuple[str, bool]:
+    """An input's name: inside the run folder, then relative to the project (flag True), else absolute."""
+    resolved = path.resolve()
+    if resolved.is_relative_to(base) or project is None or not resolved.is_relative_to(project.resolve()):
+        return _key(path, base), False
+    return resolved.relative_to(project.resolve()).as_posix(), True
+
+
 def _locate(key: str, base: Path) -> Path:
     path = Path(key)
     return path if path.is_absolute() else base / path
@@ -100,6 +113,7 @@ def write_manifest(
     inputs: Iterable[Path],
     outputs: Iterable[Path] = (),
     owned_dirs: Iterable[Path] = (),
+    project: Path | None = None,
 ) -> Path:
     """Write the manifest of ``results_path``; the results file itself is always an output.
 
@@ -118,13 +132,17 @@ def write_manifest(
         for path in paths:
             if not path.is_file() or _is_manifest(path) or path.name.endswith((".tmp", ".part")):
                 continue
-            key = _key(path, base)
+            key, in_project = _input_key(path, base, project) if role == "input" else (_key(path, base), False)
             # An output that is also an input (a replayed clip kept in place) stays an input.
             if key not in files:
                 files[key] = {"role": role, "sha256": sha256_file(path), "bytes": path.stat().st_size}
+                if in_project:
+                    files[key]["root"] = "project"
     document = {
         "version": FORMAT_VERSION,
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        # where the run was made: a hint for finding its project inputs, never needed to verify outputs
+        "project": str(project.resolve()) if project is not None else None,
         "results": _key(results_path, base),
         "owned_dirs": sorted({_key(folder, base) if folder != base else "." for folder in folders}),
         "files": dict(sorted(files.items())),
@@ -144,6 +162,8 @@ class Verification:
     modified: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     added: list[str] = field(default_factory=list)
+    #: project inputs not found on this machine (a run downloaded without its project): not checked
+    not_here: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -169,17 +189,30 @@ def find_manifests(run: Path) -> list[Path]:
     return [candidate]
 
 
-def verify_manifest(path: Path) -> Verification:
+def _project_file(key: str, roots: Iterable[Path]) -> Path | None:
+    return next((root / key for root in roots if (root / key).is_file()), None)
+
+
+def verify_manifest(path: Path, project: Path | None = None) -> Verification:
     """Recompute every checksum the manifest lists and look for unlisted files in the folders it owns."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
         listed: Mapping[str, Mapping[str, Any]] = document["files"]
         owned: list[str] = list(document.get("owned_dirs", []))
+        recorded_project = document.get("project")
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ManifestError(f"{path}: not a readable manifest: {exc}") from exc
     base = path.parent.resolve()
+    roots = [Path(p) for p in (project, recorded_project, Path.cwd()) if p]
     check = Verification(manifest=path, checked=len(listed))
     for key, entry in listed.items():
+        if entry.get("root") == "project":
+            found = _project_file(key, roots)
+            if found is None:
+                check.not_here.append(key)
+            elif sha256_file(found) != entry.get("sha256"):
+                check.modified.append(key)
+            continue
         file = _locate(key, base)
         if not file.is_file():
             check.missing.append(key)
@@ -238,4 +271,4 @@ def write_session_manifest(bench: BenchSession) -> Path | None:
         inputs.append(bench.settings.source)
     outputs = [Path(r.audio_path) for r in rows if r.audio_path]
     owned = [bench.audio_dir] if bench.audio_dir is not None else []
-    return write_manifest(results_path, inputs, outputs, owned)
+    return write_manifest(results_path, inputs, outputs, owned, project=root)

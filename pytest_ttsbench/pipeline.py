@@ -74,6 +74,7 @@ class Clip:
     audio_checks: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    audio_varies: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,8 @@ class RunOptions:
     quorum: int | None = None
     audio_policy: AudioPolicy = field(default_factory=AudioPolicy)
     run_id: str | None = None
+    #: engines whose first clip is requested twice, to see whether identical requests give identical audio
+    probe_engines: frozenset[str] = frozenset()
 
 
 class Evaluator:
@@ -106,6 +109,7 @@ class Evaluator:
         self._broken: dict[str, str] = {}
         self._routes: dict[str, list[AsrRoute]] = {}
         self._clips: dict[tuple[str, str, str, int], Clip] = {}
+        self._probed: set[str] = set()
 
     # --- engines ---------------------------------------------------------------------------
 
@@ -177,6 +181,9 @@ class Evaluator:
             clip.transcripts = dict(synthesis.transcripts)
             clip.routes = list(synthesis.metadata.get("routes") or clip.transcripts)
             return clip
+        if engine_name in self.options.probe_engines and engine_name not in self._probed:
+            self._probed.add(engine_name)
+            clip.audio_varies = _differs_on_repeat(engine, request, synthesis.audio)
         try:
             decoded = decode_audio(synthesis.audio, synthesis.pcm_sample_rate)
         except AudioDecodeError as exc:
@@ -287,8 +294,18 @@ class Evaluator:
             first_byte_seconds=_round(clip.first_byte_seconds),
             contract=self.options.contract,
             repeat=repeat,
+            audio_varies=clip.audio_varies,
             run_id=self.options.run_id,
         )
+
+
+def _differs_on_repeat(engine: Engine, request: SynthesisRequest, audio: bytes) -> bool | None:
+    """Send the same request again: different audio means every verdict of this engine is one draw."""
+    try:
+        again = engine.synthesize(request)
+    except EngineError:
+        return None
+    return again.audio != audio
 
 
 def _primary_verdict(route_verdicts: Mapping[str, Verdict], final: str) -> Verdict | None:

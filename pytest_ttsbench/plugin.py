@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Generator
 from pathlib import Path
 
 import pytest
@@ -10,11 +11,14 @@ import pytest
 from pytest_ttsbench.cases.loader import CASE_SUFFIXES
 from pytest_ttsbench.collect import RESULT_PROPERTY, CaseFile
 from pytest_ttsbench.config import ConfigError, Settings, load_settings
+from pytest_ttsbench.gating.baseline import DEFAULT_ALPHA, DEFAULT_MAX_RATE, RegressionRule
 from pytest_ttsbench.gating.gate import evaluate_gate, final_status, gate_path, write_gate
 from pytest_ttsbench.gating.known_gaps import KnownGaps, KnownGapsError, gaps_path, load_known_gaps
 from pytest_ttsbench.gating.repeats import POLICIES
 from pytest_ttsbench.gating.snapshots import MODES as SNAPSHOT_MODES
 from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, parse_cli_thresholds
+from pytest_ttsbench.manifest import RUN_RESULTS_NAME
+from pytest_ttsbench.reporting.gate_item import GATE_NODEID, gate_is_armed, gate_reports
 from pytest_ttsbench.reporting.html import register_html_report
 from pytest_ttsbench.reporting.progress import add_progress_option, register_progress
 from pytest_ttsbench.reporting.terminal import write_gate_summary, write_summary
@@ -95,11 +99,34 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="fail the run when an item correct in the baseline is not correct now (known gaps excepted)",
     )
     gate.addoption(
+        "--tts-regression-alpha",
+        type=float,
+        default=DEFAULT_ALPHA,
+        metavar="P",
+        help=f"regressions fail the gate when McNemar's exact p is below P, overall or in a category "
+        f"(default: {DEFAULT_ALPHA})",
+    )
+    gate.addoption(
+        "--tts-max-regressions",
+        type=int,
+        default=None,
+        metavar="N",
+        help="regressions fail the gate when there are more than N (default: no count limit)",
+    )
+    gate.addoption(
+        "--tts-max-regression-rate",
+        type=float,
+        default=DEFAULT_MAX_RATE,
+        metavar="R",
+        help=f"regressions fail the gate when more than R of the paired targets regressed; 1 switches it off "
+        f"(default: {DEFAULT_MAX_RATE})",
+    )
+    gate.addoption(
         "--tts-repeats",
         type=int,
-        default=1,
+        default=None,
         metavar="N",
-        help="independent generations per item (default: 1)",
+        help="independent generations per item (default: the profile's 'repeats', else 1)",
     )
     gate.addoption(
         "--tts-repeat-policy",
@@ -158,9 +185,23 @@ def pytest_configure(config: pytest.Config) -> None:
 def _configure_gate(config: pytest.Config, bench: BenchSession) -> None:
     """Read the gate's inputs up front, so a bad floor, gaps file or baseline stops the run at once."""
     repeats = config.getoption("tts_repeats")
-    if repeats < 1:
+    if repeats is not None and repeats < 1:
         raise pytest.UsageError(f"--tts-repeats must be at least 1, got {repeats}")
     bench.repeats = repeats
+    try:
+        for engine in bench.engine_names:
+            bench.repeats_for(engine)  # a bad profile 'repeats' stops the run here, not mid-collection
+    except ConfigError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+    alpha = config.getoption("tts_regression_alpha")
+    rate = config.getoption("tts_max_regression_rate")
+    count = config.getoption("tts_max_regressions")
+    if not 0 < alpha <= 1 or not 0 <= rate <= 1 or (count is not None and count < 0):
+        raise pytest.UsageError(
+            f"regression gate: --tts-regression-alpha must be in (0, 1] (got {alpha}), --tts-max-regression-rate "
+            f"in [0, 1] (got {rate}), --tts-max-regressions at least 0 (got {count})"
+        )
+    bench.regression_rule = RegressionRule(alpha=alpha, max_count=count, max_rate=None if rate >= 1 else rate)
     bench.repeat_policy = config.getoption("tts_repeat_policy")
     settings = bench.settings
     try:
@@ -185,7 +226,8 @@ def _configure_gate(config: pytest.Config, bench: BenchSession) -> None:
     bench.update_snapshots = bool(config.getoption("update_snapshots", default=False))
     baseline = config.getoption("tts_baseline")
     if baseline and not bench.is_worker:
-        path = Path(baseline).resolve()
+        given = Path(baseline).resolve()
+        path = given / RUN_RESULTS_NAME if given.is_dir() else given  # a run or baseline folder, or its results
         if not path.is_file():
             raise pytest.UsageError(f"--tts-baseline: no results file at {path}")
         bench.baseline_path = path
@@ -222,7 +264,7 @@ class _Recorder:
         self.bench = bench
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if self.bench.is_worker:
+        if self.bench.is_worker or report.nodeid == GATE_NODEID:
             return
         recorded = None
         if report.when == "call":
@@ -296,17 +338,29 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     return [f"ttsbench: engines {', '.join(bench.engine_names)}; results -> {bench.results_path}"]
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    """The gate, once, where every result is (the controller under xdist); it may fail the run."""
+@pytest.hookimpl(wrapper=True)
+def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]:
+    """The gate, once, where every result is (the controller under xdist); it may fail the run.
+
+    Decided before any other session-finish hook, so the ``ttsbench::gate`` test it reports
+    reaches JUnit XML and pytest-html before they write their files; the exit status is set after
+    them all, since some (syrupy's) fold the status they were called with back into the session's.
+    """
     bench: BenchSession = session.config.stash[BENCH_KEY]
     if bench.is_worker or not bench.results:
-        return
+        return (yield)
     outcome = evaluate_gate(bench)
     outcome.exitstatus = final_status(outcome, int(session.exitstatus))
-    session.exitstatus = outcome.exitstatus
     bench.gate = outcome
+    if gate_is_armed(outcome):
+        for report in gate_reports(outcome):
+            session.config.hook.pytest_runtest_logreport(report=report)
     if bench.results_path is not None:
         write_gate(gate_path(bench.results_path), outcome)
+    try:
+        return (yield)
+    finally:
+        session.exitstatus = outcome.exitstatus
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:  # type: ignore[no-untyped-def]

@@ -2,10 +2,16 @@
 
 Field names are fixed because other tools read these files; see :class:`ItemResult`. Every
 figure in the summary, the gate and later dashboards is derived from these lines alone.
+
+A run folder is relocatable: a clip inside the results file's folder is written as a path
+relative to that folder (``audio/espeak/en-numerals/year-2026-….wav``), so the folder can be
+moved, committed as a baseline or downloaded as a CI artifact; readers turn it back into a path
+on this machine. Clips kept elsewhere (``--tts-audio-dir`` outside the run) stay absolute.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import threading
@@ -54,6 +60,8 @@ class ItemResult:
     first_byte_seconds: float | None = None
     contract: str = "raw"
     repeat: int = 0
+    #: the determinism probe: the same request sent again gave different audio (None: not probed)
+    audio_varies: bool | None = None
     node_id: str | None = None
     run_id: str | None = None
 
@@ -76,6 +84,24 @@ class ItemResult:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
+def relative_to_folder(result: ItemResult, folder: Path) -> ItemResult:
+    """The row as stored in a results file in ``folder``: a clip inside the folder named relative to it."""
+    if not result.audio_path or not Path(result.audio_path).is_absolute():
+        return result
+    clip = Path(result.audio_path).resolve()
+    base = folder.resolve()
+    if not clip.is_relative_to(base):
+        return result
+    return dataclasses.replace(result, audio_path=clip.relative_to(base).as_posix())
+
+
+def resolved_in_folder(result: ItemResult, folder: Path) -> ItemResult:
+    """The row as read from a results file in ``folder``: a relative clip path made absolute here."""
+    if not result.audio_path or Path(result.audio_path).is_absolute():
+        return result
+    return dataclasses.replace(result, audio_path=str(folder.resolve() / result.audio_path))
+
+
 class ResultsWriter:
     """Appends one line per result and flushes it to disk at once, so an interrupted run loses nothing."""
 
@@ -86,8 +112,9 @@ class ResultsWriter:
         self._handle = path.open("a", encoding="utf-8")
 
     def write(self, result: ItemResult) -> None:
+        line = relative_to_folder(result, self.path.parent).to_json()
         with self._lock:
-            self._handle.write(result.to_json() + "\n")
+            self._handle.write(line + "\n")
             self._handle.flush()
             os.fsync(self._handle.fileno())
 
@@ -96,7 +123,10 @@ class ResultsWriter:
 
 
 def read_results(path: Path) -> list[ItemResult]:
-    """Every line of a results file, in order. A truncated last line (a killed run) is skipped."""
+    """Every line of a results file, in order. A truncated last line (a killed run) is skipped.
+
+    Relative clip paths come back as absolute paths beside the file, wherever it was moved.
+    """
     return list(iter_results(path))
 
 
@@ -106,7 +136,7 @@ def iter_results(path: Path) -> Iterator[ItemResult]:
             if not line.strip():
                 continue
             try:
-                yield ItemResult.from_dict(json.loads(line))
+                yield resolved_in_folder(ItemResult.from_dict(json.loads(line)), path.parent)
             except json.JSONDecodeError:
                 continue
 
@@ -117,5 +147,5 @@ def write_results(path: Path, results: Iterable[ItemResult]) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     with tmp.open("w", encoding="utf-8") as handle:
         for result in results:
-            handle.write(result.to_json() + "\n")
+            handle.write(relative_to_folder(result, path.parent).to_json() + "\n")
     tmp.replace(path)

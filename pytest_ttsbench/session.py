@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from pytest_ttsbench.asr.registry import create_routes
-from pytest_ttsbench.config import EngineProfile, Settings
+from pytest_ttsbench.config import ConfigError, EngineProfile, Settings
+from pytest_ttsbench.gating.baseline import RegressionRule
 from pytest_ttsbench.gating.gate import GateOutcome
 from pytest_ttsbench.gating.known_gaps import KnownGaps
 from pytest_ttsbench.gating.thresholds import FloorLayer
@@ -55,6 +56,14 @@ def parse_engine_option(values: list[str] | None) -> list[str]:
     return names
 
 
+def profile_repeats(profile: EngineProfile) -> int:
+    """A profile's ``repeats`` option (default 1): how many generations a stochastic voice needs per item."""
+    value = profile.option("repeats", 1)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"engine profile {profile.name!r}: option 'repeats' must be an integer >= 1, got {value!r}")
+    return value
+
+
 def default_run_dir(base: Path, runs_dir: str, engines: list[str]) -> Path:
     """A fresh, dated folder for one run's results and audio."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
@@ -77,7 +86,8 @@ class BenchSession:
     audio_dir: Path | None
     contract: str = "raw"
     quorum: int | None = None
-    repeats: int = 1
+    #: --tts-repeats; None lets each profile's ``repeats`` (default 1) decide
+    repeats: int | None = None
     breakdown: list[str] = field(default_factory=list)
     is_worker: bool = False
     results: list[ItemResult] = field(default_factory=list)
@@ -93,6 +103,7 @@ class BenchSession:
     baseline: list[ItemResult] | None = None
     baseline_path: Path | None = None
     fail_on_regression: bool = False
+    regression_rule: RegressionRule = field(default_factory=RegressionRule)
     snapshot_mode: str = "off"
     update_snapshots: bool = False
     #: (engine, id) for every collected target key and item id, to find known-gap ids that match nothing
@@ -114,6 +125,13 @@ class BenchSession:
         self.suite_files[suite.name] = suite.path
         return None
 
+    def repeats_for(self, engine: str | None) -> int:
+        """Generations per item: --tts-repeats, else the profile's ``repeats``, else 1."""
+        if self.repeats is not None:
+            return self.repeats
+        profile = self.settings.engines.get(engine) if engine else None
+        return profile_repeats(profile) if profile is not None else 1
+
     def no_engine_reason(self) -> str:
         names = ", ".join(sorted(self.settings.engines))
         return f"no TTS engine selected: pass --tts-engine=NAME to synthesize (profiles: {names})"
@@ -131,6 +149,7 @@ class BenchSession:
                 contract=self.contract,
                 quorum=self.quorum,
                 run_id=self.results_path.parent.name if self.results_path else None,
+                probe_engines=frozenset(name for name in self.engine_names if self.repeats_for(name) == 1),
             )
             self._evaluator = Evaluator(self.settings.engines, self.routes_for, options)
         return self._evaluator

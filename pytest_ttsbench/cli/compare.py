@@ -1,4 +1,9 @@
-"""``ttsbench compare BASELINE CANDIDATE [--json]``: the baseline comparison of a pytest run, offline."""
+"""``ttsbench compare BASELINE CANDIDATE [--json]``: the baseline comparison of a pytest run, offline.
+
+Besides regressions, fixes and McNemar's p, each changed item shows its text, what was heard
+before and after and both clips, and the runs' clip durations and speaking rates, so the cause
+of a regression (a voice that speeds up, a new recognizer) is in front of the reader.
+"""
 
 from __future__ import annotations
 
@@ -8,36 +13,67 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.gating.baseline import compare, comparison_lines
-from pytest_ttsbench.gating.repeats import POLICIES
+from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
+from pytest_ttsbench.gating.baseline import (
+    DEFAULT_ALPHA,
+    DEFAULT_MAX_RATE,
+    RegressionRule,
+    compare,
+    comparison_lines,
+    regression_reasons,
+)
 from pytest_ttsbench.results import read_results
+from pytest_ttsbench.runs import RUNS_HELP, results_file
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     try:
-        baseline = read_results(Path(args.baseline))
-        candidate = read_results(Path(args.candidate))
-        comparison = compare(baseline, candidate, args.repeat_policy)
+        baseline = read_results(results_file(Path(args.baseline)))
+        candidate = read_results(results_file(Path(args.candidate)))
+        comparison = compare(baseline, candidate)
     except (OSError, TypeError, ValueError) as exc:
         print(f"ttsbench compare: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    rate = None if args.max_regression_rate >= 1 else args.max_regression_rate
+    rule = RegressionRule(args.alpha, args.max_regressions, rate)
+    reasons = regression_reasons(comparison, comparison.regressions, rule)
     if args.json:
-        json.dump(comparison.to_dict(), sys.stdout, ensure_ascii=False, indent=2)
+        document = comparison.to_dict()
+        document["gate"] = {"rule": rule.to_dict(), "reasons": reasons}
+        json.dump(document, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
         print(f"baseline:  {args.baseline}")
         print(f"candidate: {args.candidate}")
         for line in comparison_lines(comparison):
             print(line)
-    return 1 if args.fail_on_regression and comparison.regressions else 0
+        for reason in reasons:
+            print(f"regression gate: {reason}")
+    return EXIT_REFUSED if args.fail_on_regression and reasons else EXIT_OK
 
 
 def add_command(subparsers: Any) -> None:
     """Add ``compare`` to a ``ttsbench`` subparsers object (from ``add_subparsers``)."""
-    p = subparsers.add_parser("compare", help="compare two results files: regressions, fixes, McNemar p-value")
-    p.add_argument("baseline", help="the earlier results file (JSON lines)")
-    p.add_argument("candidate", help="the later results file (JSON lines)")
+    p = subparsers.add_parser("compare", help="compare two runs: regressions, fixes, McNemar p, transcripts, audio")
+    p.add_argument("baseline", help=f"the earlier run: {RUNS_HELP}")
+    p.add_argument("candidate", help=f"the later run: {RUNS_HELP}")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
-    p.add_argument("--repeat-policy", choices=POLICIES, default="all", help="how several generations make one verdict")
-    p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when any target regressed")
+    p.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 when the regressions fail the regression gate (see --alpha and the limits)",
+    )
+    p.add_argument(
+        "--alpha", type=float, default=DEFAULT_ALPHA, help=f"McNemar significance level (default {DEFAULT_ALPHA})"
+    )
+    p.add_argument(
+        "--max-regressions", type=int, default=None, help="fail on more than N regressions (default: no limit)"
+    )
+    p.add_argument(
+        "--max-regression-rate",
+        type=float,
+        default=DEFAULT_MAX_RATE,
+        help=f"fail when more than this share of paired targets regressed; 1 switches it off "
+        f"(default {DEFAULT_MAX_RATE})",
+    )
     p.set_defaults(func=_cmd_compare)

@@ -56,7 +56,7 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
         if not _guarded_write(out, outcome.results, guards):
             return EXIT_REFUSED
         inputs = expand_inputs(case_paths, CASE_SUFFIXES) + expand_inputs([Path(args.transcripts)], (".jsonl",))
-        write_manifest(out, inputs)
+        write_manifest(out, inputs, project=Path.cwd())
     if args.json:
         payload = {
             "items": [item_json(r) for r in outcome.results],

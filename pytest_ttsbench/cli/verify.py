@@ -1,4 +1,4 @@
-"""``ttsbench verify RUN...``: a run checked against its checksum manifest."""
+"""``ttsbench verify RUN... [--project DIR]``: a run checked against its checksum manifest, wherever it now lives."""
 
 from __future__ import annotations
 
@@ -21,12 +21,14 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         for manifest in manifests:
             try:
-                check = verify_manifest(manifest)
+                check = verify_manifest(manifest, Path(args.project) if args.project else None)
             except ManifestError as exc:
                 print(f"ttsbench verify: {exc}", file=sys.stderr)
                 return EXIT_USAGE
             if check.ok:
-                print(f"{manifest}: OK ({check.checked} file(s) match)")
+                print(f"{manifest}: OK ({check.checked - len(check.not_here)} file(s) match)")
+                for name in check.not_here:
+                    print(f"  not checked (project input not present here): {name}")
                 continue
             mismatched = True
             print(f"{manifest}: MISMATCH")
@@ -39,4 +41,10 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 def add_command(commands: Any) -> None:
     p = commands.add_parser("verify", help="check a run against its checksum manifest")
     p.add_argument("runs", nargs="+", metavar="RUN", help="run folders, results files or manifest files")
+    p.add_argument(
+        "--project",
+        metavar="DIR",
+        help="the project whose case files and configuration the run read (default: where the run was made, "
+        "else the current folder)",
+    )
     p.set_defaults(func=_cmd_verify)

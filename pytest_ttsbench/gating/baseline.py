@@ -1,26 +1,133 @@
-"""Comparing a run with an earlier one, target by target.
+"""Comparing a run with an earlier one, item by item, and deciding whether the change is a regression.
 
-Each auto-evaluable target present in both runs is a pair: a *regression* went from correct
-to anything else, a *fix* from anything else to correct, and everything else is *unchanged*
-(strict correctness, as in every other figure: an unknown turning wrong is not a change).
+Each auto-evaluable target present in both runs is a pair. A target may have several generations
+(``--tts-repeats`` or a profile's ``repeats``); each side is then summarized by its *correct rate*
+and its *majority verdict* (correct when more than half of the generations were), and a side
+whose generations disagree is *flaky*. A pair is
+
+* a *regression* when the majority verdict went from correct to anything else,
+* a *fix* when it went from anything else to correct,
+* *flaky* when the majority flipped but both sides were flaky: a coin that landed differently
+  twice is not evidence either way, so it never counts as a fix or a regression on its own;
+* *unchanged* otherwise (an unknown turning wrong is not a change: correctness is strict, as in
+  every other figure).
+
+With one generation per side nothing is flaky and this is the plain before/after comparison.
 Targets only in the new run are *new*, only in the old one *missing*. The exact two-sided
-McNemar test on the discordant pairs (regressions vs fixes) says whether the difference is
-more than chance, overall and per category.
+McNemar test on the discordant pairs (regressions vs fixes) says whether the difference is more
+than chance, overall and per category; :class:`RegressionRule` turns that, a count and a rate
+into the gate's decision.
 
 Pairs are matched on (engine, target key). When each side holds a single engine, the engine
-names are ignored, so ``espeak-1.51`` can be compared with ``espeak-1.52``. Several generations
-of one item (``--tts-repeats``) are first reduced to one verdict per item by the repeat policy.
+names are ignored, so ``espeak-1.51`` can be compared with ``espeak-1.52``.
+
+Beside the verdicts, each changed pair carries what changed in the audio (duration, speaking
+rate in characters of text per second) and what was heard before and after, so a regression
+points at its cause: a voice sped up 1.8× shows as such.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from statistics import fmean
 from typing import Any
 
-from pytest_ttsbench.gating.repeats import aggregate
+from pytest_ttsbench.gating.repeats import group_generations
 from pytest_ttsbench.gating.stats import mcnemar_exact
 from pytest_ttsbench.results import ItemResult
+
+#: The gate's defaults, measured on the stochastic fake (see README, "Regression gate").
+DEFAULT_ALPHA = 0.05
+DEFAULT_MAX_RATE = 0.10
+
+
+@dataclass(frozen=True)
+class Side:
+    """One target on one side of a comparison: its generations, summarized."""
+
+    rows: tuple[ItemResult, ...]
+
+    @property
+    def first(self) -> ItemResult:
+        return self.rows[0]
+
+    @property
+    def correct(self) -> int:
+        return sum(1 for row in self.rows if row.verdict == "correct")
+
+    @property
+    def rate(self) -> float:
+        return self.correct / len(self.rows)
+
+    @property
+    def majority_correct(self) -> bool:
+        return 2 * self.correct > len(self.rows)
+
+    @property
+    def flaky(self) -> bool:
+        return 0 < self.correct < len(self.rows)
+
+    @property
+    def seconds(self) -> float | None:
+        """Mean clip duration over the generations that have one."""
+        values = [row.audio_seconds for row in self.rows if row.audio_seconds]
+        return fmean(values) if values else None
+
+    @property
+    def chars_per_second(self) -> float | None:
+        seconds = self.seconds
+        return spoken_characters(self.first.text) / seconds if seconds else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdicts": [row.verdict for row in self.rows],
+            "correct_rate": round(self.rate, 4),
+            "flaky": self.flaky,
+            "transcripts": [row.transcript for row in self.rows],
+            "audio_paths": [row.audio_path for row in self.rows],
+            "audio_seconds": _round(self.seconds),
+            "chars_per_second": _round(self.chars_per_second),
+        }
+
+
+def spoken_characters(text: str) -> int:
+    """Characters that are spoken (no spaces): a speaking-rate unit that works for every script."""
+    return sum(1 for ch in text if not ch.isspace())
+
+
+def _round(value: float | None, digits: int = 3) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One paired target whose verdict moved (or wavered), with what was said and heard on each side."""
+
+    id: str
+    kind: str  # "regression", "fix" or "flaky"
+    category: str
+    text: str
+    before: Side
+    after: Side
+
+    @property
+    def duration_ratio(self) -> float | None:
+        """After / before clip duration (0.56 for a voice sped up 1.8×)."""
+        if self.before.seconds and self.after.seconds:
+            return self.after.seconds / self.before.seconds
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "category": self.category,
+            "text": self.text,
+            "before": self.before.to_dict(),
+            "after": self.after.to_dict(),
+            "duration_ratio": _round(self.duration_ratio),
+        }
 
 
 @dataclass
@@ -30,6 +137,11 @@ class CategoryComparison:
     regressions: list[str] = field(default_factory=list)
     fixes: list[str] = field(default_factory=list)
     unchanged: int = 0
+    flaky: list[str] = field(default_factory=list)
+
+    @property
+    def paired(self) -> int:
+        return len(self.regressions) + len(self.fixes) + len(self.flaky) + self.unchanged
 
     @property
     def mcnemar_p(self) -> float:
@@ -39,9 +151,54 @@ class CategoryComparison:
         return {
             "regressions": list(self.regressions),
             "fixes": list(self.fixes),
+            "flaky": list(self.flaky),
             "unchanged": self.unchanged,
             "mcnemar_p": self.mcnemar_p,
         }
+
+
+@dataclass(frozen=True)
+class AudioChange:
+    """Clip duration and speaking rate over every paired target that has a clip on both sides."""
+
+    n: int
+    seconds_before: float
+    seconds_after: float
+    chars: int
+
+    @property
+    def duration_ratio(self) -> float:
+        return self.seconds_after / self.seconds_before
+
+    @property
+    def rate_before(self) -> float:
+        return self.chars / self.seconds_before
+
+    @property
+    def rate_after(self) -> float:
+        return self.chars / self.seconds_after
+
+    @property
+    def speed_ratio(self) -> float:
+        """How much faster the new voice speaks (1.8 for a 1.8× speed-up)."""
+        return self.seconds_before / self.seconds_after
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "seconds_before": round(self.seconds_before, 3),
+            "seconds_after": round(self.seconds_after, 3),
+            "chars_per_second_before": round(self.rate_before, 3),
+            "chars_per_second_after": round(self.rate_after, 3),
+            "speed_ratio": round(self.speed_ratio, 3),
+        }
+
+    def line(self) -> str:
+        return (
+            f"audio: {self.n} paired clip(s), mean {self.seconds_before / self.n:.2f} s -> "
+            f"{self.seconds_after / self.n:.2f} s; speaking rate {self.rate_before:.1f} -> {self.rate_after:.1f} "
+            f"chars/s ({self.speed_ratio:.2f}x)"
+        )
 
 
 @dataclass
@@ -53,12 +210,20 @@ class Comparison(CategoryComparison):
     by_category: dict[str, CategoryComparison] = field(default_factory=dict)
     #: ids are bare target keys when each side held one engine, else ``<key>@<engine>``
     single_engine: bool = True
+    #: regressions, fixes and flaky pairs in detail, by id
+    changes: dict[str, Change] = field(default_factory=dict)
+    audio: AudioChange | None = None
+    #: what the two runs were made with, where it differs: name → (before, after)
+    provenance: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
         mcnemar_p = data.pop("mcnemar_p")
         data.update(new=list(self.new), missing=list(self.missing), mcnemar_p=mcnemar_p)
         data["by_category"] = {name: cat.to_dict() for name, cat in sorted(self.by_category.items())}
+        data["changes"] = [change.to_dict() for change in self.changes.values()]
+        data["audio"] = self.audio.to_dict() if self.audio else None
+        data["provenance"] = {name: {"before": b, "after": a} for name, (b, a) in self.provenance.items()}
         return data
 
 
@@ -67,51 +232,158 @@ def comparison_id(row: ItemResult, single_engine: bool) -> str:
     return row.key if single_engine else f"{row.key}@{row.engine}"
 
 
-def _keyed(results: list[ItemResult], single_engine: bool) -> dict[str, ItemResult]:
-    return {comparison_id(row, single_engine): row for row in results if row.auto_evaluable}
+def _sides(results: Iterable[ItemResult], single_engine: bool) -> dict[str, Side]:
+    grouped = group_generations(row for row in results if row.auto_evaluable)
+    return {comparison_id(rows[0], single_engine): Side(tuple(rows)) for rows in grouped.values()}
 
 
-def compare(baseline: Iterable[ItemResult], candidate: Iterable[ItemResult], repeat_policy: str = "all") -> Comparison:
+def classify(before: Side, after: Side) -> str:
+    """``regression``, ``fix``, ``flaky`` or ``unchanged`` for one pair (see the module docstring)."""
+    was, now = before.majority_correct, after.majority_correct
+    if was == now:
+        return "unchanged"
+    if before.flaky and after.flaky:
+        return "flaky"
+    return "regression" if was else "fix"
+
+
+def compare(baseline: Iterable[ItemResult], candidate: Iterable[ItemResult]) -> Comparison:
     """Classify every target of two runs; ids in each list are sorted."""
-    old, _ = aggregate(baseline, repeat_policy)
-    new, _ = aggregate(candidate, repeat_policy)
+    old, new = list(baseline), list(candidate)
     single = len({r.engine for r in old}) <= 1 and len({r.engine for r in new}) <= 1
-    before, after = _keyed(old, single), _keyed(new, single)
+    before, after = _sides(old, single), _sides(new, single)
     result = Comparison(single_engine=single)
+    clips: list[tuple[float, float, int]] = []
     for cid in sorted(before.keys() & after.keys()):
-        was, now = before[cid].verdict == "correct", after[cid].verdict == "correct"
-        category = result.by_category.setdefault(after[cid].category, CategoryComparison())
-        if was and not now:
-            result.regressions.append(cid)
-            category.regressions.append(cid)
-        elif now and not was:
-            result.fixes.append(cid)
-            category.fixes.append(cid)
-        else:
+        was, now = before[cid], after[cid]
+        category = result.by_category.setdefault(now.first.category, CategoryComparison())
+        kind = classify(was, now)
+        if kind == "unchanged":
             result.unchanged += 1
             category.unchanged += 1
+        else:
+            {"regression": result.regressions, "fix": result.fixes, "flaky": result.flaky}[kind].append(cid)
+            {"regression": category.regressions, "fix": category.fixes, "flaky": category.flaky}[kind].append(cid)
+            result.changes[cid] = Change(cid, kind, now.first.category, now.first.text, was, now)
+        if was.seconds and now.seconds:
+            clips.append((was.seconds, now.seconds, spoken_characters(now.first.text)))
     result.new = sorted(after.keys() - before.keys())
     result.missing = sorted(before.keys() - after.keys())
+    if clips:
+        result.audio = AudioChange(
+            n=len(clips),
+            seconds_before=sum(c[0] for c in clips),
+            seconds_after=sum(c[1] for c in clips),
+            chars=sum(c[2] for c in clips),
+        )
+    result.provenance = provenance_changes(old, new)
     return result
+
+
+def _provenance(rows: Sequence[ItemResult]) -> dict[str, str]:
+    """What a run was made with, as far as its rows say: engines, ASR routes, text contract, repeats."""
+    routes: dict[str, None] = {}
+    for row in rows:
+        routes.update(dict.fromkeys(row.route_verdicts or row.transcripts))
+    return {
+        "engine": ", ".join(sorted({row.engine for row in rows})),
+        "asr routes": ", ".join(routes),
+        "contract": ", ".join(sorted({row.contract for row in rows})),
+        "generations per item": str(max((row.repeat for row in rows), default=0) + 1),
+    }
+
+
+def provenance_changes(old: Sequence[ItemResult], new: Sequence[ItemResult]) -> dict[str, tuple[str, str]]:
+    before, after = _provenance(old), _provenance(new)
+    return {name: (before[name], after[name]) for name in before if before[name] != after[name]}
+
+
+@dataclass(frozen=True)
+class RegressionRule:
+    """When regressions against a baseline fail the gate.
+
+    Any of: the regressions outnumber the fixes and the exact McNemar p-value is below ``alpha``
+    (overall, or in one category); more than ``max_count`` regressions; more than ``max_rate`` of
+    the paired targets regressed. ``None`` switches a count or rate rule off.
+    """
+
+    alpha: float = DEFAULT_ALPHA
+    max_count: int | None = None
+    max_rate: float | None = DEFAULT_MAX_RATE
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"alpha": self.alpha, "max_count": self.max_count, "max_rate": self.max_rate}
+
+
+def regression_reasons(comparison: Comparison, blocking: Sequence[str], rule: RegressionRule) -> list[str]:
+    """Why the regressions fail the gate (empty: they do not). ``blocking`` excludes known gaps."""
+    if not blocking:
+        return []
+    blocked = set(blocking)
+    named = ", ".join(blocking)
+    why: list[str] = []
+    n_fixes = len(comparison.fixes)
+    if len(blocking) > n_fixes:
+        p = mcnemar_exact(len(blocking), n_fixes)
+        if p < rule.alpha:
+            why.append(f"significant overall (McNemar exact p = {p:.3g} < alpha {rule.alpha:g})")
+    for name, category in sorted(comparison.by_category.items()):
+        count = sum(1 for cid in category.regressions if cid in blocked)
+        if count > len(category.fixes):
+            p = mcnemar_exact(count, len(category.fixes))
+            if p < rule.alpha:
+                why.append(f"significant in {name} (p = {p:.3g} < alpha {rule.alpha:g})")
+    if rule.max_count is not None and len(blocking) > rule.max_count:
+        why.append(f"more than {rule.max_count} regression(s)")
+    paired = comparison.paired
+    if rule.max_rate is not None and paired and len(blocking) / paired > rule.max_rate:
+        why.append(f"{len(blocking) / paired:.1%} of {paired} paired targets regressed (> {rule.max_rate:.1%})")
+    if not why:
+        return []
+    return [f"{len(blocking)} regression(s) against the baseline ({'; '.join(why)}): {named}"]
 
 
 def comparison_lines(comparison: Comparison, known_gaps: Iterable[str] = ()) -> list[str]:
     """The comparison as text (terminal summary and ``ttsbench compare``)."""
     gaps = set(known_gaps)
-    paired = len(comparison.regressions) + len(comparison.fixes) + comparison.unchanged
     lines = [
-        f"{paired} paired target(s): {len(comparison.regressions)} regression(s), {len(comparison.fixes)} fix(es), "
-        f"{comparison.unchanged} unchanged; {len(comparison.new)} new, {len(comparison.missing)} missing; "
+        f"{comparison.paired} paired target(s): {len(comparison.regressions)} regression(s), "
+        f"{len(comparison.fixes)} fix(es), {comparison.unchanged} unchanged"
+        + (f", {len(comparison.flaky)} flaky" if comparison.flaky else "")
+        + f"; {len(comparison.new)} new, {len(comparison.missing)} missing; "
         f"McNemar exact p = {comparison.mcnemar_p:.4g}"
     ]
     for name, category in sorted(comparison.by_category.items()):
-        if category.regressions or category.fixes:
+        if category.regressions or category.fixes or category.flaky:
             lines.append(
                 f"  {name}: {len(category.regressions)} regression(s), {len(category.fixes)} fix(es), "
                 f"{category.unchanged} unchanged; p = {category.mcnemar_p:.4g}"
             )
-    lines += [f"  regressed: {cid}{' (known gap)' if cid in gaps else ''}" for cid in comparison.regressions]
-    lines += [f"  fixed:     {cid}" for cid in comparison.fixes]
+    if comparison.audio is not None:
+        lines.append("  " + comparison.audio.line())
+    for name, (before, after) in comparison.provenance.items():
+        lines.append(f"  changed {name}: {before or '-'} -> {after or '-'}")
+    for cid in [*comparison.regressions, *comparison.fixes, *comparison.flaky]:
+        change = comparison.changes[cid]
+        label = {"regression": "regressed:", "fix": "fixed:    ", "flaky": "flaky:    "}[change.kind]
+        lines.append(f"  {label} {cid}{' (known gap)' if cid in gaps else ''}")
+        lines += ["    " + line for line in change_detail(change)]
     lines += [f"  new:       {cid}" for cid in comparison.new]
     lines += [f"  missing:   {cid}" for cid in comparison.missing]
+    return lines
+
+
+def change_detail(change: Change) -> list[str]:
+    """Text, before/after transcripts and clips, and the duration change of one pair."""
+    lines = [f"text:   {change.text}"]
+    for label, side in (("before", change.before), ("after ", change.after)):
+        verdicts = f"{side.correct}/{len(side.rows)} correct"
+        heard = " | ".join(str(row.transcript) for row in side.rows)
+        lines.append(f"{label}: {verdicts}, heard: {heard}")
+        clip = next((row.audio_path for row in side.rows if row.audio_path), None)
+        if clip:
+            lines.append(f"        clip: {clip}")
+    ratio = change.duration_ratio
+    if ratio is not None:
+        lines.append(f"duration {change.before.seconds:.2f} s -> {change.after.seconds:.2f} s ({ratio:.2f}x)")
     return lines

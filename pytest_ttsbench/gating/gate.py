@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_ttsbench.gating.baseline import Comparison, compare, comparison_id
+from pytest_ttsbench.gating.baseline import Comparison, RegressionRule, compare, comparison_id, regression_reasons
 from pytest_ttsbench.gating.known_gaps import unmatched_ids, updated_gaps, write_known_gaps
-from pytest_ttsbench.gating.repeats import RepeatedItem, aggregate
+from pytest_ttsbench.gating.repeats import RepeatedItem, aggregate, nondeterministic_engines
 from pytest_ttsbench.gating.snapshots import (
     SnapshotCheck,
     check_snapshots,
@@ -48,6 +48,9 @@ class GateOutcome:
     baseline_path: str | None = None
     known_gap_ids: set[str] = field(default_factory=set)  # comparison ids that are known gaps
     blocking_regressions: list[str] = field(default_factory=list)
+    regression_rule: RegressionRule = field(default_factory=RegressionRule)
+    #: engine → (items whose identical requests gave different audio, items checked)
+    nondeterministic: dict[str, tuple[int, int]] = field(default_factory=dict)
     excused: list[str] = field(default_factory=list)  # failed generations of items correct by the policy
     snapshot_mode: str = "off"
     snapshots: list[SnapshotCheck] = field(default_factory=list)
@@ -61,6 +64,26 @@ class GateOutcome:
     @property
     def inconsistent(self) -> list[RepeatedItem]:
         return [item for item in self.repeated if not item.consistent]
+
+    @property
+    def flaky(self) -> list[RepeatedItem]:
+        """Items whose generations disagree on correctness."""
+        return [item for item in self.repeated if item.flaky]
+
+    def nondeterminism_lines(self) -> list[str]:
+        """What the run saw of engines that answer identical requests with different audio."""
+        lines = []
+        for engine, (varied, checked) in sorted(self.nondeterministic.items()):
+            advice = (
+                "set `repeats: 3` in its profile (or --tts-repeats 3) so verdicts are rates, not single draws"
+                if self.repeats < 2
+                else f"each item's verdict is taken over {self.repeats} generations"
+            )
+            lines.append(
+                f"{engine} is not deterministic: identical requests gave different audio "
+                f"({varied} of {checked} checked); {advice}"
+            )
+        return lines
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -79,7 +102,12 @@ class GateOutcome:
                 "policy": self.repeat_policy,
                 "items": [item.to_dict() for item in self.repeated] if self.repeats > 1 else [],
                 "inconsistent": [f"{i.key} [{i.engine}]" for i in self.inconsistent] if self.repeats > 1 else [],
+                "flaky": [f"{i.key} [{i.engine}]" for i in self.flaky],
                 "excused_failures": list(self.excused),
+            },
+            "nondeterministic": {
+                engine: {"varied": varied, "checked": checked}
+                for engine, (varied, checked) in sorted(self.nondeterministic.items())
             },
         }
         if self.snapshot_mode != "off":
@@ -89,6 +117,7 @@ class GateOutcome:
                 "path": self.baseline_path,
                 **self.comparison.to_dict(),
                 "blocking_regressions": list(self.blocking_regressions),
+                "rule": self.regression_rule.to_dict(),
             }
         return data
 
@@ -100,7 +129,12 @@ def _label(row: ItemResult) -> str:
 def evaluate_gate(bench: BenchSession) -> GateOutcome:
     """Apply the repeat policy, the floors, the known gaps and the baseline to the session's results."""
     items, repeated = aggregate(bench.results, bench.repeat_policy)
-    outcome = GateOutcome(items=items, repeats=bench.repeats, repeat_policy=bench.repeat_policy, repeated=repeated)
+    repeats = max((row.repeat + 1 for row in bench.results), default=1)
+    outcome = GateOutcome(items=items, repeats=repeats, repeat_policy=bench.repeat_policy, repeated=repeated)
+    outcome.nondeterministic = nondeterministic_engines(repeated)
+    for row in bench.results:  # the one-generation probe: the same request sent twice (see pipeline)
+        if row.audio_varies is not None and row.engine not in outcome.nondeterministic and row.audio_varies:
+            outcome.nondeterministic[row.engine] = (1, 1)
     outcome.checks = evaluate_floors(items, bench.suite_thresholds, bench.floor_layers)
     for check in outcome.breaches:
         outcome.reasons.append(
@@ -127,23 +161,21 @@ def evaluate_gate(bench: BenchSession) -> GateOutcome:
             outcome.updated_gap_files.append(str(gaps.path))
 
     if bench.baseline is not None:
-        comparison = compare(bench.baseline, bench.results, bench.repeat_policy)
+        comparison = compare(bench.baseline, bench.results)
         outcome.comparison = comparison
         outcome.baseline_path = str(bench.baseline_path) if bench.baseline_path else None
         outcome.known_gap_ids = {comparison_id(row, comparison.single_engine) for row in gap_rows}
         outcome.blocking_regressions = [c for c in comparison.regressions if c not in outcome.known_gap_ids]
-        if bench.fail_on_regression and outcome.blocking_regressions:
-            outcome.reasons.append(
-                f"{len(outcome.blocking_regressions)} regression(s) against the baseline: "
-                + ", ".join(outcome.blocking_regressions)
-            )
+        outcome.regression_rule = bench.regression_rule
+        if bench.fail_on_regression:
+            outcome.reasons += regression_reasons(comparison, outcome.blocking_regressions, bench.regression_rule)
 
     if bench.snapshot_mode != "off":
         outcome.snapshot_mode = bench.snapshot_mode
         for engine in bench.engine_names:
             _check_engine_snapshots(bench, engine, outcome)
 
-    if bench.repeats > 1 and bench.repeat_policy != "all" and bench.other_failures == 0:
+    if repeats > 1 and bench.repeat_policy != "all" and bench.other_failures == 0:
         verdict_of = {(row.engine, row.key): row.verdict for row in items}
         if bench.verdict_failures and all(verdict_of.get(k) == "correct" for k in bench.verdict_failures):
             outcome.excused = sorted(f"{key} [{engine}]" for engine, key in bench.verdict_failures)

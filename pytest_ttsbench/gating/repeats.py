@@ -53,6 +53,7 @@ class RepeatedItem:
     verdict: str
     verdicts: tuple[str, ...]  # by repeat index
     transcripts: tuple[str | None, ...]
+    audio_hashes: tuple[str | None, ...] = ()
 
     @property
     def consistent(self) -> bool:
@@ -63,13 +64,30 @@ class RepeatedItem:
     def correct_count(self) -> int:
         return sum(1 for v in self.verdicts if v == "correct")
 
+    @property
+    def correct_rate(self) -> float:
+        return self.correct_count / len(self.verdicts)
+
+    @property
+    def flaky(self) -> bool:
+        """Some generations correct and some not: the verdict is a coin, not a property of the voice."""
+        return 0 < self.correct_count < len(self.verdicts)
+
+    @property
+    def audio_varies(self) -> bool:
+        """Identical requests gave different audio: the engine is not deterministic."""
+        return len({h for h in self.audio_hashes if h}) > 1
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "engine": self.engine,
             "key": self.key,
             "verdict": self.verdict,
             "verdicts": list(self.verdicts),
+            "correct_rate": round(self.correct_rate, 4),
+            "flaky": self.flaky,
             "consistent": self.consistent,
+            "audio_varies": self.audio_varies,
         }
 
 
@@ -93,5 +111,25 @@ def aggregate(results: Iterable[ItemResult], policy: str) -> tuple[list[ItemResu
         verdicts = [g.verdict for g in generations]
         verdict = policy_verdict(verdicts, policy)
         rows.append(dataclasses.replace(generations[0], verdict=verdict))  # type: ignore[arg-type]
-        items.append(RepeatedItem(engine, key, verdict, tuple(verdicts), tuple(g.transcript for g in generations)))
+        items.append(
+            RepeatedItem(
+                engine,
+                key,
+                verdict,
+                tuple(verdicts),
+                tuple(g.transcript for g in generations),
+                tuple(g.audio_sha256 for g in generations),
+            )
+        )
     return rows, items
+
+
+def nondeterministic_engines(items: Iterable[RepeatedItem]) -> dict[str, tuple[int, int]]:
+    """Engines whose identical requests gave different audio: engine → (items that varied, items repeated)."""
+    found: dict[str, tuple[int, int]] = {}
+    for item in items:
+        if len(item.audio_hashes) < 2:
+            continue
+        varied, total = found.get(item.engine, (0, 0))
+        found[item.engine] = (varied + item.audio_varies, total + 1)
+    return {engine: counts for engine, counts in found.items() if counts[0]}

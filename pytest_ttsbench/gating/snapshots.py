@@ -7,6 +7,17 @@ voice update shows itself even when the verdict is unchanged ("twenty twenty-six
 changed or missing snapshot. ``--snapshot-update`` (syrupy's own flag) writes the run's
 transcripts into the file, keeping snapshots of items that did not run.
 
+Snapshots hold the *normalized* transcript (:mod:`pytest_ttsbench.scorers.normalize`: case,
+punctuation, whitespace, and numbers read by the language's own reader), so a recognizer writing
+"Mortgage" or "3 to 5" one day and "mortgage" or "three to five" the next changes nothing; the
+raw transcripts stay in the results file.
+
+With several generations of an item there is one snapshot per item: for each route, the sorted
+distinct normalized transcripts of its generations. A stochastic voice rarely says a sentence
+the same way every time, so such an item *matches* when at least one of this run's generations
+was heard as one of the stored ones; a changed voice shares none. With one generation the
+comparison is exact.
+
 syrupy's serializer and file format are used as they are, so the files read like any other
 syrupy snapshot; the comparison runs on the controller, from the results, so it works the same
 under pytest-xdist.
@@ -24,6 +35,7 @@ from syrupy.extensions.amber.serializer import AmberDataSerializer
 
 from pytest_ttsbench.pipeline import safe_name
 from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.scorers.normalize import normalized_transcript
 
 MODES = ("off", "report", "strict")
 SNAPSHOT_DIR = "__tts_snapshots__"
@@ -33,18 +45,47 @@ def snapshot_path(base_dir: Path, engine: str) -> Path:
     return base_dir / SNAPSHOT_DIR / f"{safe_name(engine)}.ambr"
 
 
-def snapshot_name(row: ItemResult) -> str:
-    """One snapshot per clip: the item id (targets of one item share a clip), ``#k`` for generation k > 0."""
-    return row.id if not row.repeat else f"{row.id}#{row.repeat}"
+@dataclass(frozen=True)
+class Received:
+    """One item's snapshot from this run: the serialized data, and each transcript heard (serialized)."""
+
+    data: str
+    heard: frozenset[str]
+    generations: int = 1
 
 
-def received_snapshots(results: Iterable[ItemResult], engine: str) -> dict[str, str]:
-    """Serialized transcripts of one engine's clips, by snapshot name."""
-    return {
-        snapshot_name(row): AmberDataSerializer.serialize(dict(row.transcripts))
-        for row in results
-        if row.engine == engine
-    }
+def received_snapshots(results: Iterable[ItemResult], engine: str) -> dict[str, Received]:
+    """One snapshot per item (its targets share a clip, its generations are pooled), by item id."""
+    clips: dict[str, dict[int, ItemResult]] = {}
+    for row in results:
+        if row.engine == engine:
+            clips.setdefault(row.id, {})[row.repeat] = row
+    received: dict[str, Received] = {}
+    for item_id, generations in clips.items():
+        rows = [generations[k] for k in sorted(generations)]
+        heard: dict[str, set[str]] = {}
+        for row in rows:
+            for route, text in row.transcripts.items():
+                heard.setdefault(route, set()).add(normalized_transcript(text, row.language))
+        if len(rows) == 1:
+            data: dict[str, Any] = {route: next(iter(texts)) for route, texts in heard.items()}
+        else:
+            data = {route: tuple(sorted(texts)) for route, texts in heard.items()}
+        variants = frozenset(AmberDataSerializer.serialize(t) for texts in heard.values() for t in texts)
+        received[item_id] = Received(AmberDataSerializer.serialize(data), variants, len(rows))
+    return received
+
+
+def _stored_variants(serialized: str) -> set[str]:
+    """The serialized transcripts inside a stored snapshot (one per line in amber's layout)."""
+    found = set()
+    for line in serialized.splitlines():
+        text = line.strip().rstrip(",")
+        if text.startswith("'") and text.endswith("'") and not text.endswith("':"):
+            found.add(text)
+        elif "': '" in text:  # 'route': 'transcript' of a one-generation snapshot
+            found.add(text.split(": ", 1)[1])
+    return found
 
 
 @dataclass
@@ -71,26 +112,29 @@ class SnapshotCheck:
         }
 
 
-def check_snapshots(path: Path, engine: str, received: dict[str, str]) -> SnapshotCheck:
+def check_snapshots(path: Path, engine: str, received: dict[str, Received]) -> SnapshotCheck:
     """Compare a run's transcripts with the stored ones (a missing file stores nothing)."""
     stored = {s.name: str(s.data) for s in AmberDataSerializer.read_file(str(path))}
     check = SnapshotCheck(engine=engine, path=path)
     for name in sorted(received):
+        now = received[name]
         if name not in stored:
             check.new.append(name)
-        elif stored[name] == received[name]:
+        elif stored[name] == now.data:
             check.matched.append(name)
+        elif now.generations > 1 and now.heard & _stored_variants(stored[name]):
+            check.matched.append(name)  # a stochastic voice: one of its generations was heard as before
         else:
-            check.changed.append((name, stored[name], received[name]))
+            check.changed.append((name, stored[name], now.data))
     check.unused = sorted(stored.keys() - received.keys())
     return check
 
 
-def update_snapshots(path: Path, received: dict[str, str]) -> None:
+def update_snapshots(path: Path, received: dict[str, Received]) -> None:
     """Write the run's transcripts, keeping the stored snapshots of items that did not run."""
     collection = AmberDataSerializer.read_file(str(path))
-    for name, data in received.items():
-        collection.add(Snapshot(name=name, data=data))
+    for name, snapshot in received.items():
+        collection.add(Snapshot(name=name, data=snapshot.data))
     fresh = SnapshotCollection(location=str(path))
     fresh.merge(collection)
     path.parent.mkdir(parents=True, exist_ok=True)

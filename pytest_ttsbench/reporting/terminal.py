@@ -179,6 +179,12 @@ def gate_lines(outcome: Any) -> list[str]:
         lines += [f"  no snapshot: {name}" for name in check.new[:10]]
         if len(check.new) > 10:  # a first run has no snapshots at all: name a few, count the rest
             lines.append(f"  ... and {len(check.new) - 10} more without a snapshot (record with --snapshot-update)")
+    lines += outcome.nondeterminism_lines()
+    if outcome.flaky:
+        lines.append(f"flaky items ({len(outcome.flaky)}): generations disagree, the verdict is a rate")
+        lines += [
+            f"  {item.correct_count}/{len(item.verdicts)} correct  {item.key} [{item.engine}]" for item in outcome.flaky
+        ]
     if outcome.repeats > 1:
         lines.append(
             f"repeats: {outcome.repeats} generations per item, policy {outcome.repeat_policy!r}; "

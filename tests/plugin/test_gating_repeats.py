@@ -111,8 +111,8 @@ def test_repeat_policy_decides_item_verdict_summary_and_exit(
     result = pytester.runpytest(
         "--tts-engine=cyc", "--tts-results=r.jsonl", "--tts-repeats=3", f"--tts-repeat-policy={policy}", "-rf"
     )
-    # One test per generation, named -r<k>.
-    result.assert_outcomes(passed=6, failed=3)
+    # One test per generation, named -r<k>; plus ttsbench::gate, which reports the flaky items.
+    result.assert_outcomes(passed=7, failed=3)
     result.stdout.fnmatch_lines(["FAILED cases/n.yaml::demo-numerals[[]percentages/pct-45-r1[]]*"])
     assert result.ret == ret
     result.stdout.fnmatch_lines(
@@ -138,6 +138,16 @@ def test_repeat_policy_decides_item_verdict_summary_and_exit(
     }
     assert gate["repeats"]["policy"] == policy
     assert bool(gate["repeats"]["excused_failures"]) == (ret == pytest.ExitCode.OK)
+    # Flaky items (generations disagree on correctness) have their own section, whatever the policy.
+    result.stdout.fnmatch_lines(
+        [
+            "flaky items (2): generations disagree, the verdict is a rate",
+            "  2/3 correct  demo-numerals/pct-45 [[]cyc[]]",
+            "  1/3 correct  demo-numerals/time-0630 [[]cyc[]]",
+        ]
+    )
+    assert gate["repeats"]["flaky"] == ["demo-numerals/pct-45 [cyc]", "demo-numerals/time-0630 [cyc]"]
+    assert {i["key"]: i["correct_rate"] for i in gate["repeats"]["items"]}["demo-numerals/pct-45"] == 0.6667
 
 
 def test_a_consistent_engine_is_reported_consistent(pytester: pytest.Pytester) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from xml.etree import ElementTree
 
 import pytest
 from plugin_projects import NEWS, NUMERALS, read_jsonl, write_project
@@ -88,9 +89,20 @@ def _project(pytester: pytest.Pytester, config: str | None = None, gaps: str | N
 def test_known_gap_still_counts_against_the_floor(pytester: pytest.Pytester) -> None:
     # pct-45 is wrong but a known gap: every test passes or xfails, yet percentages is at 0 % < 50 %.
     _project(pytester)
-    result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/r.jsonl")
-    result.assert_outcomes(passed=2, xfailed=1)
+    result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/r.jsonl", "--junitxml=out/junit.xml")
+    # The items pass or xfail; the gate is a test of its own, so test reports show the blocked release.
+    result.assert_outcomes(passed=2, xfailed=1, failed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["FAILED ttsbench::gate - release gate FAILED:"])
+    suite = ElementTree.parse(pytester.path / "out" / "junit.xml").getroot().find("testsuite")
+    assert suite is not None and suite.get("failures") == "1"
+    gate_case = next(case for case in suite.iter("testcase") if case.get("name") == "gate")
+    failure = gate_case.find("failure")
+    assert failure is not None and "demo-numerals/percentages: strict accuracy 0.0% below floor 50.0%" in (
+        failure.get("message", "") + (failure.text or "")
+    )
+    skipped = [case.find("skipped") for case in suite.iter("testcase") if case.find("skipped") is not None]
+    assert any("known gap" in (s.get("message") or "") for s in skipped)  # the known gap: xfail with its reason
     result.stdout.fnmatch_lines(
         ["below floor: replay demo-numerals/percentages: 0.0% (0/1) < floor 50.0%, 95% CI [0.0, 79.3]"]
     )
@@ -152,7 +164,7 @@ def test_xdist_gate_matches_a_single_process_and_the_results_file(pytester: pyte
         GAPS_PCT + "  - id: demo-news/m-001\n    reason: reads the dash as minus\n", encoding="utf-8"
     )
     result = pytester.runpytest_subprocess("-n", "2", "--tts-engine=replay", "--tts-results=out/r.jsonl")
-    result.assert_outcomes(passed=2, xfailed=2, skipped=1)
+    result.assert_outcomes(passed=2, xfailed=2, skipped=1, failed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         [

@@ -1,0 +1,133 @@
+"""``ttsbench baseline save RUN DIR [--with-audio]``: a compact baseline meant to be committed.
+
+A run folder holds everything a run wrote (clips, sidecars, a report); a baseline is what the
+next release is gated against, kept in the repository beside the known gaps and snapshots:
+
+* ``results.jsonl`` — the run's rows, clip paths relative to the baseline folder;
+* ``results.gate.json`` — the run's gate, when it had one;
+* ``audio/…`` — the clips, only with ``--with-audio`` (before/after listening for regressions);
+* ``manifest.sha256.json`` — checksums of the above plus the run's recorded inputs (case files,
+  configuration), so ``ttsbench verify DIR`` proves nobody edited the baseline.
+
+The run is verified against its own manifest first: a baseline is never made from a run whose
+files no longer match what it wrote.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
+from pytest_ttsbench.manifest import (
+    MANIFEST_NAME,
+    RUN_RESULTS_NAME,
+    ManifestError,
+    find_manifests,
+    manifest_path,
+    sha256_file,
+    verify_manifest,
+)
+from pytest_ttsbench.results import ItemResult, read_results, write_results
+from pytest_ttsbench.runs import RUNS_HELP, results_file
+
+AUDIO_FOLDER = "audio"
+
+
+class BaselineError(ValueError):
+    """A run that cannot become a baseline; the message names the file."""
+
+
+def _copy_clip(row: ItemResult, target: Path) -> ItemResult:
+    """The row pointing at its clip copied under ``target/audio/<engine folder>/<suite folder>/``."""
+    if not row.audio_path:
+        return row
+    clip = Path(row.audio_path)
+    if not clip.is_file():
+        raise BaselineError(f"clip of {row.key} [{row.engine}] not found: {clip}")
+    relative = Path(AUDIO_FOLDER, *clip.parts[-3:])  # <engine>/<suite>/<clip name>, as the run laid it out
+    destination = target / relative
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    if not destination.exists():
+        shutil.copyfile(clip, destination)
+    return dataclasses.replace(row, audio_path=str(destination))
+
+
+def _clear(target: Path) -> None:
+    """An empty folder to write into: a previous baseline there is replaced, anything else refused."""
+    if target.is_dir() and any(target.iterdir()):
+        if not (target / MANIFEST_NAME).is_file():
+            raise BaselineError(f"{target}: folder is not empty and holds no baseline; choose an empty folder")
+        for name in (RUN_RESULTS_NAME, f"{Path(RUN_RESULTS_NAME).stem}.gate.json", MANIFEST_NAME):
+            (target / name).unlink(missing_ok=True)
+        shutil.rmtree(target / AUDIO_FOLDER, ignore_errors=True)
+    target.mkdir(parents=True, exist_ok=True)
+
+
+def save_baseline(run: Path, target: Path, with_audio: bool = False) -> Path:
+    """Write the baseline of ``run`` into ``target``; returns the new results file."""
+    source = results_file(run)
+    try:
+        manifests = find_manifests(source)
+    except ManifestError as exc:
+        raise BaselineError(f"{exc}: a baseline is made only from a run with a checksum manifest") from exc
+    check = verify_manifest(manifests[0])
+    if not check.ok:
+        changed = ", ".join([*check.modified, *check.missing])
+        raise BaselineError(f"{manifests[0]}: the run no longer matches its manifest ({changed or 'files added'})")
+    rows = read_results(source)
+    if not rows:
+        raise BaselineError(f"{source}: no results in this run")
+    _clear(target)
+    if with_audio:
+        rows = [_copy_clip(row, target) for row in rows]
+    else:
+        # Without clips the rows name none: a path to a file that is not there would mislead.
+        rows = [dataclasses.replace(row, audio_path=None) for row in rows]
+    results = target / RUN_RESULTS_NAME
+    write_results(results, rows)
+    gate = source.with_name(f"{source.stem}.gate.json")
+    if gate.is_file():
+        shutil.copyfile(gate, target / f"{results.stem}.gate.json")
+    _write_manifest(results, manifests[0], target)
+    return results
+
+
+def _write_manifest(results: Path, source_manifest: Path, target: Path) -> None:
+    """The baseline's manifest: its own files, plus the run's inputs as the run recorded them."""
+    document = json.loads(source_manifest.read_text(encoding="utf-8"))
+    files: dict[str, Any] = {k: v for k, v in document["files"].items() if v.get("role") == "input"}
+    for path in sorted(p for p in target.rglob("*") if p.is_file() and p.name != MANIFEST_NAME):
+        key = path.relative_to(target).as_posix()
+        files[key] = {"role": "output", "sha256": sha256_file(path), "bytes": path.stat().st_size}
+    document.update(results=results.name, owned_dirs=["."], files=dict(sorted(files.items())))
+    out = manifest_path(results)
+    out.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
+def _cmd_save(args: argparse.Namespace) -> int:
+    try:
+        results = save_baseline(Path(args.run), Path(args.dir), with_audio=args.with_audio)
+    except BaselineError as exc:
+        print(f"ttsbench baseline save: {exc}", file=sys.stderr)
+        return EXIT_REFUSED
+    except (OSError, ValueError) as exc:
+        print(f"ttsbench baseline save: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"baseline written to {results.parent} (commit it; gate with --tts-baseline {results.parent})")
+    return EXIT_OK
+
+
+def add_command(subparsers: Any) -> None:
+    p = subparsers.add_parser("baseline", help="keep a run as the baseline the next release is gated against")
+    actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    save = actions.add_parser("save", help="write a compact, verifiable baseline folder from a run")
+    save.add_argument("run", metavar="RUN", help=RUNS_HELP)
+    save.add_argument("dir", metavar="DIR", help="the baseline folder to write (e.g. baselines/espeak)")
+    save.add_argument("--with-audio", action="store_true", help="copy the clips too (before/after listening)")
+    save.set_defaults(func=_cmd_save)
