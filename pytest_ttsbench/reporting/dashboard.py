@@ -8,12 +8,14 @@ disk (``file://``) with no server and no network, and survives being moved or ar
 * ``index.html``: the latest leaderboard, strict accuracy per engine × category over the runs
   (with Wilson 95 % bands), the latest run's category table and charts, and per engine the
   regressions and fixes of its latest run against its previous one (matched by item id and
-  target), each with both transcripts and both clips;
+  target), each with both transcripts and both clips, the change in clip duration and speaking
+  rate, and every earlier run against its own predecessor folded below it;
 * ``items/index.html`` and one page per item (per target) with every run's verdict, transcript
   and clip for every engine.
 
 Every figure comes from the results files alone; several generations of an item (``--tts-repeats``)
-count once, under the "all generations correct" policy, as in the gate.
+count once: under the "all generations correct" policy in the tables, by majority flip (flaky
+pairs apart) in the changes, as in the gate.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -49,9 +52,13 @@ PAGE_CSS = (
     CSS
     + """
 body{font-family:system-ui,sans-serif;margin:1.5em;color:#1f2328;max-width:1400px}
+.wide{overflow-x:auto}
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.5em;border-bottom:1px solid #d0d7de}
-table.data{border-collapse:collapse;margin:.5em 0 1em}
-table.data th,table.data td{border:1px solid #d0d7de;padding:3px 6px;vertical-align:top;text-align:left}
+table.data{border-collapse:collapse;margin:.5em 0 1em;max-width:100%}
+table.data th,table.data td{border:1px solid #d0d7de;padding:3px 6px;vertical-align:top;text-align:left;
+overflow-wrap:anywhere}
+table.data audio{width:11em;max-width:100%}
+details.pair{margin:.3em 0}details.pair summary{cursor:pointer}
 nav a{margin-right:1em}
 img.chart{max-width:100%;height:auto;display:block;margin:.5em 0}
 .muted{color:#57606a}
@@ -147,7 +154,8 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """A table of cells that are already HTML (callers escape)."""
     head = "".join(f"<th>{esc(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
-    return f'<table class="data"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    # Cells wrap; a table with a column per run scrolls inside its own box, never the page.
+    return f'<div class="wide"><table class="data"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
 class Dashboard:
@@ -200,6 +208,10 @@ class Dashboard:
         parts.append("<h2>Changes in the latest run</h2>")
         for engine in self.engines:
             parts.append(f"<h3>{esc(engine)}</h3>" + self.changes_html(engine))
+        earlier = [(engine, self.earlier_changes_html(engine)) for engine in self.engines]
+        if any(html for _, html in earlier):
+            parts.append("<h2>Earlier changes (each run against the one before it)</h2>")
+            parts += [f"<h3>{esc(engine)}</h3>{html}" for engine, html in earlier if html]
         parts.append("<h2>Runs</h2>" + self.runs_html())
         return _page(self.title, "".join(parts))
 
@@ -291,18 +303,47 @@ class Dashboard:
         return self._chart(f"history-{engine}", f"{engine}: strict accuracy per category over runs", svg)
 
     def changes_html(self, engine: str) -> str:
+        """The latest run of an engine against the run before it."""
         runs = self.runs_with(engine)
         if len(runs) < 2:
             return '<p class="muted">Only one run: nothing to compare.</p>'
-        before_run, after_run = runs[-2], runs[-1]
-        before = {r.key: r for r in before_run.rows_for(engine)}
-        after = {r.key: r for r in after_run.rows_for(engine)}
-        comparison = compare(before.values(), after.values())
+        return self.pair_html(engine, runs[-2], runs[-1])
+
+    def earlier_changes_html(self, engine: str) -> str:
+        """Every earlier run against its predecessor, newest first, folded: no regression is ever out of reach."""
+        runs = self.runs_with(engine)
+        parts = []
+        for before_run, after_run in reversed(list(pairwise(runs[:-1]))):
+            summary = self.pair_summary(engine, before_run, after_run)
+            parts.append(
+                f'<details class="pair"><summary>{esc(summary)}</summary>'
+                f"{self.pair_html(engine, before_run, after_run)}</details>"
+            )
+        return "".join(parts)
+
+    def pair_summary(self, engine: str, before_run: RunData, after_run: RunData) -> str:
+        comparison = compare(before_run.rows_for(engine), after_run.rows_for(engine))
+        return (
+            f"{after_run.name} against {before_run.name}: {len(comparison.regressions)} regression(s), "
+            f"{len(comparison.fixes)} fix(es)"
+        )
+
+    def pair_html(self, engine: str, before_run: RunData, after_run: RunData) -> str:
+        """One run against its predecessor: counts, McNemar p, audio change, then each changed item."""
+        before_rows, after_rows = before_run.rows_for(engine), after_run.rows_for(engine)
+        comparison = compare(before_rows, after_rows)
+        before = {r.key: r for r in before_rows if r.repeat == 0}
+        after = {r.key: r for r in after_rows if r.repeat == 0}
         parts = [
             f'<p class="muted">{esc(after_run.name)} against {esc(before_run.name)}: '
             f"{len(comparison.regressions)} regression(s), {len(comparison.fixes)} fix(es), "
-            f"{comparison.unchanged} unchanged, {len(comparison.new)} new, {len(comparison.missing)} gone.</p>"
+            f"{comparison.unchanged} unchanged, {len(comparison.new)} new, {len(comparison.missing)} gone; "
+            f"McNemar exact p = {comparison.mcnemar_p:.3g}.</p>"
         ]
+        if comparison.audio is not None:
+            parts.append(f'<p class="muted">{esc(comparison.audio.line())}</p>')
+        for name, (was, now) in comparison.provenance.items():
+            parts.append(f'<p class="muted">changed {esc(name)}: {esc(was or "-")} → {esc(now or "-")}</p>')
         for label, keys in (("Regressions", comparison.regressions), ("Fixes", comparison.fixes)):
             if not keys:
                 continue

@@ -248,8 +248,8 @@ def facet_table_html(results: Sequence[ItemResult], facet: str) -> str:
     return table_html(("engine", "suite", facet, *FIGURE_HEADER), rows, 3, f"ttsbench-facet-{safe_name(facet)}")
 
 
-def gate_html(outcome: Any) -> str:
-    """The release gate's floors and its verdict (a GateOutcome); empty when nothing was gated."""
+def gate_html(outcome: Any, clips: ClipStore | None = None) -> str:
+    """The release gate (a GateOutcome): floors, verdict, flaky items, the baseline; empty when nothing was gated."""
     if outcome is None:
         return ""
     parts = []
@@ -262,8 +262,74 @@ def gate_html(outcome: Any) -> str:
         parts.append(f'<p class="ttsbench-gate-failed">Gate FAILED</p><ul class="ttsbench-gate-reasons">{reasons}</ul>')
     elif outcome.checks or outcome.comparison is not None:
         parts.append('<p class="ttsbench-gate-passed">Gate passed</p>')
+    for line in outcome.nondeterminism_lines():
+        parts.append(f'<p class="ttsbench-nondeterministic">{esc(line)}</p>')
     if outcome.fixed_gaps or outcome.xfailed:
         parts.append(f"<p>Known gaps: {len(outcome.xfailed)} still failing, {len(outcome.fixed_gaps)} fixed</p>")
+        parts += [f'<p class="ttsbench-fixed-gap">Fixed known gap: {esc(label)}</p>' for label in outcome.fixed_gaps]
+    if outcome.flaky:
+        rows = [
+            [
+                esc(item.engine),
+                esc(item.key),
+                f"{item.correct_count}/{len(item.verdicts)}",
+                esc(", ".join(item.verdicts)),
+            ]
+            for item in outcome.flaky
+        ]
+        header = ("engine", "item", "correct", "generations")
+        parts.append("<h4>Flaky items (generations disagree)</h4>" + table_html(header, rows, 2, "ttsbench-flaky"))
+    if outcome.comparison is not None:
+        parts.append(baseline_html(outcome.comparison, outcome.known_gap_ids, clips))
+    return "".join(parts)
+
+
+def baseline_html(comparison: Any, known_gaps: Any = (), clips: ClipStore | None = None) -> str:
+    """Per-category regressions, fixes and McNemar p; then each change with its text, transcripts and clips."""
+    rows = [
+        [
+            esc(name),
+            str(len(c.regressions)),
+            str(len(c.fixes)),
+            str(len(c.flaky)),
+            str(c.unchanged),
+            f"{c.mcnemar_p:.3g}",
+        ]
+        for name, c in sorted(comparison.by_category.items())
+    ]
+    rows.append(
+        [
+            "(all)",
+            str(len(comparison.regressions)),
+            str(len(comparison.fixes)),
+            str(len(comparison.flaky)),
+            str(comparison.unchanged),
+            f"{comparison.mcnemar_p:.3g}",
+        ]
+    )
+    header = ("category", "regressions", "fixes", "flaky", "unchanged", "McNemar exact p")
+    parts = ["<h4>Against the baseline</h4>", table_html(header, rows, 1, "ttsbench-baseline")]
+    if comparison.audio is not None:
+        parts.append(f'<p class="ttsbench-audio-change">{esc(comparison.audio.line())}</p>')
+    for name, (was, now) in comparison.provenance.items():
+        parts.append(f"<p>changed {esc(name)}: {esc(was or '-')} → {esc(now or '-')}</p>")
+    changes = []
+    for change in comparison.changes.values():
+        gap = " (known gap)" if change.id in known_gaps else ""
+        cells = [esc(change.kind + gap), esc(change.id), esc(change.text)]
+        for side in (change.before, change.after):
+            heard = "<br>".join(esc(row.transcript) for row in side.rows)
+            player = clips.player(side.first) if clips is not None else esc(side.first.audio_path or "")
+            cells += [f"{side.correct}/{len(side.rows)}", heard, player]
+        ratio = change.duration_ratio
+        cells.append("" if ratio is None else f"{ratio:.2f}×")
+        changes.append("<tr>" + "".join(f'<td class="label">{cell}</td>' for cell in cells) + "</tr>")
+    if changes:
+        header = ("change", "item", "text", "before", "heard before", "clip before", "now", "heard now", "clip now")
+        head = "".join(f'<th class="label">{esc(h)}</th>' for h in (*header, "duration"))
+        parts.append(
+            f'<table class="ttsbench-changes"><thead><tr>{head}</tr></thead><tbody>{"".join(changes)}</tbody></table>'
+        )
     return "".join(parts)
 
 
@@ -352,7 +418,7 @@ class HtmlReport:
         parts.append(category_table_html(items))
         for facet in breakdown:
             parts.append(f"<h4>By {esc(facet)}</h4>" + facet_table_html(items, facet))
-        gate = gate_html(gate)
+        gate = gate_html(gate, self.clips)
         if gate:
             parts.append("<h4>Release gate</h4>" + gate)
         for stem, alt, svg in charts_for(items, breakdown):

@@ -116,29 +116,41 @@ class Point:
 
 
 def history_chart_svg(points: Sequence[Point], runs: Sequence[str], title: str) -> bytes:
-    """Strict accuracy over runs (x: the runs in order), one line per category with a Wilson band."""
-    figure = Figure(figsize=(max(6.0, 1.2 * len(runs) + 3.5), 3.8), layout="constrained")
+    """Strict accuracy over runs (x: the runs in order), one line per category with markers and a Wilson band.
+
+    Sized to be read at a page's width. Lines are drawn above light bands, and each line is
+    nudged a little sideways, so categories that sit on top of each other (all at 100 %) stay
+    visible as separate markers instead of hiding behind one line and its band.
+    """
+    lines = list(dict.fromkeys(p.line for p in points))
+    figure = Figure(figsize=(max(10.0, 1.0 * len(runs) + 6.0), 5.2), layout="constrained")
     axes = figure.add_subplot()
     position = {run: i for i, run in enumerate(runs)}
-    for line in dict.fromkeys(p.line for p in points):
+    spread = min(0.3, 0.06 * len(lines))
+    markers = "osD^v<>ph*"
+    for index, line in enumerate(lines):
         own = sorted(
             (p for p in points if p.line == line and p.bucket.strict_accuracy is not None),
             key=lambda p: position[p.run],
         )
-        xs = [position[p.run] for p in own]
+        nudge = (index - (len(lines) - 1) / 2) * (spread / max(1, len(lines) - 1)) if len(lines) > 1 else 0.0
+        xs = [position[p.run] + nudge for p in own]
         ys = [100 * (p.bucket.strict_accuracy or 0.0) for p in own]
         lows = [100 * (p.bucket.ci95 or (0.0, 0.0))[0] for p in own]
         highs = [100 * (p.bucket.ci95 or (0.0, 0.0))[1] for p in own]
-        (drawn,) = axes.plot(xs, ys, marker="o", label=line)
-        axes.fill_between(xs, lows, highs, alpha=0.15, color=drawn.get_color())
-    axes.set_xticks(range(len(runs)), list(runs), rotation=45, ha="right", rotation_mode="anchor", fontsize=7)
-    axes.set_xlim(-0.5, len(runs) - 0.5)
+        (drawn,) = axes.plot(
+            xs, ys, marker=markers[index % len(markers)], markersize=6, linewidth=1.8, label=line, zorder=3
+        )
+        axes.fill_between(xs, lows, highs, alpha=0.07, color=drawn.get_color(), linewidth=0, zorder=1)
+    axes.set_xticks(range(len(runs)), list(runs), rotation=30, ha="right", rotation_mode="anchor", fontsize=9)
+    axes.set_xlim(-0.6, len(runs) - 0.4)
     axes.set_ylim(0, 105)
-    axes.set_ylabel("strict accuracy (%)")
-    axes.set_title(title, fontsize=10)
+    axes.set_ylabel("strict accuracy (%)", fontsize=10)
+    axes.tick_params(axis="y", labelsize=9)
+    axes.set_title(title + " (light bands: Wilson 95% intervals)", fontsize=11)
     axes.grid(alpha=0.3)
     if axes.lines:
-        axes.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+        axes.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.0, 0.5))
     return _svg(figure)
 
 
