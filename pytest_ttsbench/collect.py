@@ -143,9 +143,14 @@ class CaseTest(pytest.Item):
         result.node_id = self.nodeid
         self.user_properties.append((RESULT_PROPERTY, result.to_json()))
         if result.verdict != "correct":
-            raise VerdictFailure(
-                failure_message(result, get_scorer(self.case.scorer).expected_text(self.target.expect))
-            )
+            message = failure_message(result, get_scorer(self.case.scorer).expected_text(self.target.expect))
+            if bench.repeats_for(self.engine) > 1 and bench.repeat_policy != "all":
+                # One draw of several: the item's verdict is the policy's over all of them, and
+                # ttsbench::gate fails on it; a failed draw alone must not turn a test report red.
+                pytest.xfail(
+                    f"generation {self.repeat} of a stochastic item (policy {bench.repeat_policy}):\n{message}"
+                )
+            raise VerdictFailure(message)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, VerdictFailure):

@@ -175,6 +175,19 @@ def evaluate_gate(bench: BenchSession) -> GateOutcome:
         for engine in bench.engine_names:
             _check_engine_snapshots(bench, engine, outcome)
 
+    if repeats > 1 and bench.repeat_policy != "all":
+        # Failed generations read XFAIL (see collect.py): the items the policy judges not correct fail here.
+        gap_keys = {(row.engine, row.key) for row in gap_rows}
+        failing = [
+            _label(row)
+            for row in items
+            if row.auto_evaluable and row.verdict != "correct" and (row.engine, row.key) not in gap_keys
+        ]
+        if failing:
+            outcome.reasons.append(
+                f"{len(failing)} item(s) not correct under the {bench.repeat_policy!r} repeat policy: "
+                + ", ".join(failing)
+            )
     if repeats > 1 and bench.repeat_policy != "all" and bench.other_failures == 0:
         verdict_of = {(row.engine, row.key): row.verdict for row in items}
         if bench.verdict_failures and all(verdict_of.get(k) == "correct" for k in bench.verdict_failures):

@@ -109,11 +109,20 @@ def test_repeat_policy_decides_item_verdict_summary_and_exit(
 ) -> None:
     _project(pytester)
     result = pytester.runpytest(
-        "--tts-engine=cyc", "--tts-results=r.jsonl", "--tts-repeats=3", f"--tts-repeat-policy={policy}", "-rf"
+        "--tts-engine=cyc", "--tts-results=r.jsonl", "--tts-repeats=3", f"--tts-repeat-policy={policy}", "-rfx"
     )
     # One test per generation, named -r<k>; plus ttsbench::gate, which reports the flaky items.
-    result.assert_outcomes(passed=7, failed=3)
-    result.stdout.fnmatch_lines(["FAILED cases/n.yaml::demo-numerals[[]percentages/pct-45-r1[]]*"])
+    if policy == "all":  # a failed generation is a failed item
+        result.assert_outcomes(passed=7, failed=3)
+        result.stdout.fnmatch_lines(["FAILED cases/n.yaml::demo-numerals[[]percentages/pct-45-r1[]]*"])
+    else:  # one draw of several reads XFAIL; the gate fails on the items the policy judges wrong
+        gate_failed = ret == pytest.ExitCode.TESTS_FAILED
+        result.assert_outcomes(passed=6 + (not gate_failed), xfailed=3, failed=int(gate_failed))
+        result.stdout.fnmatch_lines(["XFAIL cases/n.yaml::demo-numerals[[]percentages/pct-45-r1[]]*"])
+    if policy == "majority":
+        result.stdout.fnmatch_lines(
+            ["  1 item(s) not correct under the 'majority' repeat policy: demo-numerals/time-0630 [[]cyc[]]"]
+        )
     assert result.ret == ret
     result.stdout.fnmatch_lines(
         [
@@ -137,7 +146,7 @@ def test_repeat_policy_decides_item_verdict_summary_and_exit(
         f"demo-numerals/{k}": v for k, v in verdicts.items()
     }
     assert gate["repeats"]["policy"] == policy
-    assert bool(gate["repeats"]["excused_failures"]) == (ret == pytest.ExitCode.OK)
+    assert gate["repeats"]["excused_failures"] == []  # failed draws read XFAIL: nothing needs excusing
     # Flaky items (generations disagree on correctness) have their own section, whatever the policy.
     result.stdout.fnmatch_lines(
         [

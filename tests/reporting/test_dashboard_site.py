@@ -205,7 +205,7 @@ def test_dashboard_site(runs_dir: Path, tmp_path: Path, capsys: pytest.CaptureFi
 
     # every player and chart resolves inside the site, and every clip decodes
     page = Page(site / "index.html")
-    assert len(page.audio) == 8  # 4 changed targets x (before, now)
+    assert len(page.audio) == 10  # (4 changed targets in the latest run + nums/c the night before) x (before, now)
     for src in page.audio + page.images:
         assert page.resolve(src).is_relative_to(site.resolve()) and page.resolve(src).is_file()
     for src in page.audio:
@@ -252,3 +252,42 @@ def test_dashboard_refuses_an_empty_folder(tmp_path: Path, capsys: pytest.Captur
     assert "no results files" in capsys.readouterr().err
     assert main(["dashboard", str(tmp_path / "missing"), "-o", str(tmp_path / "site")]) == 2
     assert "not a folder of runs" in capsys.readouterr().err
+
+
+LEGIBILITY = """
+(() => {
+  const pairs = [...document.querySelectorAll('details.pair')];
+  pairs.forEach((el) => { el.open = true; });
+  const overflowing = [...document.querySelectorAll('table')].filter((t) => {
+    const box = t.closest('.wide') || t;
+    return box.getBoundingClientRect().right > document.documentElement.clientWidth + 1;
+  }).length;
+  return {
+    scrollWidth: document.documentElement.scrollWidth,
+    clientWidth: document.documentElement.clientWidth,
+    overflowing,
+    pairs: pairs.map((el) => el.innerText),
+    charts: [...document.querySelectorAll('img.chart')].map((el) => el.getBoundingClientRect().width),
+  };
+})()
+"""
+
+
+def test_dashboard_is_legible_at_1280_px_and_keeps_earlier_regressions_reachable(
+    runs_dir: Path, tmp_path: Path, browser
+) -> None:
+    site = tmp_path / "site"
+    assert main(["dashboard", str(runs_dir), "-o", str(site)]) == 0
+    browser.open((site / "index.html").as_uri(), width=1280, height=900)
+    facts = browser.evaluate(LEGIBILITY)
+    assert browser.errors() == []
+    # Nothing wider than the window: cells wrap, wide tables scroll inside their own box.
+    assert facts["scrollWidth"] <= facts["clientWidth"] <= 1280
+    assert facts["overflowing"] == 0
+    # nums/c regressed on the middle night; the latest run no longer shows it, the earlier pair does.
+    alpha_pairs = [text for text in facts["pairs"] if "mm-middle against zz-oldest" in text]
+    assert alpha_pairs and "nums/c" in alpha_pairs[0]
+    assert "1 regression(s)" in alpha_pairs[0]
+    # Trend charts are drawn to be read: most of the page's width.
+    history = facts["charts"][:2]
+    assert history and all(width >= 700 for width in history), facts["charts"]
