@@ -130,9 +130,10 @@ def test_pytest_run_writes_a_manifest_that_verifies(
     (run,) = (pytester.path / "runs").iterdir()
     manifest = json.loads((run / "manifest.sha256.json").read_text(encoding="utf-8"))
     root = pytester.path.resolve()
-    inputs = {str(root / "cases" / "demo.yaml"), str(root / "replay.jsonl"), str(root / "ttsbench.yaml")}
+    inputs = {"cases/demo.yaml", "replay.jsonl", "ttsbench.yaml"}  # relative to the project, never absolute
     roles = {key: entry["role"] for key, entry in manifest["files"].items()}
     assert {key for key, role in roles.items() if role == "input"} == inputs
+    assert all(manifest["files"][key]["root"] == "project" for key in inputs)
     assert roles["results.jsonl"] == "output"
     # anything else the run left in its folder (a gate report, say) is an output, named relative to it
     assert all(not Path(key).is_absolute() for key, role in roles.items() if role == "output")
@@ -141,7 +142,7 @@ def test_pytest_run_writes_a_manifest_that_verifies(
     (root / "cases" / "demo.yaml").write_text(PYTEST_CASES.replace("45", "46"), encoding="utf-8")
     code, out = _verify(capsys, run)
     assert code == 1
-    assert f"  modified: {root / 'cases' / 'demo.yaml'}" in out
+    assert "  modified: cases/demo.yaml" in out
 
 
 def test_xdist_controller_writes_the_manifest(pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]) -> None:
@@ -149,7 +150,7 @@ def test_xdist_controller_writes_the_manifest(pytester: pytest.Pytester, capsys:
     pytester.runpytest_subprocess("-n", "2", "--tts-engine=replay", "--tts-results=out/r.jsonl")
     manifest = json.loads((pytester.path / "out" / "r.manifest.sha256.json").read_text(encoding="utf-8"))
     # the controller collects nothing itself: the case file comes from the results' node ids
-    assert str(pytester.path.resolve() / "cases" / "demo.yaml") in manifest["files"]
+    assert manifest["files"]["cases/demo.yaml"]["root"] == "project"
     assert manifest["files"]["r.jsonl"]["role"] == "output"
     code, out = _verify(capsys, pytester.path / "out" / "r.jsonl")
     assert code == 0, out

@@ -77,12 +77,13 @@ class StochasticVoice:
 
     variants: int = 3
     mode: str = "steady"
+    #: fixes the repertoire (the variants rendered); which variant answers a request is always random
     seed: int | None = None
     pools: dict[tuple[str, str], list[bytes]] = field(default_factory=dict)
     served: list[tuple[str, str, int]] = field(default_factory=list)  # (text, mode, variant) per request
 
     def __post_init__(self) -> None:
-        self._rng = random.Random(self.seed)
+        self._rng = random.Random()
 
     def render(self, texts: Iterable[str], modes: Iterable[str] = ("steady", "dropped", "degraded")) -> StochasticVoice:
         for mode in modes:

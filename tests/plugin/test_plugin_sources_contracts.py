@@ -31,7 +31,7 @@ def test_profiles_from_pyproject(pytester: pytest.Pytester) -> None:
         'path = "runs/replay.jsonl"\n'
     )
     result = pytester.runpytest("--tts-engine=fromtoml")
-    result.assert_outcomes(passed=2, failed=1)
+    result.assert_outcomes(passed=2, failed=2)  # pct-45, and ttsbench::gate (percentages below its floor)
     assert len(list((pytester.path / "out").glob("*/results.jsonl"))) == 1
 
 
@@ -105,16 +105,16 @@ def test_a_failed_audio_check_is_an_error_and_the_clip_is_kept(pytester: pytest.
     _silent_wav(pytester.path / "clips" / "year-2026.wav")
     pytester.path.joinpath("clips", "pct-45.wav").write_bytes(b"<html><title>Service Unavailable</title></html>")
     result = pytester.runpytest("--tts-engine=clips", "--tts-results=out/r.jsonl", "-k", "year or pct")
-    result.assert_outcomes(failed=2)
+    result.assert_outcomes(failed=3)  # both clips, and ttsbench::gate
     rows = {r["id"]: r for r in read_jsonl(pytester.path / "out" / "r.jsonl")}
     silent = rows["demo-numerals/year-2026"]
     assert silent["verdict"] == "error"
     assert "silent clip" in silent["error"]
-    assert Path(silent["audio_path"]).is_file()  # kept with its reason, never replaced
+    assert (pytester.path / "out" / silent["audio_path"]).is_file()  # kept with its reason, relative to the run
     assert silent["transcript"] is None  # no ASR on a clip that failed its checks
     broken = rows["demo-numerals/pct-45"]
     assert broken["verdict"] == "error" and "HTML/XML document" in broken["error"]
-    assert Path(broken["audio_path"]).read_bytes().startswith(b"<html>")
+    assert (pytester.path / "out" / broken["audio_path"]).read_bytes().startswith(b"<html>")
     result.stdout.fnmatch_lines(["*demo-numerals/year-2026 on clips: verdict error", "  reason:   audio check failed*"])
     summary = [line.split() for line in result.stdout.lines if line.split()[:3] == ["clips", "demo-numerals", "(all)"]]
     assert summary and summary[0][3:8] == ["2", "0", "0", "0", "2"]  # n, correct, wrong, unknown, error

@@ -37,12 +37,18 @@ KEY_ENV = "TTSBENCH_STOCHASTIC_VENDOR_KEY"
 KEY = "sk-stochastic-vendor-do-not-print"
 RERUNS = 5
 
+# The vendor's repertoire is fixed (VOICE_SEED), which variant answers a request is not. On these
+# items every steady variant is heard right; at 1.8x under noise year-2008 and range-3-5 never are,
+# range-1939-1945 always is, and date-dec-31 is a coin.
+VOICE_SEED = 1818
 ITEMS = {
-    "year-2026": ("years", "The new bridge over the river is scheduled to open in 2026.", ["2026"]),
-    "year-1905": ("years", "The observatory on the hill was built in 1905.", ["1905"]),
+    "year-2008": ("years", "Many families lost their savings in the crash of 2008.", ["2008"]),
     "range-3-5": ("ranges", "Bake the cookies for 3 to 5 minutes, until golden.", ["3", "5"]),
-    "range-20-26": ("ranges", "We expect between 20 and 26 guests tonight.", ["20", "26"]),
+    "range-1939-1945": ("ranges", "The war in Europe lasted from 1939 to 1945.", ["1939", "1945"]),
+    "date-dec-31": ("dates", "We close the books on December 31 every year.", ["31"]),
 }
+ALWAYS_BROKEN = ["release/range-3-5", "release/year-2008"]
+NEVER_BROKEN = "release/range-1939-1945"
 
 
 def _case_file() -> str:
@@ -57,7 +63,7 @@ def _case_file() -> str:
 @pytest.fixture(scope="module")
 def voice() -> StochasticVoice:
     """Every variant rendered once for the module; each request draws one at random."""
-    return StochasticVoice(variants=3).render(text for _, text, _ in ITEMS.values())
+    return StochasticVoice(variants=3, seed=VOICE_SEED).render(text for _, text, _ in ITEMS.values())
 
 
 @pytest.fixture
@@ -156,6 +162,7 @@ def test_unchanged_stochastic_voice_passes_every_rerun_and_a_degraded_one_fails_
         expected = compare(read_results(baseline / "results.jsonl"), now)
         # The regressions named are exactly the items whose majority verdict flipped from correct.
         assert gate_json["baseline"]["blocking_regressions"] == expected.regressions
+        assert set(ALWAYS_BROKEN) <= set(expected.regressions) and NEVER_BROKEN not in reasons
         for cid in expected.regressions:
             assert cid in reasons
         # Each broken floor is named with its category.
@@ -164,7 +171,7 @@ def test_unchanged_stochastic_voice_passes_every_rerun_and_a_degraded_one_fails_
             assert f"release/{category}: strict accuracy" in reasons
         # The cause is in front of the reader: the voice now speaks about 1.8x faster.
         assert gate_json["baseline"]["audio"]["speed_ratio"] == pytest.approx(1.8, rel=0.2)
-        assert expected.regressions or breached, "a degraded release must break a verdict"
+        assert {"years", "ranges"} <= breached
         suite, gate = _junit_gate(pytester.path / "runs" / name / "junit.xml")
         failure = gate.find("failure")
         assert failure is not None and suite.get("failures") != "0"
