@@ -67,15 +67,89 @@ class ReadingsScorer(Scorer):
 
     def score(self, transcript: str, expect: Mapping[str, Any], context: ScoreContext) -> Verdict:
         heard = readings_canon(transcript)
-        negatives = tuple(r for r in expect.get("negative", []) if readings_canon(r) and readings_canon(r) in heard)
+        forbidden = [*expect.get("negative", []), *implied_negatives(expect["positive"])]
+        negatives = tuple(dict.fromkeys(r for r in forbidden if readings_canon(r) and readings_canon(r) in heard))
         if negatives:
             return Verdict("wrong", negative=negatives, heard=(heard,))
-        positives = tuple(r for r in expect["positive"] if readings_canon(r) and readings_canon(r) in heard)
+        edges = _written_neighbours(context.text, expect["span"])
+        positives = tuple(
+            r for r in expect["positive"] if readings_canon(r) and _found_whole(readings_canon(r), heard, edges)
+        )
         if positives:
             return Verdict("correct", matched=positives, heard=(heard,))
+        inside = tuple(r for r in expect["positive"] if readings_canon(r) and readings_canon(r) in heard)
+        if inside:
+            return Verdict(
+                "wrong",
+                negative=inside,
+                heard=(heard,),
+                note="the accepted reading was heard only inside a longer number, which says another value",
+            )
         return Verdict(
             "unknown",
             missing=tuple(expect["positive"]),
             heard=(heard,),
             note="neither an accepted nor a forbidden reading was heard",
         )
+
+
+# Characters that continue a Chinese number: a reading that ends in a digit and is followed by one
+# of these (三吉瓦 inside 十三吉瓦, 三十五 before 万) names a different value.
+_NUMBER_CHARS = frozenset("零〇一二两三四五六七八九幺十百千万亿0123456789")
+# Range words between two numbers, and what a reading puts there when it turns the range into a
+# subtraction or a negative number.
+_RANGE_WORDS = ("至", "到")
+_SUBTRACTION_WORDS = ("减", "减去", "负", "杠")
+
+
+def _written_neighbours(text: str, span: str) -> tuple[bool, bool]:
+    """Whether the written text puts a number right before and right after the span.
+
+    Then a number next to the reading is that neighbour (6-4、7-5 heard 六比四七比五), not a
+    longer number. Without the item's text both are taken to be numbers: nothing is flagged.
+    """
+    canon_text, canon_span = readings_canon(text), readings_canon(span)
+    at = canon_text.find(canon_span) if canon_text and canon_span else -1
+    if at < 0:
+        return True, True
+    end = at + len(canon_span)
+    before = at > 0 and canon_text[at - 1] in _NUMBER_CHARS
+    after = end < len(canon_text) and canon_text[end] in _NUMBER_CHARS
+    return before, after
+
+
+def _found_whole(reading: str, heard: str, written_neighbours: tuple[bool, bool]) -> bool:
+    """Whether ``reading`` occurs in ``heard`` without running into a number the text does not have."""
+    number_before, number_after = written_neighbours
+    start = heard.find(reading)
+    while start >= 0:
+        end = start + len(reading)
+        runs_in = not number_before and reading[0] in _NUMBER_CHARS and start > 0 and heard[start - 1] in _NUMBER_CHARS
+        runs_on = not number_after and reading[-1] in _NUMBER_CHARS and end < len(heard) and heard[end] in _NUMBER_CHARS
+        if not (runs_in or runs_on):
+            return True
+        start = heard.find(reading, start + 1)
+    return False
+
+
+def implied_negatives(positives: list[str]) -> list[str]:
+    """Readings forbidden by the accepted ones, whether the item lists them or not.
+
+    * A range read as a subtraction: an accepted 二零二八至二零三零 forbids 二零二八减二零三零 (and 减去,
+      负, 杠 in place of the range word).
+    * A dropped 零: an accepted 一千零五 forbids 一千五, which is 1500. Only where the 零 stands
+      between two number words, so leaving it out changes the value.
+    """
+    implied: list[str] = []
+    for reading in positives:
+        for index, ch in enumerate(reading):
+            before = reading[index - 1] if index else ""
+            after = reading[index + 1] if index + 1 < len(reading) else ""
+            if before not in _NUMBER_CHARS or after not in _NUMBER_CHARS:
+                continue
+            if ch in _RANGE_WORDS:
+                implied += [reading[:index] + word + reading[index + 1 :] for word in _SUBTRACTION_WORDS]
+            elif ch == "零" and before in "十百千万亿" and after not in "十百千万亿零":
+                implied.append(reading[:index] + reading[index + 1 :])
+    accepted = {readings_canon(r) for r in positives}
+    return [r for r in dict.fromkeys(implied) if readings_canon(r) not in accepted]

@@ -8,6 +8,7 @@ decimals, as published). The data is licensed to us for tests only and read from
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -87,9 +88,41 @@ def system_results(request: pytest.FixtureRequest) -> tuple[str, list[ItemResult
     return request.param, score_system(request.param)
 
 
+# Where our scorer is stricter than the benchmark's plain substring matcher, route by route:
+# (record id, span, route) → (the benchmark's verdict, ours). Q6 heard as 奥迪q六六 names a Q66 (the
+# benchmark finds "Q六" inside it); a range 2029-2031年 read 二零二九减二零三一年 is a subtraction.
+# With these put back, everything must reproduce the published figures exactly.
+STRICTER_THAN_PUBLISHED = {
+    "aws_polly": {
+        ("test_000153", "Q6", "paraformer_zh"): ("correct", "wrong"),
+        ("test_000352", "2029-2031年", "mimo_v2_5_asr"): ("unknown", "wrong"),
+        ("test_000358", "2028-2030年", "mimo_v2_5_asr"): ("unknown", "wrong"),
+        ("test_000759", "2025-2027年", "mimo_v2_5_asr"): ("unknown", "wrong"),
+    },
+}
+
+
+def with_published_verdicts(system: str, results: list[ItemResult]) -> list[ItemResult]:
+    """Our results with the benchmark's route verdicts (and so its vote) put back where we are stricter."""
+    deviations = STRICTER_THAN_PUBLISHED.get(system, {})
+    restored = []
+    for result in results:
+        routes = dict(result.route_verdicts or {})
+        for route in routes:
+            key = (result.id.rsplit("/", 1)[-1], result.target, route)
+            if key in deviations:
+                published, ours = deviations[key]
+                assert routes[route] == ours, key
+                routes[route] = published
+        if routes != result.route_verdicts:
+            result = dataclasses.replace(result, route_verdicts=routes, verdict=vote(routes))
+        restored.append(result)
+    return restored
+
+
 def test_published_summary_reproduces(system_results: tuple[str, list[ItemResult]]) -> None:
     system, results = system_results
-    b = overall(results)
+    b = overall(with_published_verdicts(system, results))
     correct, wrong, unknown, strict, resolved, coverage, unknown_rate, disagreement = PUBLISHED[system]
     assert (b.n, b.excluded, b.error) == (992, 16, 0)
     assert (b.correct, b.wrong, b.unknown) == (correct, wrong, unknown)
