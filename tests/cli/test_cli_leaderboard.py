@@ -20,11 +20,13 @@ SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cn-ne
 needs_data = pytest.mark.skipif(not SHARED.is_dir(), reason="CN-NewsTTS Bench data not found at ../shared/data")
 
 # Published by CN-NewsTTS Bench v0.1 (three-route majority vote, 992 auto-evaluable targets):
-# (strict accuracy, coverage, resolved accuracy, correct, wrong, unknown)
+# (strict accuracy, coverage, resolved accuracy, correct, wrong, unknown). For aws_polly our figures
+# differ by one target: Q6 heard as Q六六 (a Q66) is no longer correct, so that vote is unknown
+# (published: 0.243952, 0.569556, 0.428319, 242, 323, 427; see tests/gating calibration).
 PUBLISHED = {
     "google_cloud_tts": (0.603831, 0.860887, 0.701405, 599, 255, 138),
     "aliyun_tts": (0.471774, 0.533266, 0.884688, 468, 61, 463),
-    "aws_polly": (0.243952, 0.569556, 0.428319, 242, 323, 427),
+    "aws_polly": (0.242944, 0.568548, 0.427305, 241, 323, 428),
 }
 ROUTES = ["mimo_v2_5_asr", "paraformer_zh", "sensevoice_small"]
 
@@ -87,13 +89,13 @@ def test_markdown_and_csv_renderings(runs: dict[str, Path], capsys: pytest.Captu
     assert lines[0].startswith("| rank | system | strict_accuracy |")
     assert lines[2].startswith("| 1 | google_cloud_tts | 0.603831 | 0.860887 | 0.701405 | 599 | 255 | 138 |")
     assert lines[3].startswith("| 2 | aliyun_tts | 0.471774 |")
-    assert lines[4].startswith("| 3 | aws_polly | 0.243952 |")
+    assert lines[4].startswith("| 3 | aws_polly | 0.242944 |")
     assert main(["leaderboard", *folders, "--format", "csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [(r["system"], r["strict_accuracy"]) for r in rows] == [
         ("google_cloud_tts", "0.603831"),
         ("aliyun_tts", "0.471774"),
-        ("aws_polly", "0.243952"),
+        ("aws_polly", "0.242944"),
     ]
     assert rows[0]["asr_routes"] == ";".join(ROUTES)
 
@@ -210,7 +212,7 @@ def test_diagnostics_text_and_leaderboard_flag(runs: dict[str, Path], capsys: py
     full = [
         line for line in out.splitlines() if line.strip().startswith("mimo_v2_5_asr + paraformer_zh + sensevoice_small")
     ]
-    assert [line.split()[5:9] for line in full] == [["992", "468", "61", "463"], ["992", "242", "323", "427"]]
+    assert [line.split()[5:9] for line in full] == [["992", "468", "61", "463"], ["992", "241", "323", "428"]]
 
 
 def test_missing_run_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
