@@ -276,6 +276,7 @@ class Evaluator:
             scorer=item.scorer,
             group=target.group,
             domain=item.domain,
+            metadata=dict(item.metadata),
             auto_evaluable=target.auto_evaluable,
             transcripts=dict(clip.transcripts),
             route_verdicts={**{route: "unknown" for route in clip.routes}, **outcomes},

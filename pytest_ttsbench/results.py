@@ -56,6 +56,7 @@ class ItemResult:
     repeat: int = 0
     node_id: str | None = None
     run_id: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)  # the item's source fields, kept verbatim
 
     @property
     def item_id(self) -> str:

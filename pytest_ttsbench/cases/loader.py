@@ -154,6 +154,7 @@ def _parse_item(
         domain=raw.get("domain"),
         variants=variants,
         source=path,
+        metadata=dict(raw.get("metadata", {})),
     )
     return item, []
 

@@ -41,6 +41,8 @@ class CaseItem:
     # Alternative texts for the same item (e.g. Thai ``mono`` / ``bilingual`` contracts).
     variants: Mapping[str, str] = field(default_factory=dict)
     source: Path | None = None
+    # Fields of the source record kept verbatim (a benchmark's item metadata, unknown fields).
+    metadata: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def full_id(self) -> str:

@@ -33,6 +33,9 @@ ITEM_SCHEMA: dict[str, Any] = {
         },
         "domain": {"type": "string"},
         "notes": {"type": "string"},
+        # Whatever else a benchmark record carries (its metadata, fields we do not read): kept
+        # as it is and copied into every result row of the item.
+        "metadata": {"type": "object"},
     },
 }
 

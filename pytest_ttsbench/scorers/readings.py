@@ -28,6 +28,12 @@ TARGET_SCHEMA: Mapping[str, Any] = {
         "group": {"type": "string"},
         "auto_evaluable": {"type": "boolean"},
         "target_id": {"type": "string"},
+        # Where the span sits in the item's text, and why these readings are right (CN-NewsTTS);
+        # kept so results show them. ``extra`` holds any other field a source target carries.
+        "start": {"type": "integer", "minimum": 0},
+        "end": {"type": "integer", "minimum": 0},
+        "rationale": {"type": "string"},
+        "extra": {"type": "object"},
     },
 }
 
