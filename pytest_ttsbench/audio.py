@@ -109,6 +109,20 @@ def decode_audio(data: bytes, pcm_sample_rate: int | None = None, target_rate: i
     return DecodedAudio(samples, target_rate, source_rate, channels, fmt, sample_width)
 
 
+def is_playable(prefix: bytes, pcm_sample_rate: int | None = None) -> bool:
+    """Whether the start of a streamed clip already decodes to at least one sample.
+
+    This is the moment a player could start: a WAV header alone, or half an MP3 frame, is a
+    first byte but nothing to hear yet.
+    """
+    if pcm_sample_rate is not None:
+        return len(prefix) >= 2
+    try:
+        return decode_audio(prefix, None).samples.size > 0
+    except AudioDecodeError:
+        return False
+
+
 def encode_wav(audio: DecodedAudio) -> bytes:
     """A 16-bit mono WAV of the decoded samples (for engines that return headerless PCM)."""
     import wave

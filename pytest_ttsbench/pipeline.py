@@ -25,6 +25,7 @@ from pytest_ttsbench.config import ConfigError, EngineProfile
 from pytest_ttsbench.engines.base import Engine, EngineError, EngineUnavailable, SynthesisRequest
 from pytest_ttsbench.engines.registry import create_engine
 from pytest_ttsbench.gating.voting import vote
+from pytest_ttsbench.generation import generation_record, generation_seed
 from pytest_ttsbench.results import ItemResult
 from pytest_ttsbench.scorers.base import ScoreContext
 from pytest_ttsbench.scorers.registry import get_scorer
@@ -66,6 +67,8 @@ class Clip:
     audio_seconds: float | None = None
     synth_seconds: float | None = None
     first_byte_seconds: float | None = None
+    first_audio_seconds: float | None = None
+    first_audio_measure: str | None = None
     asr_seconds: float | None = None
     transcripts: dict[str, str] = field(default_factory=dict)
     route_errors: dict[str, str] = field(default_factory=dict)
@@ -74,6 +77,7 @@ class Clip:
     audio_checks: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    generation: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -162,7 +166,9 @@ class Evaluator:
             return clip
         profile = self.profiles[engine_name]
         text = item.text_for(self.options.contract)
-        request = SynthesisRequest(text, item.language, profile.voice_for(item.language), item.full_id)
+        voice = profile.voice_for(item.language)
+        request = SynthesisRequest(text, item.language, voice, item.full_id, generation_seed(profile, repeat))
+        clip.generation = generation_record(profile, voice, {}, clip.started_at)
         started = time.perf_counter()
         try:
             synthesis = engine.synthesize(request)
@@ -173,6 +179,11 @@ class Evaluator:
         clip.synth_seconds = time.perf_counter() - started
         clip.first_byte_seconds = synthesis.first_byte_seconds
         clip.metadata = dict(synthesis.metadata)
+        clip.generation = generation_record(profile, voice, synthesis.metadata, clip.started_at)
+        if synthesis.streamed and synthesis.first_audio_seconds is not None:
+            clip.first_audio_seconds, clip.first_audio_measure = synthesis.first_audio_seconds, "first_chunk"
+        else:  # nothing playable before the whole clip is there
+            clip.first_audio_seconds, clip.first_audio_measure = clip.synth_seconds, "total"
         if synthesis.transcripts is not None:  # a replay engine: fixed transcripts, no audio
             clip.transcripts = dict(synthesis.transcripts)
             clip.routes = list(synthesis.metadata.get("routes") or clip.transcripts)
@@ -192,6 +203,8 @@ class Evaluator:
         if not check.ok:
             clip.error = "audio check failed: " + "; ".join(check.problems)
             return clip
+        if not get_scorer(item.scorer).needs_transcript:
+            return clip  # judged by listeners: kept and checked, never transcribed
         asr_started = time.perf_counter()
         routes = self._routes_for(engine_name)
         clip.routes = [route.name for route in routes]
@@ -244,6 +257,8 @@ class Evaluator:
         outcomes.update({route: "error" for route in clip.route_errors})
         if clip.error is not None:
             final, evidence = "error", {"reason": clip.error}
+        elif not scorer.needs_transcript:
+            final, evidence = "unknown", scorer.score("", target.expect, context).evidence()
         elif not clip.transcripts:
             final, evidence = "unknown", {"note": "no transcript for this item"}
         else:
@@ -289,6 +304,11 @@ class Evaluator:
             contract=self.options.contract,
             repeat=repeat,
             run_id=self.options.run_id,
+            generation=dict(clip.generation),
+            first_audio_seconds=_round(clip.first_audio_seconds),
+            first_audio_measure=clip.first_audio_measure,
+            review=item.review,
+            reviewed=item.reviewed,
         )
 
 

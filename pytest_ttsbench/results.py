@@ -57,6 +57,14 @@ class ItemResult:
     node_id: str | None = None
     run_id: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)  # the item's source fields, kept verbatim
+    # What made this generation: provider (adapter type), model, voice, settings sent, seed, date.
+    generation: dict[str, Any] = field(default_factory=dict)
+    # Seconds from request to first playable audio, and what that figure is: "first_chunk" (a
+    # streamed reply's first decodable chunk) or "total" (the whole synthesis).
+    first_audio_seconds: float | None = None
+    first_audio_measure: str | None = None
+    review: str | None = None  # a review the prompt still needs before publication, e.g. native-speaker
+    reviewed: str | None = None
 
     @property
     def item_id(self) -> str:

@@ -155,6 +155,8 @@ def _parse_item(
         variants=variants,
         source=path,
         metadata=dict(raw.get("metadata", {})),
+        review=raw.get("review"),
+        reviewed=raw.get("reviewed"),
     )
     return item, []
 

@@ -43,6 +43,10 @@ class CaseItem:
     source: Path | None = None
     # Fields of the source record kept verbatim (a benchmark's item metadata, unknown fields).
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    # A review the prompt needs before anything built on it is published (e.g. ``native-speaker``),
+    # and the record of that review once done; ``review`` without ``reviewed`` means still pending.
+    review: str | None = None
+    reviewed: str | None = None
 
     @property
     def full_id(self) -> str:

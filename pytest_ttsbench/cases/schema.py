@@ -36,6 +36,10 @@ ITEM_SCHEMA: dict[str, Any] = {
         # Whatever else a benchmark record carries (its metadata, fields we do not read): kept
         # as it is and copied into every result row of the item.
         "metadata": {"type": "object"},
+        # Who must check the prompt before results built on it are published (dialect prompts:
+        # ``native-speaker``), and, once done, who checked it and when.
+        "review": {"type": "string", "minLength": 1, "pattern": _NON_BLANK},
+        "reviewed": {"type": "string", "minLength": 1, "pattern": _NON_BLANK},
     },
 }
 

@@ -13,7 +13,15 @@ from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 
 # Order shown in `ttsbench --help`.
-SUBCOMMANDS: tuple[str, ...] = ("rescore", "compare", "leaderboard", "diagnostics", "dashboard", "verify")
+SUBCOMMANDS: tuple[str, ...] = (
+    "rescore",
+    "compare",
+    "leaderboard",
+    "diagnostics",
+    "dashboard",
+    "verify",
+    "listening",
+)
 
 DESCRIPTION = "Work on cases, transcripts and results files without pytest."
 EPILOG = """\

@@ -29,6 +29,10 @@ from pytest_ttsbench.engines.secrets import read_api_key
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
 
+# What a user can set for the voice, and the audio formats it can deliver (workflow tables).
+CONTROLS: tuple[str, ...] = ("voice", "output_format")
+EXPORT_FORMATS: tuple[str, ...] = ("riff-*-pcm (wav)", "raw-*-pcm", "audio-*-mp3", "ogg-*-opus", "webm-*-opus")
+
 DEFAULT_OUTPUT_FORMAT = "riff-24khz-16bit-mono-pcm"
 SSML_NAMESPACE = "http://www.w3.org/2001/10/synthesis"
 

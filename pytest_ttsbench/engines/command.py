@@ -40,6 +40,10 @@ from pytest_ttsbench.engines.secrets import Redactor
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
 
+# What a user can set for the voice, and the audio formats it can deliver (workflow tables).
+CONTROLS: tuple[str, ...] = ("voice", "command arguments")
+EXPORT_FORMATS: tuple[str, ...] = ("whatever the program writes: wav, pcm or another decodable format",)
+
 PLACEHOLDER = re.compile(r"\{(text_file|text|out|lang|voice)\}")
 DEFAULT_TIMEOUT_S = 120.0
 STDERR_TAIL_CHARS = 2000

@@ -29,6 +29,10 @@ from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthes
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
 
+# What a user can set for the voice, and the audio formats it can deliver (workflow tables).
+CONTROLS: tuple[str, ...] = ("voice", "rate", "pitch")
+EXPORT_FORMATS: tuple[str, ...] = ("wav",)
+
 # Values from espeak-ng's speak_lib.h.
 _AUDIO_OUTPUT_SYNCHRONOUS = 2
 _INITIALIZE_DONT_EXIT = 0x8000  # without it the library calls exit() when its data is missing

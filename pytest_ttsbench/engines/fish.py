@@ -33,6 +33,10 @@ from pytest_ttsbench.engines.secrets import read_api_key
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
 
+# What a user can set for the voice, and the audio formats it can deliver (workflow tables).
+CONTROLS: tuple[str, ...] = ("model", "voice", "latency", "normalize", "reference_audio (cloning)", "sample_rate")
+EXPORT_FORMATS: tuple[str, ...] = ("wav", "pcm", "mp3", "opus")
+
 DEFAULT_BASE_URL = "https://api.fish.audio"
 DEFAULT_PCM_RATE = 24_000
 

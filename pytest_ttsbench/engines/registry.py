@@ -12,6 +12,7 @@ from collections.abc import Callable
 from functools import cache
 from importlib import import_module
 from importlib.metadata import entry_points
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from pytest_ttsbench.engines.base import Engine
@@ -60,6 +61,19 @@ def _factories() -> dict[str, Callable[[], EngineFactory]]:
 def available_engine_types() -> list[str]:
     """Every engine ``type`` a profile may name."""
     return sorted(_factories())
+
+
+def adapter_module(type_name: str) -> ModuleType | None:
+    """The module that implements an engine type (built in or from an entry point), None when unknown.
+
+    Adapters declare facts about themselves there, such as ``CONTROLS`` and ``EXPORT_FORMATS``.
+    """
+    if type_name in _BUILTIN:
+        return import_module(_BUILTIN[type_name].partition(":")[0])
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == type_name:
+            return import_module(ep.module)
+    return None
 
 
 def create_engine(profile: EngineProfile) -> Engine:

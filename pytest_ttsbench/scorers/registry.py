@@ -23,11 +23,12 @@ class UnknownScorerError(LookupError):
 def _builtin() -> dict[str, type[Scorer]]:
     # Imported here so that importing the registry stays cheap and free of cycles.
     from pytest_ttsbench.scorers.keyword import KeywordScorer
+    from pytest_ttsbench.scorers.listening import ListeningScorer
     from pytest_ttsbench.scorers.numbers import NumbersScorer
     from pytest_ttsbench.scorers.readings import ReadingsScorer
     from pytest_ttsbench.scorers.semantic_zh import SemanticScorer
 
-    return {cls.name: cls for cls in (NumbersScorer, KeywordScorer, ReadingsScorer, SemanticScorer)}
+    return {cls.name: cls for cls in (NumbersScorer, KeywordScorer, ReadingsScorer, SemanticScorer, ListeningScorer)}
 
 
 @cache
