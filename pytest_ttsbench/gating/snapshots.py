@@ -24,6 +24,7 @@ from syrupy.extensions.amber.serializer import AmberDataSerializer
 
 from pytest_ttsbench.pipeline import safe_name
 from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.scorers.registry import UnknownScorerError, get_scorer
 
 MODES = ("off", "report", "strict")
 SNAPSHOT_DIR = "__tts_snapshots__"
@@ -39,12 +40,23 @@ def snapshot_name(row: ItemResult) -> str:
 
 
 def received_snapshots(results: Iterable[ItemResult], engine: str) -> dict[str, str]:
-    """Serialized transcripts of one engine's clips, by snapshot name."""
+    """Serialized transcripts of one engine's clips, by snapshot name.
+
+    Clips judged by listeners only (a scorer that needs no transcript) have no snapshot: they are
+    never transcribed, so a missing snapshot of theirs must not fail a strict run.
+    """
     return {
         snapshot_name(row): AmberDataSerializer.serialize(dict(row.transcripts))
         for row in results
-        if row.engine == engine
+        if row.engine == engine and _transcribed(row)
     }
+
+
+def _transcribed(row: ItemResult) -> bool:
+    try:
+        return get_scorer(row.scorer).needs_transcript if row.scorer else True
+    except UnknownScorerError:
+        return True
 
 
 @dataclass
