@@ -34,7 +34,10 @@ def _group_id(system: str, prompt: str) -> str:
 def kit(tmp_path: Path) -> Path:
     """A kit folder holding only its key, as `listening export` writes it."""
     clips = {
-        _clip_id(s, p, g): {"system": s, "prompt": p, "generation": g} for s in SYSTEMS for p in PROMPTS for g in (1, 2, 3)
+        _clip_id(s, p, g): {"system": s, "prompt": p, "generation": g}
+        for s in SYSTEMS
+        for p in PROMPTS
+        for g in (1, 2, 3)
     }
     groups = {_group_id(s, p): {"system": s, "prompt": p, "clips": [_clip_id(s, p, g) for g in (1, 2, 3)]}
               for s in SYSTEMS for p in PROMPTS}  # fmt: skip
@@ -129,7 +132,9 @@ def test_figures_match_hand_computed_ones(kit: Path, tmp_path: Path, capsys: pyt
         assert not {"rank", "score", "overall"} & set(row)
 
 
-def test_raw_sheets_are_copied_beside_the_summary(kit: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_raw_sheets_are_copied_beside_the_summary(
+    kit: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     sheets = write_sheets(tmp_path / "sheets")
     _report(kit, sheets, capsys)
     for sheet in sheets:
@@ -180,7 +185,9 @@ def test_out_of_range_values_are_errors_naming_file_and_row(
     assert not (kit / "report").exists()
 
 
-def test_unknown_ids_and_double_ratings_are_errors(kit: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unknown_ids_and_double_ratings_are_errors(
+    kit: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     sheets = write_sheets(tmp_path / "sheets")
     text = sheets[0].read_text(encoding="utf-8")
     sheets[0].write_text(text + "L01,zzzz9999,3,3,3,\n", encoding="utf-8")

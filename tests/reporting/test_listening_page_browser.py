@@ -72,7 +72,7 @@ def test_play_rate_reload_and_download(browser: Browser, kit: Path, tmp_path: Pa
     ratings = {order[0]: ("4", "2", "5"), order[1]: ("1", "3", "3")}
     for clip, values in ratings.items():
         for dimension, value in zip(("pronunciation", "dialect_fit", "naturalness"), values, strict=True):
-            _gesture(browser, f"document.querySelector('input[name=\"{clip}-{dimension}\"][value=\"{value}\"]').click()")
+            _gesture(browser, f'document.querySelector(\'input[name="{clip}-{dimension}"][value="{value}"]\').click()')
     _gesture(
         browser,
         f"(() => {{ const t = document.querySelector('#clip-{order[0]} textarea');"
@@ -119,7 +119,7 @@ def test_consistency_page_groups_generations(browser: Browser, kit: Path, tmp_pa
         f"[...document.querySelectorAll('#group-{groups[0]} audio')].map((a) => a.getAttribute('src'))"
     )
     assert players == [f"clips/{c}.wav" for c in key["groups"][groups[0]]["clips"]]
-    _gesture(browser, f"document.querySelector('input[name=\"{groups[0]}-consistency\"][value=\"2\"]').click()")
+    _gesture(browser, f'document.querySelector(\'input[name="{groups[0]}-consistency"][value="2"]\').click()')
     _gesture(browser, "document.getElementById('download').click()")
     rows = list(csv.DictReader(io.StringIO(_downloaded(downloads, "L01-consistency.csv"))))
     assert list(rows[0]) == ["listener", "group", "consistency", "notes"]
