@@ -85,7 +85,9 @@ def aggregate(results: Iterable[ItemResult], policy: str) -> tuple[list[ItemResu
     """One row per item with the policy's verdict, and the per-item detail.
 
     The row kept is the first generation's (its evidence and transcript), with the verdict
-    replaced, so every summary and gate downstream counts items, not generations.
+    replaced, so every summary and gate downstream counts items, not generations. Targets that
+    are not auto-evaluable (items judged by listeners) have no verdict to compare across
+    generations, so they get a row but no per-item detail.
     """
     rows: list[ItemResult] = []
     items: list[RepeatedItem] = []
@@ -93,5 +95,7 @@ def aggregate(results: Iterable[ItemResult], policy: str) -> tuple[list[ItemResu
         verdicts = [g.verdict for g in generations]
         verdict = policy_verdict(verdicts, policy)
         rows.append(dataclasses.replace(generations[0], verdict=verdict))  # type: ignore[arg-type]
+        if not generations[0].auto_evaluable:
+            continue
         items.append(RepeatedItem(engine, key, verdict, tuple(verdicts), tuple(g.transcript for g in generations)))
     return rows, items

@@ -82,16 +82,20 @@ def test_listening_items_neither_pass_nor_fail_a_gate(pytester: pytest.Pytester,
     )
     # Snapshots recorded for the checked item only: listening items are never transcribed, so
     # having none must not fail a strict run.
-    assert pytester.runpytest("--tts-engine=replay", "-k", "year", "--snapshot-update").ret in (0, 1)
-    result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/r.jsonl", "--tts-snapshot=strict")
+    assert pytester.runpytest("--tts-engine=replay", "-k", "year", "--tts-repeats=2", "--snapshot-update").ret in (0, 1)
+    result = pytester.runpytest(
+        "--tts-engine=replay", "--tts-results=out/r.jsonl", "--tts-snapshot=strict", "--tts-repeats=2"
+    )
     assert result.ret == status
     outcomes = result.parseoutcomes()
-    assert outcomes.get("skipped") == 2  # the two listening items: recorded, never judged
-    result.stdout.fnmatch_lines(["*2 target(s) not auto-evaluable*"])
+    assert outcomes.get("skipped") == 4  # two listening items × two generations: recorded, never judged
+    result.stdout.fnmatch_lines(["*target(s) not auto-evaluable*", "*0 of 1 item(s) differed across generations"])
     rows = {r["id"]: r for r in read_jsonl(pytester.path / "out" / "r.jsonl")}
     for name in ("demo-listen/greeting", "demo-listen/farewell"):
         assert rows[name]["verdict"] == "unknown" and rows[name]["auto_evaluable"] is False
         assert "judged by listeners" in rows[name]["evidence"]["note"]
     assert rows["demo-listen/greeting"]["review"] == "native-speaker"
-    checks = json.loads((pytester.path / "out" / "r.gate.json").read_text())["thresholds"]
-    assert [(c["category"], c["n"]) for c in checks] == [("years", 1)]
+    gate = json.loads((pytester.path / "out" / "r.gate.json").read_text())
+    assert [(c["category"], c["n"]) for c in gate["thresholds"]] == [("years", 1)]
+    # Generations of listening items have no verdict to compare: only the checked item is listed.
+    assert [item["key"] for item in gate["repeats"]["items"]] == ["demo-listen/year"]
