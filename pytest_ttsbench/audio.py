@@ -11,9 +11,10 @@ from __future__ import annotations
 import io
 import unicodedata
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import av
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 ASR_SAMPLE_RATE = 16_000
 
@@ -39,6 +40,8 @@ class DecodedAudio:
 
     def pcm16(self) -> bytes:
         """The samples as 16-bit little-endian PCM."""
+        import numpy as np
+
         return (np.clip(self.samples, -1.0, 1.0) * 32767).astype("<i2").tobytes()
 
 
@@ -53,6 +56,8 @@ def _describe_body(data: bytes) -> str:
 
 def decode_pcm16(data: bytes, sample_rate: int, target_rate: int = ASR_SAMPLE_RATE) -> DecodedAudio:
     """Decode headerless signed 16-bit little-endian mono PCM."""
+    import numpy as np
+
     if len(data) % 2:
         data = data[:-1]
     samples = np.frombuffer(data, dtype="<i2").astype(np.float32) / 32768.0
@@ -68,6 +73,9 @@ def decode_pcm16(data: bytes, sample_rate: int, target_rate: int = ASR_SAMPLE_RA
 
 def resample(samples: np.ndarray, source_rate: int, target_rate: int) -> np.ndarray:
     """Resample mono float32 samples with libswresample (through PyAV)."""
+    import av
+    import numpy as np
+
     if source_rate == target_rate or samples.size == 0:
         return samples.astype(np.float32, copy=False)
     frame = av.AudioFrame.from_ndarray(samples.reshape(1, -1).astype(np.float32), format="flt", layout="mono")
@@ -84,6 +92,9 @@ def decode_audio(data: bytes, pcm_sample_rate: int | None = None, target_rate: i
         raise AudioDecodeError("empty body: the engine returned no audio bytes")
     if pcm_sample_rate is not None:
         return decode_pcm16(data, pcm_sample_rate, target_rate)
+    import av
+    import numpy as np
+
     try:
         with av.open(io.BytesIO(data), mode="r") as container:
             if not container.streams.audio:
@@ -178,6 +189,8 @@ class AudioCheck:
 
 def check_audio(audio: DecodedAudio, text: str, policy: AudioPolicy | None = None) -> AudioCheck:
     """Check a decoded clip against ``policy``; every failed check is named in ``problems``."""
+    import numpy as np
+
     policy = policy or AudioPolicy()
     problems: list[str] = []
     seconds = audio.seconds

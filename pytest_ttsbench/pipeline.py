@@ -16,8 +16,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import jiwer
-
 from pytest_ttsbench.asr.base import AsrError, AsrRoute, Transcription
 from pytest_ttsbench.audio import AudioDecodeError, AudioPolicy, check_audio, decode_audio, encode_wav
 from pytest_ttsbench.cases.model import CaseItem, Target
@@ -337,4 +335,6 @@ def _error_rates(reference: str, hypothesis: str | None) -> tuple[float | None, 
         return None, None
     if not hyp:
         return 1.0, 1.0
+    import jiwer
+
     return round(jiwer.cer(ref, hyp), 4), round(jiwer.wer(ref, hyp), 4)

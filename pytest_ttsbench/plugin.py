@@ -1,25 +1,27 @@
-"""pytest hooks for pytest-ttsbench. Hooks stay thin: each delegates to a plain module."""
+"""pytest hooks for pytest-ttsbench. Hooks stay thin: each delegates to a plain module.
+
+This module is imported by every pytest process where the package is installed, also by a plain
+``pytest`` that never synthesizes and by every xdist worker. So it imports only what the idle
+path needs; the gate, the reports and the pipeline are imported inside the hooks that use them
+(see ``benchmarks/throughput.py``, which measures the idle cost).
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from pytest_ttsbench.cases.loader import CASE_SUFFIXES
-from pytest_ttsbench.collect import RESULT_PROPERTY, CaseFile
 from pytest_ttsbench.config import ConfigError, Settings, load_settings
-from pytest_ttsbench.gating.gate import evaluate_gate, final_status, gate_path, write_gate
-from pytest_ttsbench.gating.known_gaps import KnownGaps, KnownGapsError, gaps_path, load_known_gaps
 from pytest_ttsbench.gating.repeats import POLICIES
 from pytest_ttsbench.gating.snapshots import MODES as SNAPSHOT_MODES
-from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, parse_cli_thresholds
-from pytest_ttsbench.reporting.html import register_html_report
-from pytest_ttsbench.reporting.progress import add_progress_option, register_progress
-from pytest_ttsbench.reporting.terminal import write_gate_summary, write_summary
-from pytest_ttsbench.results import ItemResult, read_results
 from pytest_ttsbench.session import BENCH_KEY, AsrOverrides, BenchSession, default_run_dir, parse_engine_option
+
+if TYPE_CHECKING:
+    from pytest_ttsbench.collect import CaseFile
 
 RUN_DIR_KEY = "ttsbench_run_dir"
 # What a worker tells the controller about its collection (the controller collects nothing).
@@ -27,6 +29,8 @@ COLLECTED_KEY = "ttsbench_collected"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    from pytest_ttsbench.reporting.progress import add_progress_option
+
     group = parser.getgroup("ttsbench", "text-to-speech benchmark (pytest-ttsbench)")
     add_progress_option(group)
     group.addoption(
@@ -149,8 +153,14 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     _configure_gate(config, config.stash[BENCH_KEY])
     config.pluginmanager.register(_Recorder(config.stash[BENCH_KEY]), "ttsbench-recorder")
-    register_html_report(config)
-    register_progress(config)
+    if config.pluginmanager.hasplugin("html") and config.getoption("htmlpath", None):
+        from pytest_ttsbench.reporting.html import register_html_report
+
+        register_html_report(config)
+    if engines:
+        from pytest_ttsbench.reporting.progress import register_progress
+
+        register_progress(config)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(), "ttsbench-xdist")
 
@@ -163,28 +173,37 @@ def _configure_gate(config: pytest.Config, bench: BenchSession) -> None:
     bench.repeats = repeats
     bench.repeat_policy = config.getoption("tts_repeat_policy")
     settings = bench.settings
-    try:
-        bench.floor_layers = [
-            parse_cli_thresholds(config.getoption("tts_threshold")),
-            config_layer(settings.thresholds, str(settings.source or "configuration")),
-        ]
-    except ThresholdError as exc:
-        raise pytest.UsageError(str(exc)) from exc
+    # Each gate module is imported only when its input is there: an idle pytest imports none.
+    cli_floors = config.getoption("tts_threshold")
+    if cli_floors or settings.thresholds:
+        from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, parse_cli_thresholds
+
+        try:
+            bench.floor_layers = [
+                parse_cli_thresholds(cli_floors),
+                config_layer(settings.thresholds, str(settings.source or "configuration")),
+            ]
+        except ThresholdError as exc:
+            raise pytest.UsageError(str(exc)) from exc
     bench.strict_xfail = config.getoption("tts_strict_xfail")
     bench.update_known_gaps = config.getoption("tts_update_known_gaps")
-    known: dict[str, KnownGaps] = {}
-    for engine in bench.engine_names:
-        try:
-            known[engine] = load_known_gaps(gaps_path(settings.base_dir, settings.known_gaps_dir, engine), engine)
-        except KnownGapsError as exc:
-            raise pytest.UsageError(str(exc)) from exc
-    bench.known_gaps = known
+    if bench.engine_names:
+        from pytest_ttsbench.gating.known_gaps import KnownGapsError, gaps_path, load_known_gaps
+
+        for engine in bench.engine_names:
+            try:
+                path = gaps_path(settings.base_dir, settings.known_gaps_dir, engine)
+                bench.known_gaps[engine] = load_known_gaps(path, engine)
+            except KnownGapsError as exc:
+                raise pytest.UsageError(str(exc)) from exc
     bench.fail_on_regression = config.getoption("tts_fail_on_regression")
     bench.snapshot_mode = config.getoption("tts_snapshot")
     # syrupy's own flag, so one `--snapshot-update` refreshes every kind of snapshot in a project.
     bench.update_snapshots = bool(config.getoption("update_snapshots", default=False))
     baseline = config.getoption("tts_baseline")
     if baseline and not bench.is_worker:
+        from pytest_ttsbench.results import read_results
+
         path = Path(baseline).resolve()
         if not path.is_file():
             raise pytest.UsageError(f"--tts-baseline: no results file at {path}")
@@ -224,6 +243,9 @@ class _Recorder:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.bench.is_worker:
             return
+        from pytest_ttsbench.collect import RESULT_PROPERTY
+        from pytest_ttsbench.results import ItemResult
+
         recorded = None
         if report.when == "call":
             for name, value in report.user_properties:
@@ -274,6 +296,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
+    if file_path.suffix not in CASE_SUFFIXES and file_path.suffix != ".jsonl":
+        return None
+    from pytest_ttsbench.collect import CaseFile
+
     bench: BenchSession = parent.config.stash[BENCH_KEY]
     explicit = parent.session.isinitpath(file_path)
     if file_path.suffix in CASE_SUFFIXES:
@@ -301,6 +327,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     bench: BenchSession = session.config.stash[BENCH_KEY]
     if bench.is_worker or not bench.results:
         return
+    from pytest_ttsbench.gating.gate import evaluate_gate, final_status, gate_path, write_gate
+
     outcome = evaluate_gate(bench)
     outcome.exitstatus = final_status(outcome, int(session.exitstatus))
     session.exitstatus = outcome.exitstatus
@@ -313,6 +341,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     bench: BenchSession = config.stash[BENCH_KEY]
     if bench.is_worker or not bench.results:
         return
+    from pytest_ttsbench.reporting.terminal import write_gate_summary, write_summary
+
     items = bench.gate.items if bench.gate is not None else bench.results
     write_summary(terminalreporter, items, bench.breakdown, bench.results_path)
     if bench.gate is not None:

@@ -11,17 +11,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_ttsbench.asr.registry import create_routes
 from pytest_ttsbench.config import EngineProfile, Settings
-from pytest_ttsbench.gating.gate import GateOutcome
-from pytest_ttsbench.gating.known_gaps import KnownGaps
-from pytest_ttsbench.gating.thresholds import FloorLayer
-from pytest_ttsbench.pipeline import Evaluator, RunOptions, safe_name
 from pytest_ttsbench.results import ItemResult, ResultsWriter
+
+if TYPE_CHECKING:  # the pipeline and the gate are imported when a run needs them, not by an idle pytest
+    from pytest_ttsbench.gating.gate import GateOutcome
+    from pytest_ttsbench.gating.known_gaps import KnownGaps
+    from pytest_ttsbench.gating.thresholds import FloorLayer
+    from pytest_ttsbench.pipeline import Evaluator
 
 BENCH_KEY = pytest.StashKey["BenchSession"]()
 
@@ -57,6 +58,8 @@ def parse_engine_option(values: list[str] | None) -> list[str]:
 
 def default_run_dir(base: Path, runs_dir: str, engines: list[str]) -> Path:
     """A fresh, dated folder for one run's results and audio."""
+    from pytest_ttsbench.pipeline import safe_name
+
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     folder = base / runs_dir / f"{stamp}-{safe_name('+'.join(engines))}"
     candidate, n = folder, 1
@@ -119,6 +122,8 @@ class BenchSession:
         return f"no TTS engine selected: pass --tts-engine=NAME to synthesize (profiles: {names})"
 
     def routes_for(self, profile: EngineProfile) -> list[Any]:
+        from pytest_ttsbench.asr.registry import create_routes
+
         asr = dict(self.settings.asr)
         asr.update(profile.option("asr", {}) or {})
         return create_routes(self.asr.apply(asr))
@@ -126,6 +131,8 @@ class BenchSession:
     @property
     def evaluator(self) -> Evaluator:
         if self._evaluator is None:
+            from pytest_ttsbench.pipeline import Evaluator, RunOptions
+
             options = RunOptions(
                 audio_dir=self.audio_dir,
                 contract=self.contract,

@@ -11,12 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-import yaml
-
 from pytest_ttsbench.cases.model import CaseItem, Suite, Target
 from pytest_ttsbench.cases.schema import CASE_FILE_SCHEMA
 from pytest_ttsbench.scorers.registry import UnknownScorerError, get_scorer
+from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml
 
 CASE_SUFFIXES = (".yaml", ".yml")
 
@@ -61,6 +59,8 @@ def _item_label(items: Any, index: int) -> str:
 
 
 def _schema_problems(path: Path, data: Any, schema: Mapping[str, Any]) -> list[Problem]:
+    import jsonschema
+
     problems = []
     validator = jsonschema.Draft202012Validator(schema)
     for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
@@ -118,6 +118,8 @@ def _parse_item(
         scorer = get_scorer(scorer_name)
     except UnknownScorerError as exc:
         return None, [Problem(path, label, "scorer", str(exc))]
+    import jsonschema
+
     problems = [
         Problem(path, label, _field_path(["expect", *error.absolute_path]), error.message)
         for error in jsonschema.Draft202012Validator(scorer.expect_schema).iter_errors(expect)
@@ -168,10 +170,9 @@ def load_case_file(path: Path) -> Suite:
 
         return load_jsonl_source(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else "(file)"
+        data = load_yaml(path.read_text(encoding="utf-8"))
+    except YamlSyntaxError as exc:
+        where = f"line {exc.line}" if exc.line is not None else "(file)"
         raise CaseFileError([Problem(path, None, where, f"not valid YAML: {exc}")]) from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise CaseFileError([Problem(path, None, "(file)", f"cannot read: {exc}")]) from exc

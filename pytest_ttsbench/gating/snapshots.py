@@ -22,7 +22,6 @@ from typing import Any
 from syrupy.data import Snapshot, SnapshotCollection
 from syrupy.extensions.amber.serializer import AmberDataSerializer
 
-from pytest_ttsbench.pipeline import safe_name
 from pytest_ttsbench.results import ItemResult
 from pytest_ttsbench.scorers.registry import UnknownScorerError, get_scorer
 
@@ -31,6 +30,8 @@ SNAPSHOT_DIR = "__tts_snapshots__"
 
 
 def snapshot_path(base_dir: Path, engine: str) -> Path:
+    from pytest_ttsbench.pipeline import safe_name
+
     return base_dir / SNAPSHOT_DIR / f"{safe_name(engine)}.ambr"
 
 

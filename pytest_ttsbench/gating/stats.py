@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from scipy.stats import binomtest
-
 from pytest_ttsbench.results import ItemResult
 
 
@@ -26,6 +24,8 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
         raise ValueError(f"need 0 <= successes <= n, got {successes} of {n}")
     if n == 0:
         return None
+    from scipy.stats import binomtest  # scipy.stats costs half a second to import: only when a figure is needed
+
     ci = binomtest(successes, n).proportion_ci(confidence_level=confidence, method="wilson")
     return float(ci.low), float(ci.high)
 
@@ -42,6 +42,8 @@ def mcnemar_exact(only_first: int, only_second: int) -> float:
     total = only_first + only_second
     if total == 0:
         return 1.0
+    from scipy.stats import binomtest
+
     return float(binomtest(only_first, total, 0.5, alternative="two-sided").pvalue)
 
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import numpy as np
-
 from pytest_ttsbench.results import ItemResult
 
 
@@ -29,6 +27,8 @@ class WorkflowFigures:
 def _latency(values: list[float]) -> Latency:
     if not values:
         return Latency(0, None, None)
+    import numpy as np
+
     p50, p95 = np.percentile(np.asarray(values, dtype=float), [50, 95])
     return Latency(len(values), float(p50), float(p95))
 

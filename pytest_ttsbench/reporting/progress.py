@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from pytest_ttsbench.reporting.html import result_from_report
 from pytest_ttsbench.results import ItemResult
 from pytest_ttsbench.session import BENCH_KEY
 
@@ -104,6 +103,8 @@ class Progress:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call":
+            from pytest_ttsbench.reporting.html import result_from_report  # progress runs only with an engine
+
             result = result_from_report(report)
             if result is not None:
                 self.counts.add(result)
