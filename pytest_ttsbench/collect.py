@@ -13,6 +13,7 @@ import pytest
 
 from pytest_ttsbench.cases.loader import CaseFileError, load_case_file
 from pytest_ttsbench.cases.model import CaseItem, Suite, Target
+from pytest_ttsbench.pipeline import SYNTH_ONLY
 from pytest_ttsbench.scorers.registry import get_scorer
 from pytest_ttsbench.session import BENCH_KEY
 
@@ -141,6 +142,8 @@ class CaseTest(pytest.Item):
         result = bench.evaluator.evaluate(self.case, self.target, self.engine, self.repeat)
         result.node_id = self.nodeid
         self.user_properties.append((RESULT_PROPERTY, result.to_json()))
+        if result.evidence.get(SYNTH_ONLY):
+            raise _skip_here(f"synthesize-only: clip kept at {result.audio_path}, not transcribed")
         if result.verdict != "correct":
             raise VerdictFailure(
                 failure_message(result, get_scorer(self.case.scorer).expected_text(self.target.expect))

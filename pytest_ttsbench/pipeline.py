@@ -43,6 +43,10 @@ _MEDIA_SUFFIX = {
 }
 
 
+#: Evidence key of a result written by a synthesize-only run: a clip, not a verdict.
+SYNTH_ONLY = "synth_only"
+
+
 def safe_name(text: str) -> str:
     """A file name that cannot leave its directory, whatever ``text`` holds.
 
@@ -87,6 +91,9 @@ class RunOptions:
     quorum: int | None = None
     audio_policy: AudioPolicy = field(default_factory=AudioPolicy)
     run_id: str | None = None
+    #: Synthesize and check clips only; no ASR, no verdict. The clips are scored later by an
+    #: ``audio-dir`` profile pointed at the run (see engines/replay.py).
+    synth_only: bool = False
 
 
 class Evaluator:
@@ -203,6 +210,8 @@ class Evaluator:
             return clip
         if not get_scorer(item.scorer).needs_transcript:
             return clip  # judged by listeners: kept and checked, never transcribed
+        if self.options.synth_only:
+            return clip
         asr_started = time.perf_counter()
         routes = self._routes_for(engine_name)
         clip.routes = [route.name for route in routes]
@@ -257,6 +266,8 @@ class Evaluator:
             final, evidence = "error", {"reason": clip.error}
         elif not scorer.needs_transcript:
             final, evidence = "unknown", scorer.score("", target.expect, context).evidence()
+        elif self.options.synth_only:
+            final, evidence = "unknown", {SYNTH_ONLY: True, "note": "synthesize-only run: clip kept, not transcribed"}
         elif not clip.transcripts:
             final, evidence = "unknown", {"note": "no transcript for this item"}
         else:

@@ -73,6 +73,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="FACET",
         help="also summarize by this facet (e.g. form); repeatable",
     )
+    group.addoption(
+        "--tts-synth-only",
+        action="store_true",
+        help="synthesize and check clips only, no ASR and no verdicts; score them later with an "
+        "audio-dir profile whose path is this run's folder",
+    )
     gate = parser.getgroup("ttsbench-gate", "text-to-speech release gate (pytest-ttsbench)")
     gate.addoption(
         "--tts-threshold",
@@ -149,6 +155,7 @@ def pytest_configure(config: pytest.Config) -> None:
         contract=config.getoption("tts_contract"),
         quorum=config.getoption("tts_quorum"),
         breakdown=list(config.getoption("tts_breakdown")),
+        synth_only=config.getoption("tts_synth_only"),
         is_worker=workerinput is not None,
     )
     _configure_gate(config, config.stash[BENCH_KEY])
@@ -325,8 +332,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """The gate, once, where every result is (the controller under xdist); it may fail the run."""
     bench: BenchSession = session.config.stash[BENCH_KEY]
-    if bench.is_worker or not bench.results:
-        return
+    if bench.is_worker or not bench.results or bench.synth_only:
+        return  # a synthesize-only run has clips, not verdicts: there is nothing to gate
     from pytest_ttsbench.gating.gate import evaluate_gate, final_status, gate_path, write_gate
 
     outcome = evaluate_gate(bench)
@@ -341,8 +348,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     bench: BenchSession = config.stash[BENCH_KEY]
     if bench.is_worker or not bench.results:
         return
-    from pytest_ttsbench.reporting.terminal import write_gate_summary, write_summary
+    from pytest_ttsbench.reporting.terminal import write_gate_summary, write_summary, write_synth_only_summary
 
+    if bench.synth_only:
+        write_synth_only_summary(terminalreporter, bench.results, bench.results_path)
+        return
     items = bench.gate.items if bench.gate is not None else bench.results
     write_summary(terminalreporter, items, bench.breakdown, bench.results_path)
     if bench.gate is not None:

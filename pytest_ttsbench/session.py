@@ -82,6 +82,7 @@ class BenchSession:
     quorum: int | None = None
     repeats: int = 1
     breakdown: list[str] = field(default_factory=list)
+    synth_only: bool = False
     is_worker: bool = False
     results: list[ItemResult] = field(default_factory=list)
     # --- release gating (see gating/gate.py) ---
@@ -138,6 +139,7 @@ class BenchSession:
                 contract=self.contract,
                 quorum=self.quorum,
                 run_id=self.results_path.parent.name if self.results_path else None,
+                synth_only=self.synth_only,
             )
             self._evaluator = Evaluator(self.settings.engines, self.routes_for, options)
         return self._evaluator

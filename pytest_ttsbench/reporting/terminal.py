@@ -100,6 +100,20 @@ def write_summary(
         writer.write_line(f"results: {results_path}")
 
 
+def write_synth_only_summary(writer: _Writer, results: Sequence[ItemResult], results_path: Path | None) -> None:
+    """What a synthesize-only run left: clips per engine, the failed ones, and how to score them."""
+    writer.write_sep("=", "ttsbench summary (synthesize-only: no ASR, no verdicts)")
+    clips = {(r.engine, r.id): r for r in results}
+    for engine in sorted({engine for engine, _ in clips}):
+        rows = [r for (name, _), r in clips.items() if name == engine]
+        failed = [r for r in rows if r.verdict == "error"]
+        writer.write_line(f"{engine}: {len(rows) - len(failed)} clip(s) written, {len(failed)} failed")
+    if results_path is not None:
+        writer.write_line(f"results: {results_path}")
+        profile = f"{{type: audio-dir, path: {results_path.parent}}}"
+        writer.write_line(f"score them later: an engine profile {profile} and --tts-engine=NAME")
+
+
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{1000 * value:.0f} ms"
 

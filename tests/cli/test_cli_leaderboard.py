@@ -248,3 +248,44 @@ def test_copy_of_run_folder_is_still_a_run(tmp_path: Path, capsys: pytest.Captur
         ("good", 1.0, ["transcript"]),
         ("poor", 0.5, ["transcript"]),
     ]
+
+
+@needs_data
+def test_news_diagnostics_on_the_published_transcripts(
+    runs: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    folders = [str(runs[s]) for s in ("aliyun_tts", "aws_polly", "google_cloud_tts")]
+    assert main(["diagnostics", *folders, "--json", "--bootstrap", "300"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    systems = {s["system"]: s for s in report["systems"]}
+    # routes split evenly on 8 of aliyun's 992 targets
+    assert systems["aliyun_tts"]["tie_rate"] == pytest.approx(8 / 992)
+    # pooled figures are the three systems' figures added up
+    comparison = report["comparison"]
+    assert (comparison["pooled"]["n"], comparison["pooled"]["correct"]) == (3 * 992, 468 + 599 + 241)
+    assert comparison["pooled"]["wrong"] == 61 + 255 + 323
+    # the ranking survives every route subset, and the bootstrap interval is one rank wide
+    assert len(comparison["rank_by_routes"]) == 7
+    for row in comparison["rank_by_routes"]:
+        assert row["ranks"] == {"google_cloud_tts": 1, "aliyun_tts": 2, "aws_polly": 3}
+    assert {s: (i["low"], i["high"]) for s, i in comparison["rank_interval"].items()} == {
+        "google_cloud_tts": (1, 1),
+        "aliyun_tts": (2, 2),
+        "aws_polly": (3, 3),
+    }
+    # aws_polly reads hyphens between numbers as a subtraction; the others as a range or a score
+    ranges = {s: r["range_readings"] for s, r in systems.items()}
+    assert ranges["aws_polly"]["sports_score"]["subtraction"] > ranges["aws_polly"]["sports_score"].get("score", 0)
+    assert ranges["aws_polly"]["range_hyphen"]["subtraction"] > 0
+    assert all("subtraction" not in counts for counts in ranges["aliyun_tts"].values())
+    assert ranges["google_cloud_tts"]["sports_score"]["range"] > ranges["google_cloud_tts"]["sports_score"]["score"]
+    # a single route changes the voted label of some targets, and says from what to what
+    changes = {tuple(r["routes"]): r["changes"] for r in systems["aliyun_tts"]["label_changes"]}
+    assert {"from": "correct", "to": "unknown", "n": 131} in changes[("mimo_v2_5_asr",)]
+    capsys.readouterr()
+    assert main(["diagnostics", *folders, "--bootstrap", "100"]) == 0
+    text = capsys.readouterr().out
+    assert "  tie rate (routes split evenly): 0.008065" in text
+    assert "rank with a 95% bootstrap interval (targets resampled):" in text
+    assert "  hyphen between numbers read as (route transcripts):" in text
