@@ -13,7 +13,7 @@ import pytest
 
 from pytest_ttsbench.cases.loader import CaseFileError, load_case_file
 from pytest_ttsbench.cases.model import CaseItem, Suite, Target
-from pytest_ttsbench.pipeline import SYNTH_ONLY
+from pytest_ttsbench.results import SYNTH_ONLY
 from pytest_ttsbench.scorers.registry import get_scorer
 from pytest_ttsbench.session import BENCH_KEY
 

@@ -24,7 +24,7 @@ from pytest_ttsbench.engines.base import Engine, EngineError, EngineUnavailable,
 from pytest_ttsbench.engines.registry import create_engine
 from pytest_ttsbench.gating.voting import vote
 from pytest_ttsbench.generation import generation_record, generation_seed
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.results import SYNTH_ONLY, ItemResult
 from pytest_ttsbench.scorers.base import ScoreContext
 from pytest_ttsbench.scorers.registry import get_scorer
 from pytest_ttsbench.verdict import Verdict
@@ -41,10 +41,6 @@ _MEDIA_SUFFIX = {
     "audio/aac": ".aac",
     "audio/webm": ".webm",
 }
-
-
-#: Evidence key of a result written by a synthesize-only run: a clip, not a verdict.
-SYNTH_ONLY = "synth_only"
 
 
 def safe_name(text: str) -> str:

@@ -16,6 +16,9 @@ from typing import Any
 
 from pytest_ttsbench.verdict import Outcome
 
+#: Evidence key of a row written by a synthesize-only run: a clip, not a verdict.
+SYNTH_ONLY = "synth_only"
+
 
 @dataclass
 class ItemResult:
