@@ -216,6 +216,12 @@ def _configure_gate(config: pytest.Config, bench: BenchSession) -> None:
             raise pytest.UsageError(f"--tts-baseline: no results file at {path}")
         bench.baseline_path = path
         bench.baseline = read_results(path)
+        used = sorted({row.contract for row in bench.baseline})
+        if used and used != [bench.contract]:
+            raise pytest.UsageError(
+                f"--tts-baseline: {path} sent text contract(s) {', '.join(used)}, this run sends "
+                f"{bench.contract!r}: compare runs of one contract (--tts-contract)"
+            )
     elif bench.fail_on_regression and not baseline:
         raise pytest.UsageError("--tts-fail-on-regression needs --tts-baseline RESULTS")
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pytest_ttsbench.contracts import require_one_contract
 from pytest_ttsbench.gating.baseline import compare, comparison_lines
 from pytest_ttsbench.gating.repeats import POLICIES
 from pytest_ttsbench.results import read_results
@@ -17,6 +18,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     try:
         baseline = read_results(Path(args.baseline))
         candidate = read_results(Path(args.candidate))
+        if not args.allow_contract_mix:
+            require_one_contract({f"baseline {args.baseline}": baseline, f"candidate {args.candidate}": candidate})
         comparison = compare(baseline, candidate, args.repeat_policy)
     except (OSError, TypeError, ValueError) as exc:
         print(f"ttsbench compare: {exc}", file=sys.stderr)
@@ -40,4 +43,5 @@ def add_command(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
     p.add_argument("--repeat-policy", choices=POLICIES, default="all", help="how several generations make one verdict")
     p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when any target regressed")
+    p.add_argument("--allow-contract-mix", action="store_true", help="compare runs that sent different text contracts")
     p.set_defaults(func=_cmd_compare)
