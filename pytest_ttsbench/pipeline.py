@@ -297,6 +297,7 @@ class Evaluator:
             group=target.group,
             domain=item.domain,
             metadata=dict(item.metadata),
+            pinned_recognizer=list(item.recognizer),
             auto_evaluable=target.auto_evaluable,
             transcripts=dict(clip.transcripts),
             route_verdicts={**{route: "unknown" for route in clip.routes}, **outcomes},

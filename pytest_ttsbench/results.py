@@ -60,6 +60,7 @@ class ItemResult:
     node_id: str | None = None
     run_id: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)  # the item's source fields, kept verbatim
+    pinned_recognizer: list[str] = field(default_factory=list)  # routes the suite's expectations assume
     # What made this generation: provider (adapter type), model, voice, settings sent, seed, date.
     generation: dict[str, Any] = field(default_factory=dict)
     # Seconds from request to first playable audio, and what that figure is: "first_chunk" (a

@@ -7,7 +7,7 @@ past the first problem so one bad item never hides the others. Nothing here synt
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +73,12 @@ def _schema_problems(path: Path, data: Any, schema: Mapping[str, Any]) -> list[P
     return problems
 
 
+def recognizer_labels(pinned: Any) -> tuple[str, ...]:
+    """A case file's ``recognizer`` (one mapping or a list) as route labels: ``route:model`` or ``route``."""
+    pins = pinned if isinstance(pinned, list) else [pinned] if pinned else []
+    return tuple(f"{p['route']}:{p['model']}" if p.get("model") else p["route"] for p in pins)
+
+
 def parse_suite(path: Path, data: Any) -> Suite:
     """Validate a parsed case file and build its :class:`Suite`; raises :class:`CaseFileError`."""
     if not isinstance(data, dict):
@@ -96,6 +102,8 @@ def parse_suite(path: Path, data: Any) -> Suite:
             items.append(item)
     if problems:
         raise CaseFileError(problems)
+    recognizer = recognizer_labels(data.get("recognizer"))
+    items = [replace(item, recognizer=recognizer) for item in items]
     return Suite(
         name=data["suite"],
         language=data["language"],
@@ -103,6 +111,7 @@ def parse_suite(path: Path, data: Any) -> Suite:
         items=tuple(items),
         thresholds=dict(data.get("thresholds", {})),
         path=path,
+        recognizer=recognizer,
     )
 
 

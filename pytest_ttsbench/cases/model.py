@@ -43,6 +43,8 @@ class CaseItem:
     source: Path | None = None
     # Fields of the source record kept verbatim (a benchmark's item metadata, unknown fields).
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    # The ASR routes the suite's expectations were written against (see Suite.recognizer).
+    recognizer: tuple[str, ...] = ()
     # A review the prompt needs before anything built on it is published (e.g. ``native-speaker``),
     # and the record of that review once done; ``review`` without ``reviewed`` means still pending.
     review: str | None = None
@@ -70,3 +72,6 @@ class Suite:
     items: tuple[CaseItem, ...]
     thresholds: Mapping[str, float] = field(default_factory=dict)
     path: Path | None = None
+    #: The recognizer(s) the expectations were written against, as route labels: ``whisper:large-v3``
+    #: (route ``whisper``, model ``large-v3``) or a bare route name (``paraformer_zh``).
+    recognizer: tuple[str, ...] = ()

@@ -43,6 +43,14 @@ ITEM_SCHEMA: dict[str, Any] = {
     },
 }
 
+# The recognizer a pack's expectations were written against: an ASR route, and its model.
+_RECOGNIZER = {
+    "type": "object",
+    "required": ["route"],
+    "additionalProperties": False,
+    "properties": {"route": {"type": "string", "minLength": 1}, "model": {"type": "string", "minLength": 1}},
+}
+
 CASE_FILE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["suite", "language", "scorer", "items"],
@@ -57,5 +65,6 @@ CASE_FILE_SCHEMA: dict[str, Any] = {
             "additionalProperties": {"type": "number", "minimum": 0, "maximum": 1},
         },
         "items": {"type": "array", "minItems": 1, "items": ITEM_SCHEMA},
+        "recognizer": {"oneOf": [_RECOGNIZER, {"type": "array", "minItems": 1, "items": _RECOGNIZER}]},
     },
 }

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 from pytest_ttsbench.gating.snapshots import one_line
 from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.gating.workflow import workflow_figures
+from pytest_ttsbench.pinned_recognizer import recognizer_mismatches
 from pytest_ttsbench.results import ItemResult
 
 
@@ -78,6 +79,7 @@ def summary_lines(results: Sequence[ItemResult], breakdown: Sequence[str] = ()) 
     excluded = sum(b.excluded for b in totals.values())
     if excluded:
         lines.append(f"{excluded} target(s) not auto-evaluable: recorded, excluded from accuracy")
+    lines += [mismatch.line() for mismatch in recognizer_mismatches(results)]
     return lines
 
 
