@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from plugin_projects import write_project
+from plugin_projects import THAI, write_project
 from result_rows import make_result
 
 from pytest_ttsbench.cli import main
@@ -57,19 +57,6 @@ def test_leaderboard_refuses_a_contract_mix(tmp_path: Path, capsys: pytest.Captu
     assert main(["leaderboard", str(a.parent), str(b.parent), "--allow-contract-mix", "--format", "json"]) == 0
     entries = json.loads(capsys.readouterr().out)["entries"]
     assert [e["system"] for e in entries] == ["engine-b", "engine-a"]
-
-
-THAI = """\
-suite: demo-th
-language: th
-scorer: keyword
-items:
-  - id: cs-1
-    category: code_switch
-    text: "ผมติดตั้งแอป LINE ใหม่"
-    text_mono: "ผมติดตั้งแอปไลน์ใหม่"
-    expect: {keyword: "LINE", expected: "ไลน์", alternates: ["LINE"]}
-"""
 
 
 def test_a_pytest_baseline_of_another_contract_is_refused(pytester: pytest.Pytester) -> None:
