@@ -586,6 +586,7 @@ class _Reader:
 
     def read(self) -> list[NumberToken]:
         tokens: list[NumberToken] = []
+        hour_last = -2  # the last item of the latest hour read
         i = 0
         while i < len(self.items):
             item = self.items[i]
@@ -593,6 +594,10 @@ class _Reader:
             clock = item.sentence in self.clock
             phrase: _Phrase | None = None
             hour = False
+            if e is not None and e.kind == "fraction" and (scaled := self._fraction_of_scale(i)) is not None:
+                tokens.append(scaled[0])
+                i = scaled[1] + 1
+                continue
             if e is None:
                 counted = self._counted_noun_alone(i)
                 if counted is not None:
@@ -621,6 +626,11 @@ class _Reader:
             if self._after_minus(i):
                 value = value[1:] if value.startswith("-") else "-" + value
             tokens.append(NumberToken(value, item.start, self.items[phrase.last].end))
+            if i == hour_last + 1 and item.prefix == "و" and len(value) == 1:
+                # minutes after the hour (السادسة وخمس دقائق): 6:05 writes them with two digits
+                tokens.append(NumberToken("0" + value, item.start, self.items[phrase.last].end))
+            if hour:
+                hour_last = last
             if minute is not None:
                 tokens.append(NumberToken(str(minute), self.items[last].start, self.items[last].end))
             elif not hour and (fraction := self._fraction_after_counted(phrase.last)) is not None:
@@ -629,6 +639,17 @@ class _Reader:
                 tokens.append(NumberToken(_format(phrase.value + amount), item.start, fraction_end))
             i = last + 1
         return tokens
+
+    def _fraction_of_scale(self, i: int) -> tuple[NumberToken, int] | None:
+        """نصف مليون (500000), ربع مليون (250000): a bare half or quarter of a scale word after it."""
+        item = self.items[i]
+        e = item.entry
+        link = self.next(i)
+        scale = self.entry(link[1]) if link and link[0] == "space" else None
+        if e is None or e.fraction is None or item.prefix or scale is None or scale.kind != "scale" or scale.count != 1:
+            return None
+        last = link[1]  # type: ignore[index]
+        return NumberToken(_format(e.fraction * scale.value), item.start, self.items[last].end), last
 
     def _after_minus(self, i: int) -> bool:
         """True when ناقص/سالب stands right before items[i]."""

@@ -368,6 +368,10 @@ class _Reader:
         if reading is None:
             return None
         reading = self._with_cents(reading)
+        below = self._below_zero(reading.next_index - 1) if len(reading.tokens) == 1 else None
+        if below is not None:
+            # "five (degrees) below zero" is -5; the zero names the reference, not a number heard.
+            negative, reading = not negative, _Reading(reading.tokens, below + 1)
         if negative:
             if len(reading.tokens) != 1:
                 return reading  # a clock time has no sign
@@ -375,6 +379,10 @@ class _Reader:
             signed = token.value if token.value.startswith("-") else "-" + token.value
             return _Reading([NumberToken(signed, self.lex[start].start, token.end)], reading.next_index)
         return reading
+
+    def _below_zero(self, last: int) -> int | None:
+        """Index of "zero" in "... (degrees) below zero" right after lexeme ``last``, else None."""
+        return self._followed_by(last, "below", "zero") or self._followed_by(last, "degrees", "below", "zero")
 
     def _unsigned(self, index: int) -> _Reading | None:
         lexeme = self.lex[index]
@@ -481,9 +489,19 @@ class _Reader:
                 break
             phrase.add(cls, value, self.lex[nxt].end, ordinal=ordinal)
             index = nxt
+        if phrase.total and not phrase.ordinal and phrase.group == 0 and phrase.last == "scale":
+            # "a million and a half": half of the scale just said.
+            last = self._followed_by(index, "and", "a", "half")
+            if last is not None:
+                value = Decimal(phrase.total) + Decimal(phrase.smallest_scale) / 2
+                return _Reading([NumberToken(_fmt(value), phrase.start, self.lex[last].end)], last + 1)
         if phrase.ordinal or phrase.total:
             return _Reading([NumberToken(str(phrase.value), phrase.start, phrase.end)], index + 1, alternatives)
-        fraction = self._half(phrase, index) or self._decimal(str(phrase.value), index, None, start=phrase.start)
+        fraction = (
+            self._half(phrase, index)
+            or self._quarters_of(phrase, index)
+            or self._decimal(str(phrase.value), index, None, start=phrase.start)
+        )
         if fraction is not None:
             return fraction
         reading = _Reading([NumberToken(str(phrase.value), phrase.start, phrase.end)], index + 1, alternatives)
@@ -570,6 +588,15 @@ class _Reader:
             if last is not None:
                 return self._maybe_scaled(f"{phrase.value}{fraction}", phrase.start, last)
         return None
+
+    def _quarters_of(self, phrase: _Phrase, index: int) -> _Reading | None:
+        """ "three quarters of a million" → 750000 (a count of quarters, then "of a" and a scale)."""
+        if not 1 <= phrase.value <= 3:
+            return None
+        before_scale = self._followed_by(index, "quarters", "of", "a") or self._followed_by(index, "quarters")
+        if before_scale is None or self._scale_after(before_scale) is None:
+            return None
+        return self._maybe_scaled(str(Decimal(phrase.value) / 4), phrase.start, before_scale)
 
     def _numeral(self, index: int) -> _Reading:
         lexeme = self.lex[index]
@@ -718,6 +745,9 @@ class _Reader:
         """
         word = self._word(index)
         plain: list[NumberToken] = []
+        half_hour = self._half_hour(index)
+        if half_hour is not None:
+            return half_hour
         if word in ("quarter", "half"):
             minutes, last_minute, certain = (15 if word == "quarter" else 30), index, True
         else:
@@ -751,6 +781,18 @@ class _Reader:
         if self._word(index - 1) not in _TIME_PREPOSITIONS and self._word(last_minute) not in _MINUTE_WORDS:
             return None  # "ten to twelve weeks": a range unless a time is announced
         return _Reading([*plain, said_hour], last_hour + 1, [hour_token, minute_token])
+
+    def _half_hour(self, index: int) -> _Reading | None:
+        """British "(at) half six": half past six, 6:30. Only after a word that announces a time."""
+        if self._word(index) != "half" or self._word(index - 1) not in _TIME_PREPOSITIONS:
+            return None
+        link = self._link(index)
+        hour = self._hour_at(link[0]) if link and not link[1] else None
+        if link is None or hour is None:
+            return None
+        value, last_hour = hour
+        minute = NumberToken("30", self.lex[index].start, self.lex[index].end)
+        return _Reading([self._token(str(value), link[0], last_hour), minute], last_hour + 1)
 
     def _clock_word(self, index: int) -> _Reading | None:
         """ "o'clock" after an hour is zero minutes; "noon"/"midday"/"midnight" are 12 and 00.

@@ -302,6 +302,12 @@ def _unit_at(text: str, pos: int) -> tuple[str, int, int] | None:
     return None
 
 
+# Said before the number, these make a following distance a speed: 时速一百二十公里 is 120 km/h.
+_PER_HOUR_BEFORE = ("时速", "每小时")
+# Before the number, 华氏 makes a following 度 Fahrenheit, which is no ℃.
+_FAHRENHEIT_BEFORE = "华氏"
+
+
 def _unit_readings(text: str, numbers: Sequence[ZhNumber]) -> list[UnitReading]:
     readings: list[UnitReading] = []
     for number in numbers:
@@ -311,6 +317,11 @@ def _unit_readings(text: str, numbers: Sequence[ZhNumber]) -> list[UnitReading]:
         while pos < len(text) and text[pos].isspace():
             pos += 1
         found = _unit_at(text, pos)
+        before = "".join(text[: number.start].split())
+        if found is not None and found[0] == "℃" and before.endswith(_FAHRENHEIT_BEFORE):
+            found = None
+        if found is not None and found[0] in ("km", "m") and found[1] == 1 and before.endswith(_PER_HOUR_BEFORE):
+            found = (f"{found[0]}/h" if found[0] == "km" else found[0], 1, found[2])
         if found is not None:
             unit, power, end = found
             readings.append(UnitReading(number.value, unit, power, text[number.start : end]))
@@ -339,6 +350,11 @@ OPERATORS: dict[str, str] = {
     "∕": "divide",
 }
 _SYMBOL = {"multiply": "×", "divide": "÷"}
+# "A除B" (without 以) divides B by A: 十四除九 is 9 ÷ 14, the written order reversed.
+_REVERSED_DIVIDE = "除"
+# "A和B相乘": A and B multiplied.
+_BOTH_WORDS = ("和", "与", "跟")
+_MULTIPLIED = "相乘"
 
 
 @dataclass(frozen=True)
@@ -361,8 +377,14 @@ def _formulas(text: str, numbers: Sequence[ZhNumber]) -> list[Formula]:
             found.append(Formula("divide", numerator.value, denominator.value))
     for left, right in itertools.pairwise(numbers):
         gap = "".join(text[left.end : right.start].split())
-        if gap in OPERATORS and "fraction" not in (left.kind, right.kind):
+        if "fraction" in (left.kind, right.kind):
+            continue
+        if gap in OPERATORS:
             found.append(Formula(OPERATORS[gap], left.value, right.value))
+        elif gap == _REVERSED_DIVIDE:
+            found.append(Formula("divide", right.value, left.value))
+        elif gap in _BOTH_WORDS and "".join(text[right.end :].split()).startswith(_MULTIPLIED):
+            found.append(Formula("multiply", left.value, right.value))
     return found
 
 

@@ -552,6 +552,13 @@ NATIVE_READINGS = [
     ("ثلاثة أيام وربع", ["3.25"], "correct"),
     ("ثلاث ساعات ونصف", ["3.25"], "wrong"),
     ("انتظرت ساعة ونصف", ["30"], "wrong"),  # no clock: ساعة without the article is a duration
+    # a half or a quarter of a scale
+    ("نصف مليون", ["500000"], "correct"),
+    ("ربع مليون", ["250000"], "correct"),
+    ("نصف مليون", ["1000000"], "wrong"),
+    # minutes under ten after the hour keep two digits, as 6:05 is written
+    ("الساعة السادسة وخمس دقائق", ["6", "05"], "correct"),
+    ("الساعة السادسة وخمس دقائق", ["6", "50"], "wrong"),
     # feminine and masculine agreement
     ("ثلاث عشرة", ["13"], "correct"),
     ("ثلاثة عشر", ["13"], "correct"),

@@ -396,6 +396,19 @@ NATIVE_READINGS = [
     ("one and three quarters", ["1.25"], "wrong"),
     ("a quarter of a million", ["250000"], "correct"),
     ("a quarter of a million", ["1000000"], "wrong"),
+    ("a million and a half", ["1500000"], "correct"),
+    ("a million and a half", ["1000000.5"], "wrong"),
+    ("three quarters of a million", ["750000"], "correct"),
+    ("three quarters of a million", ["3000000"], "wrong"),
+    # below zero is negative
+    ("five below zero", ["-5"], "correct"),
+    ("five degrees below zero", ["-5"], "correct"),
+    ("five degrees below zero", ["5"], "wrong"),
+    ("five degrees above zero", ["-5"], "wrong"),
+    # the British "half six" after a word that announces a time
+    ("see you at half six", ["6", "30"], "correct"),
+    ("see you at half six", ["5", "30"], "wrong"),
+    ("half six people", ["6", "30"], "wrong"),
     # money read as dollars and cents
     ("three dollars and fifty cents", ["3.50"], "correct"),
     ("three dollars fifty", ["3.50"], "correct"),

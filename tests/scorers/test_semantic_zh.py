@@ -988,6 +988,16 @@ NATIVE_SEMANTIC = [
     ("三十度", {"type": "unit", "value": "30", "unit": "℃"}, "correct"),
     ("三十度电", {"type": "unit", "value": "30", "unit": "kWh"}, "correct"),
     ("三十度电", {"type": "unit", "value": "30", "unit": "℃"}, "wrong"),
+    ("十四除九", {"type": "formula", "op": "divide", "operands": ["9", "14"]}, "correct"),  # A除B is B÷A
+    ("九除十四", {"type": "formula", "op": "divide", "operands": ["9", "14"]}, "wrong"),  # 14 ÷ 9
+    ("九除以十四", {"type": "formula", "op": "divide", "operands": ["9", "14"]}, "correct"),
+    ("九和十四相乘", {"type": "formula", "op": "multiply", "operands": ["9", "14"]}, "correct"),
+    ("九和十四相加", {"type": "formula", "op": "multiply", "operands": ["9", "14"]}, "wrong"),
+    ("时速一百二十公里", {"type": "unit", "value": "120", "unit": "km/h"}, "correct"),
+    ("每小时一百二十公里", {"type": "unit", "value": "120", "unit": "km/h"}, "correct"),
+    ("一百二十公里", {"type": "unit", "value": "120", "unit": "km/h"}, "wrong"),
+    ("摄氏三十度", {"type": "unit", "value": "30", "unit": "℃"}, "correct"),
+    ("华氏三十度", {"type": "unit", "value": "30", "unit": "℃"}, "wrong"),  # Fahrenheit
     ("幺幺零", {"type": "identifier", "digits": "110"}, "correct"),
     ("一百一十", {"type": "identifier", "digits": "110"}, "wrong"),  # an identifier read as a quantity
     ("幺三八零零", {"type": "identifier", "digits": "13800"}, "correct"),
