@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
+from pytest_ttsbench.wav import pcm16_wav
+
 ASR_SAMPLE_RATE = 16_000
 
 
@@ -136,15 +138,7 @@ def is_playable(prefix: bytes, pcm_sample_rate: int | None = None) -> bool:
 
 def encode_wav(audio: DecodedAudio) -> bytes:
     """A 16-bit mono WAV of the decoded samples (for engines that return headerless PCM)."""
-    import wave
-
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(audio.sample_rate)
-        out.writeframes(audio.pcm16())
-    return buffer.getvalue()
+    return pcm16_wav(audio.pcm16(), audio.sample_rate)
 
 
 # --- checks ---------------------------------------------------------------------------------

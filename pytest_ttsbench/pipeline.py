@@ -24,6 +24,7 @@ from pytest_ttsbench.engines.base import Engine, EngineError, EngineUnavailable,
 from pytest_ttsbench.engines.registry import create_engine
 from pytest_ttsbench.gating.voting import vote
 from pytest_ttsbench.generation import generation_record, generation_seed
+from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.results import SYNTH_ONLY, ItemResult
 from pytest_ttsbench.scorers.base import ScoreContext
 from pytest_ttsbench.scorers.registry import get_scorer
@@ -41,18 +42,6 @@ _MEDIA_SUFFIX = {
     "audio/aac": ".aac",
     "audio/webm": ".webm",
 }
-
-
-def safe_name(text: str) -> str:
-    """A file name that cannot leave its directory, whatever ``text`` holds.
-
-    Anything outside ``[A-Za-z0-9._-]`` becomes ``_``; leading dots are dropped; and when the
-    name had to change, a short hash of the original keeps distinct ids distinct.
-    """
-    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", text).lstrip(".")[:80] or "item"
-    if cleaned != text:
-        cleaned += "-" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:8]
-    return cleaned
 
 
 @dataclass

@@ -89,6 +89,18 @@ class ItemResult:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
+#: The name under which a benchmark test attaches its result row to its report's ``user_properties``.
+RESULT_PROPERTY = "ttsbench_result"
+
+
+def result_from_report(report: Any) -> ItemResult | None:
+    """The result a benchmark test attached to its report, if any (only the call phase has one)."""
+    for name, value in getattr(report, "user_properties", ()) or ():
+        if name == RESULT_PROPERTY:
+            return ItemResult.from_dict(json.loads(value))
+    return None
+
+
 class ResultsWriter:
     """Appends one line per result and flushes it to disk at once, so an interrupted run loses nothing."""
 

@@ -1,13 +1,18 @@
-"""The state of one benchmark session: settings, selected engines, the evaluator and the results.
+"""One benchmark session: a frozen configuration, a small recorder of results, and the evaluator.
 
-The plugin creates one :class:`BenchSession` per pytest process. Under pytest-xdist the
-controller owns the results file and the summary (it receives every report); workers only
-evaluate items.
+:func:`build_config` reads everything a run is told (command-line options, the configuration
+file, known gaps, the baseline, stored snapshots) once, in ``pytest_configure``, into a frozen
+:class:`BenchConfig`; a bad value stops the run there with a usage error. What changes while the
+run goes is in the :class:`Recorder`: finished results (each appended to the results file at
+once), the suites collected, the failures seen, and at the end the gate's outcome.
+
+The plugin keeps one :class:`BenchSession` per pytest process. Under pytest-xdist the controller
+owns the results file and the summary (it receives every report); workers only evaluate items.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -15,19 +20,24 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_ttsbench.config import EngineProfile, Settings
-from pytest_ttsbench.results import ItemResult, ResultsWriter
+from pytest_ttsbench.config import ConfigError, EngineProfile, Settings, load_settings
+from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome
+from pytest_ttsbench.gating.known_gaps import KnownGaps, KnownGapsError, gaps_path, load_known_gaps
+from pytest_ttsbench.gating.snapshots import read_snapshots, snapshot_path
+from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, parse_cli_thresholds
+from pytest_ttsbench.naming import safe_name
+from pytest_ttsbench.results import ItemResult, ResultsWriter, read_results
 
-if TYPE_CHECKING:  # the pipeline and the gate are imported when a run needs them, not by an idle pytest
-    from pytest_ttsbench.gating.gate import GateOutcome
-    from pytest_ttsbench.gating.known_gaps import KnownGaps
-    from pytest_ttsbench.gating.thresholds import FloorLayer
+if TYPE_CHECKING:  # the pipeline is imported when the evaluator is first needed
+    from pytest_ttsbench.cases.model import Suite
     from pytest_ttsbench.pipeline import Evaluator
 
 BENCH_KEY = pytest.StashKey["BenchSession"]()
+#: What the controller hands its workers: (results file, audio folder), so a run has one folder.
+RUN_DIR_KEY = "ttsbench_run_dir"
 
 
-@dataclass
+@dataclass(frozen=True)
 class AsrOverrides:
     """ASR choices given on the command line; they override the configuration's default route."""
 
@@ -45,104 +55,61 @@ class AsrOverrides:
         return merged
 
 
-def parse_engine_option(values: list[str] | None) -> list[str]:
-    """``--tts-engine a,b --tts-engine c`` → ``[a, b, c]`` without duplicates, in order."""
-    names: list[str] = []
-    for value in values or []:
-        for name in value.split(","):
-            name = name.strip()
-            if name and name not in names:
-                names.append(name)
-    return names
+@dataclass(frozen=True)
+class BenchConfig:
+    """Everything one run was told, fixed before the first test."""
 
+    settings: Settings
+    engine_names: tuple[str, ...] = ()
+    asr: AsrOverrides = field(default_factory=AsrOverrides)
+    results_path: Path | None = None
+    audio_dir: Path | None = None
+    contract: str = "raw"
+    quorum: int | None = None
+    breakdown: tuple[str, ...] = ()
+    synth_only: bool = False  # clips only: no ASR, no verdicts, nothing gated
+    is_worker: bool = False
+    strict_xfail: bool = False
+    gate: GateConfig = field(default_factory=GateConfig)
 
-def default_run_dir(base: Path, runs_dir: str, engines: list[str]) -> Path:
-    """A fresh, dated folder for one run's results and audio."""
-    from pytest_ttsbench.pipeline import safe_name
+    @property
+    def repeats(self) -> int:
+        return self.gate.repeats
 
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    folder = base / runs_dir / f"{stamp}-{safe_name('+'.join(engines))}"
-    candidate, n = folder, 1
-    while candidate.exists():
-        n += 1
-        candidate = folder.with_name(f"{folder.name}-{n}")
-    return candidate
+    @property
+    def known_gaps(self) -> Mapping[str, KnownGaps]:
+        return self.gate.known_gaps
+
+    def no_engine_reason(self) -> str:
+        names = ", ".join(sorted(self.settings.engines))
+        return f"no TTS engine selected: pass --tts-engine=NAME to synthesize (profiles: {names})"
+
+    def asr_spec(self, profile: EngineProfile) -> dict[str, Any]:
+        """The ASR configuration for one engine: the default, the profile's own, then the command line."""
+        asr = dict(self.settings.asr)
+        asr.update(profile.option("asr", {}) or {})
+        return self.asr.apply(asr)
 
 
 @dataclass
-class BenchSession:
-    """Everything the plugin's hooks share during one pytest run."""
+class Recorder:
+    """What happens during the run: results as they finish, collected suites, failures, the gate."""
 
-    settings: Settings
-    engine_names: list[str]
-    asr: AsrOverrides
-    results_path: Path | None
-    audio_dir: Path | None
-    contract: str = "raw"
-    quorum: int | None = None
-    repeats: int = 1
-    breakdown: list[str] = field(default_factory=list)
-    synth_only: bool = False
-    is_worker: bool = False
+    results_path: Path | None = None
     results: list[ItemResult] = field(default_factory=list)
-    # --- release gating (see gating/gate.py) ---
-    repeat_policy: str = "all"
-    #: threshold overrides, highest precedence first: command line, then configuration
-    floor_layers: list[FloorLayer] = field(default_factory=list)
-    #: each collected suite's own ``thresholds`` (on the controller under xdist: sent by the workers)
-    suite_thresholds: dict[str, dict[str, float]] = field(default_factory=dict)
-    known_gaps: dict[str, KnownGaps] = field(default_factory=dict)
-    strict_xfail: bool = False
-    update_known_gaps: bool = False
-    baseline: list[ItemResult] | None = None
-    baseline_path: Path | None = None
-    fail_on_regression: bool = False
-    snapshot_mode: str = "off"
-    update_snapshots: bool = False
-    #: (engine, id) for every collected target key and item id, to find known-gap ids that match nothing
-    collected_ids: set[tuple[str, str]] = field(default_factory=set)
-    #: (engine, target key) of tests that failed on their verdict, and a count of every other failure
-    verdict_failures: set[tuple[str, str]] = field(default_factory=set)
-    other_failures: int = 0
-    gate: GateOutcome | None = None  # set once the session has finished (controller only)
+    collected: Collected = field(default_factory=Collected)
     #: suite name → the case file that defines it (also the run manifest's case inputs)
     suite_files: dict[str, Path] = field(default_factory=dict)
+    gate: GateOutcome | None = None  # set once the session has finished (controller only)
     _writer: ResultsWriter | None = None
-    _evaluator: Evaluator | None = None
 
-    def claim_suite(self, suite: Any) -> Path | None:
+    def claim_suite(self, suite: Suite) -> Path | None:
         """Record which file defines a suite; returns the earlier file when the name is taken."""
         owner = self.suite_files.get(suite.name)
         if owner is not None and owner != suite.path:
             return owner
         self.suite_files[suite.name] = suite.path
         return None
-
-    def no_engine_reason(self) -> str:
-        names = ", ".join(sorted(self.settings.engines))
-        return f"no TTS engine selected: pass --tts-engine=NAME to synthesize (profiles: {names})"
-
-    def routes_for(self, profile: EngineProfile) -> list[Any]:
-        from pytest_ttsbench.asr.registry import create_routes
-
-        asr = dict(self.settings.asr)
-        asr.update(profile.option("asr", {}) or {})
-        return create_routes(self.asr.apply(asr))
-
-    @property
-    def evaluator(self) -> Evaluator:
-        if self._evaluator is None:
-            from pytest_ttsbench.pipeline import Evaluator, RunOptions
-
-            options = RunOptions(
-                audio_dir=self.audio_dir,
-                contract=self.contract,
-                quorum=self.quorum,
-                run_id=self.results_path.parent.name if self.results_path else None,
-                synth_only=self.synth_only,
-            )
-            self._evaluator = Evaluator(self.settings.engines, self.routes_for, options)
-        return self._evaluator
 
     def record(self, result: ItemResult) -> None:
         """Keep a finished result and append it to the results file at once."""
@@ -156,10 +123,194 @@ class BenchSession:
     def close(self) -> None:
         if self._writer is not None:
             self._writer.close()
+            self._writer = None
+
+
+@dataclass
+class BenchSession:
+    """What the plugin's hooks share during one pytest run: the configuration, the recorder, the evaluator."""
+
+    config: BenchConfig
+    recorder: Recorder
+    _evaluator: Evaluator | None = None
+
+    @property
+    def evaluator(self) -> Evaluator:
+        """Built on first use, so a run that synthesizes nothing never loads the pipeline."""
+        if self._evaluator is None:
+            from pytest_ttsbench.asr.registry import create_routes
+            from pytest_ttsbench.pipeline import Evaluator, RunOptions
+
+            config = self.config
+            options = RunOptions(
+                audio_dir=config.audio_dir,
+                contract=config.contract,
+                quorum=config.quorum,
+                run_id=config.results_path.parent.name if config.results_path else None,
+                synth_only=config.synth_only,
+            )
+            self._evaluator = Evaluator(
+                config.settings.engines, lambda profile: create_routes(config.asr_spec(profile)), options
+            )
+        return self._evaluator
+
+    def close(self) -> None:
+        self.recorder.close()
         if self._evaluator is not None:
             self._evaluator.close()
+        config = self.config
         # --- run manifest: checksums of the run's inputs and outputs (see manifest.py) ---
-        if not self.is_worker and self.results_path is not None:
+        if not config.is_worker and config.results_path is not None:
             from pytest_ttsbench.manifest import write_session_manifest
 
-            write_session_manifest(self)
+            write_session_manifest(
+                config.settings,
+                config.results_path,
+                config.audio_dir,
+                config.engine_names,
+                self.recorder.suite_files.values(),
+            )
+
+
+# --- building the configuration ------------------------------------------------------------------
+
+
+def parse_engine_option(values: Sequence[str] | None) -> list[str]:
+    """``--tts-engine a,b --tts-engine c`` → ``[a, b, c]`` without duplicates, in order."""
+    names: list[str] = []
+    for value in values or []:
+        for name in value.split(","):
+            name = name.strip()
+            if name and name not in names:
+                names.append(name)
+    return names
+
+
+def default_run_dir(base: Path, runs_dir: str, engines: Sequence[str]) -> Path:
+    """A fresh, dated folder for one run's results and audio."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    folder = base / runs_dir / f"{stamp}-{safe_name('+'.join(engines))}"
+    candidate, n = folder, 1
+    while candidate.exists():
+        n += 1
+        candidate = folder.with_name(f"{folder.name}-{n}")
+    return candidate
+
+
+def build_config(config: pytest.Config) -> BenchConfig:
+    """The run's configuration from options, ini (the configuration file) and the files they name.
+
+    Raises :class:`pytest.UsageError` naming the option or file at fault.
+    """
+    try:
+        settings = load_settings(Path(config.rootpath))
+    except ConfigError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+    engines = parse_engine_option(config.getoption("tts_engine"))
+    unknown = [name for name in engines if name not in settings.engines]
+    if unknown:
+        raise pytest.UsageError(
+            f"unknown engine profile(s) {', '.join(unknown)}; known: {', '.join(sorted(settings.engines))}"
+            f" (define profiles in {settings.source or 'ttsbench.yaml'})"
+        )
+    workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
+    results_path, audio_dir = _output_paths(config, settings, engines, workerinput)
+    return BenchConfig(
+        settings=settings,
+        engine_names=tuple(engines),
+        asr=AsrOverrides(
+            model=config.getoption("tts_asr_model"),
+            device=config.getoption("tts_asr_device"),
+            compute_type=config.getoption("tts_asr_compute_type"),
+            beam_size=config.getoption("tts_asr_beam_size"),
+        ),
+        results_path=results_path,
+        audio_dir=audio_dir,
+        contract=config.getoption("tts_contract"),
+        quorum=config.getoption("tts_quorum"),
+        breakdown=tuple(config.getoption("tts_breakdown")),
+        synth_only=bool(config.getoption("tts_synth_only")),
+        is_worker=workerinput is not None,
+        strict_xfail=bool(config.getoption("tts_strict_xfail")),
+        gate=_gate_config(config, settings, engines, is_worker=workerinput is not None),
+    )
+
+
+def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[str], *, is_worker: bool) -> GateConfig:
+    """Read the gate's inputs up front, so a bad floor, gaps file or baseline stops the run at once."""
+    repeats = config.getoption("tts_repeats")
+    if repeats < 1:
+        raise pytest.UsageError(f"--tts-repeats must be at least 1, got {repeats}")
+    try:
+        floor_layers = (
+            parse_cli_thresholds(config.getoption("tts_threshold")),
+            config_layer(settings.thresholds, str(settings.source or "configuration")),
+        )
+    except ThresholdError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+    known: dict[str, KnownGaps] = {}
+    for engine in engines:
+        try:
+            known[engine] = load_known_gaps(gaps_path(settings.base_dir, settings.known_gaps_dir, engine), engine)
+        except KnownGapsError as exc:
+            raise pytest.UsageError(str(exc)) from exc
+    fail_on_regression = bool(config.getoption("tts_fail_on_regression"))
+    baseline_option = config.getoption("tts_baseline")
+    baseline: tuple[ItemResult, ...] | None = None
+    baseline_path: Path | None = None
+    if baseline_option and not is_worker:
+        baseline_path = Path(baseline_option).resolve()
+        if not baseline_path.is_file():
+            raise pytest.UsageError(f"--tts-baseline: no results file at {baseline_path}")
+        baseline = tuple(read_results(baseline_path))
+        used = sorted({row.contract for row in baseline})
+        contract = config.getoption("tts_contract")
+        if used and used != [contract]:
+            raise pytest.UsageError(
+                f"--tts-baseline: {baseline_path} sent text contract(s) {', '.join(used)}, this run sends "
+                f"{contract!r}: compare runs of one contract (--tts-contract)"
+            )
+    elif fail_on_regression and not baseline_option:
+        raise pytest.UsageError("--tts-fail-on-regression needs --tts-baseline RESULTS")
+    snapshot_mode = config.getoption("tts_snapshot")
+    snapshots = {}
+    if snapshot_mode != "off" and not is_worker:
+        for engine in engines:
+            path = snapshot_path(settings.base_dir, engine)
+            snapshots[engine] = (path, read_snapshots(path))
+    return GateConfig(
+        engines=tuple(engines),
+        repeats=repeats,
+        repeat_policy=config.getoption("tts_repeat_policy"),
+        floor_layers=floor_layers,
+        known_gaps=known,
+        update_known_gaps=bool(config.getoption("tts_update_known_gaps")),
+        baseline=baseline,
+        baseline_path=baseline_path,
+        fail_on_regression=fail_on_regression,
+        snapshot_mode=snapshot_mode,
+        # syrupy's own flag, so one `--snapshot-update` refreshes every kind of snapshot in a project.
+        update_snapshots=bool(config.getoption("update_snapshots", default=False)),
+        snapshots=snapshots,
+    )
+
+
+def _output_paths(
+    config: pytest.Config, settings: Settings, engines: Sequence[str], workerinput: Mapping[str, Any] | None
+) -> tuple[Path | None, Path | None]:
+    """Where results and clips go; workers get the controller's choice so a run has one folder."""
+    if not engines:
+        return None, None
+    if workerinput is not None and RUN_DIR_KEY in workerinput:
+        results, audio = workerinput[RUN_DIR_KEY]
+        return Path(results), Path(audio)
+    option = config.getoption("tts_results")
+    audio_option = config.getoption("tts_audio_dir")
+    if option:
+        results = Path(option).resolve()
+        audio = Path(audio_option).resolve() if audio_option else results.parent / f"{results.stem}-audio"
+    else:
+        run_dir = default_run_dir(settings.base_dir, settings.runs_dir, engines)
+        results = run_dir / "results.jsonl"
+        audio = Path(audio_option).resolve() if audio_option else run_dir / "audio"
+    return results, audio

@@ -7,40 +7,17 @@ past the first problem so one bad item never hides the others. Nothing here synt
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.cases.model import CaseItem, Suite, Target
+from pytest_ttsbench.cases.model import CaseFileError, CaseItem, Problem, Suite, Target
 from pytest_ttsbench.cases.schema import CASE_FILE_SCHEMA
+from pytest_ttsbench.cases.sources import jsonl_source_data
 from pytest_ttsbench.scorers.registry import UnknownScorerError, get_scorer
 from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml
 
 CASE_SUFFIXES = (".yaml", ".yml")
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with a case file."""
-
-    path: Path
-    item: str | None
-    field: str
-    message: str
-
-    def __str__(self) -> str:
-        where = f"{self.path}"
-        if self.item is not None:
-            where += f": item {self.item!r}"
-        return f"{where}: field {self.field!r}: {self.message}"
-
-
-class CaseFileError(ValueError):
-    """A case file that cannot be used; ``problems`` lists everything found, not just the first."""
-
-    def __init__(self, problems: list[Problem]) -> None:
-        self.problems = problems
-        super().__init__("\n".join(str(p) for p in problems))
 
 
 def _field_path(parts: Iterable[Any]) -> str:
@@ -175,9 +152,7 @@ def _parse_item(
 def load_case_file(path: Path) -> Suite:
     """Read and validate one case file: native YAML, or a supported external JSONL benchmark."""
     if path.suffix == ".jsonl":
-        from pytest_ttsbench.cases.sources import load_jsonl_source
-
-        return load_jsonl_source(path)
+        return parse_suite(path, jsonl_source_data(path))
     try:
         data = load_yaml(path.read_text(encoding="utf-8"))
     except YamlSyntaxError as exc:

@@ -75,3 +75,27 @@ class Suite:
     #: The recognizer(s) the expectations were written against, as route labels: ``whisper:large-v3``
     #: (route ``whisper``, model ``large-v3``) or a bare route name (``paraformer_zh``).
     recognizer: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a case file."""
+
+    path: Path
+    item: str | None
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}"
+        if self.item is not None:
+            where += f": item {self.item!r}"
+        return f"{where}: field {self.field!r}: {self.message}"
+
+
+class CaseFileError(ValueError):
+    """A case file that cannot be used; ``problems`` lists everything found, not just the first."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))

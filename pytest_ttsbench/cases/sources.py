@@ -17,8 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.cases.loader import CaseFileError, Problem, parse_suite
-from pytest_ttsbench.cases.model import Suite
+from pytest_ttsbench.cases.model import CaseFileError, Problem
 
 
 def _slug(text: str) -> str:
@@ -134,8 +133,11 @@ def _thai_item(record: Mapping[str, Any]) -> dict[str, Any]:
     return item
 
 
-def load_jsonl_source(path: Path) -> Suite:
-    """Load a supported external JSON-lines benchmark as a :class:`Suite`."""
+def jsonl_source_data(path: Path) -> dict[str, Any]:
+    """A supported external JSON-lines benchmark as the data of a native case file.
+
+    The loader validates it like any case file, so both kinds of file meet one schema.
+    """
     records, problems = _read_records(path)
     if not records and not problems:
         raise CaseFileError([Problem(path, None, "(file)", "no records")])
@@ -170,4 +172,4 @@ def load_jsonl_source(path: Path) -> Suite:
         )
     if problems:
         raise CaseFileError(problems)
-    return parse_suite(path, suite)
+    return suite

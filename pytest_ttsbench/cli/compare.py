@@ -11,16 +11,20 @@ from typing import Any
 from pytest_ttsbench.contracts import require_one_contract
 from pytest_ttsbench.gating.baseline import compare, comparison_lines
 from pytest_ttsbench.gating.repeats import POLICIES
-from pytest_ttsbench.results import read_results
+from pytest_ttsbench.runs import load_runs, rows_of
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     try:
-        baseline = read_results(Path(args.baseline))
-        candidate = read_results(Path(args.candidate))
+        baseline = load_runs([Path(args.baseline)])
+        candidate = load_runs([Path(args.candidate)])
         if not args.allow_contract_mix:
-            require_one_contract({f"baseline {args.baseline}": baseline, f"candidate {args.candidate}": candidate})
-        comparison = compare(baseline, candidate, args.repeat_policy)
+            require_one_contract(
+                {f"baseline {args.baseline}": rows_of(baseline), f"candidate {args.candidate}": rows_of(candidate)}
+            )
+        # One policy for both sides, so a pair is judged alike: the option, else the candidate's own.
+        policy = args.repeat_policy or candidate[0].repeat_policy
+        comparison = compare(rows_of(baseline), rows_of(candidate), policy)
     except (OSError, TypeError, ValueError) as exc:
         print(f"ttsbench compare: {exc}", file=sys.stderr)
         return 2
@@ -38,10 +42,14 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 def add_command(subparsers: Any) -> None:
     """Add ``compare`` to a ``ttsbench`` subparsers object (from ``add_subparsers``)."""
     p = subparsers.add_parser("compare", help="compare two results files: regressions, fixes, McNemar p-value")
-    p.add_argument("baseline", help="the earlier results file (JSON lines)")
-    p.add_argument("candidate", help="the later results file (JSON lines)")
+    p.add_argument("baseline", help="the earlier run: results file (JSON lines) or run folder")
+    p.add_argument("candidate", help="the later run: results file (JSON lines) or run folder")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
-    p.add_argument("--repeat-policy", choices=POLICIES, default="all", help="how several generations make one verdict")
+    p.add_argument(
+        "--repeat-policy",
+        choices=POLICIES,
+        help="how several generations make one verdict (default: the candidate run's own, else all)",
+    )
     p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when any target regressed")
     p.add_argument("--allow-contract-mix", action="store_true", help="compare runs that sent different text contracts")
     p.set_defaults(func=_cmd_compare)

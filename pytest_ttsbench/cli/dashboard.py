@@ -10,15 +10,15 @@ from typing import Any
 
 def _cmd_dashboard(args: argparse.Namespace) -> int:
     # Imported here so other subcommands never pay for loading matplotlib.
-    from pytest_ttsbench.reporting.dashboard import DashboardError, build_dashboard
+    from pytest_ttsbench.reporting.dashboard import build_dashboard
 
     try:
         index, runs = build_dashboard(Path(args.runs_dir), Path(args.out), args.title)
-    except (OSError, ValueError, DashboardError) as exc:
+    except (OSError, ValueError) as exc:
         print(f"ttsbench dashboard: {exc}", file=sys.stderr)
         return 2
-    engines = sorted({engine for run in runs for engine in run.engines})
-    print(f"wrote {index} ({len(runs)} run(s), engines: {', '.join(engines)})")
+    engines = sorted({run.system for run in runs})
+    print(f"wrote {index} ({len({run.path for run in runs})} run(s), engines: {', '.join(engines)})")
     return 0
 
 

@@ -24,40 +24,43 @@ from pytest_ttsbench.gating.diagnostics import (
     tie_rate,
 )
 from pytest_ttsbench.gating.numeral_forms import DEFAULT_MIN_RATIO, duration_control, duration_control_json
-from pytest_ttsbench.reporting.leaderboard import Run
-from pytest_ttsbench.runs import RUNS_HELP, load_runs, route_names
+from pytest_ttsbench.runs import RUNS_HELP, Run, load_runs
 
 
 def diagnostics_json(run: Run, min_ratio: float = DEFAULT_MIN_RATIO) -> dict[str, Any]:
-    """Single-route accuracy, pairwise tri-label agreement and the route-subset ablation of one run."""
-    routes = sorted(route_names(run.results))
-    buckets = ablation(run.results, routes)
+    """Single-route accuracy, pairwise tri-label agreement and the route-subset ablation of one run.
+
+    Each item counts once, its route verdicts after the run's repeat policy.
+    """
+    items = run.items
+    routes = sorted(run.routes)
+    buckets = ablation(items, routes)
     return {
         "system": run.system,
         "date": run.date,
         "routes": routes,
-        "route_accuracy": route_accuracy(run.results),
+        "route_accuracy": route_accuracy(items),
         "agreement": [
             {"routes": [a.first, a.second], "n": a.n, "agree": a.agree, "rate": a.rate}
-            for a in pairwise_agreement(run.results).values()
+            for a in pairwise_agreement(items).values()
         ],
         "ablation": [
             {"routes": list(subset), **{k: v for k, v in bucket.to_dict().items() if k != "routes"}}
             for subset, bucket in buckets.items()
         ],
-        "tie_rate": tie_rate(run.results),
+        "tie_rate": tie_rate(items),
         "label_changes": [
             {"routes": list(subset), "changes": [{"from": a, "to": b, "n": n} for (a, b), n in changes.items()]}
-            for subset, changes in label_changes(run.results, routes).items()
+            for subset, changes in label_changes(items, routes).items()
         ],
-        "range_readings": range_readings(run.results),
-        "numeral_forms": duration_control_json(duration_control(run.results, min_ratio=min_ratio), min_ratio),
+        "range_readings": range_readings(items),
+        "numeral_forms": duration_control_json(duration_control(items, min_ratio=min_ratio), min_ratio),
     }
 
 
 def comparison_json(runs: list[Run], samples: int = 1000, seed: int = 0) -> dict[str, Any]:
     """Across runs: pooled figures, ranks under each route subset, and a bootstrap interval on rank."""
-    by_system = {run.system: run.results for run in runs}
+    by_system = {run.system: run.items for run in runs}
     intervals = bootstrap_rank_intervals(by_system, samples=samples, seed=seed)
     return {
         "systems": sorted(by_system),

@@ -35,7 +35,7 @@ from typing import IO, TYPE_CHECKING
 
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
-from pytest_ttsbench.engines.secrets import Redactor
+from pytest_ttsbench.redaction import Redactor
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile

@@ -24,15 +24,9 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from pytest_ttsbench.engines.base import Synthesis, SynthesisRequest
-from pytest_ttsbench.engines.http import (
-    HttpEngine,
-    ProviderPolicy,
-    audio_synthesis,
-    html_summary,
-    json_bytes,
-    json_error_message,
-)
+from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes
 from pytest_ttsbench.engines.secrets import read_api_key
+from pytest_ttsbench.httpclient import ProviderPolicy, html_summary, json_error_message
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_ttsbench.gating.repeats import aggregate
-from pytest_ttsbench.gating.stats import mcnemar_exact
 from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.stats import mcnemar_exact
 
 
 @dataclass

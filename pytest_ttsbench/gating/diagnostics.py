@@ -19,16 +19,12 @@ import numpy as np
 from pytest_ttsbench.gating.summary import Bucket, bucket_of
 from pytest_ttsbench.gating.voting import majority, vote
 from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.runs import route_names
 from pytest_ttsbench.scorers.text import readings_canon
 
 
 def _counted(results: Iterable[ItemResult]) -> list[ItemResult]:
     return [r for r in results if r.auto_evaluable]
-
-
-def route_names(results: Iterable[ItemResult]) -> list[str]:
-    """Every route that gave a verdict on any auto-evaluable row, sorted."""
-    return sorted({name for r in _counted(results) for name in r.route_verdicts})
 
 
 def route_accuracy(results: Iterable[ItemResult]) -> dict[str, float | None]:
@@ -57,7 +53,7 @@ class Agreement:
 def pairwise_agreement(results: Iterable[ItemResult]) -> dict[tuple[str, str], Agreement]:
     """Tri-label agreement for every pair of routes, keyed by the sorted pair of names."""
     rows = _counted(results)
-    names = route_names(rows)
+    names = sorted(route_names(rows))
     out: dict[tuple[str, str], Agreement] = {}
     for first, second in combinations(names, 2):
         agree = sum(
@@ -84,7 +80,7 @@ def ablation(results: Iterable[ItemResult], routes: Sequence[str] | None = None)
     route found in the results.
     """
     rows = list(results)
-    names = sorted(routes) if routes is not None else route_names(rows)
+    names = sorted(routes if routes is not None else route_names(_counted(rows)))
     out: dict[tuple[str, ...], Bucket] = {}
     for size in range(1, len(names) + 1):
         for subset in combinations(names, size):

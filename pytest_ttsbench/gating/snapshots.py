@@ -14,7 +14,7 @@ under pytest-xdist.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from typing import Any
 from syrupy.data import Snapshot, SnapshotCollection
 from syrupy.extensions.amber.serializer import AmberDataSerializer
 
+from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.results import ItemResult
 from pytest_ttsbench.scorers.registry import UnknownScorerError, get_scorer
 
@@ -30,8 +31,6 @@ SNAPSHOT_DIR = "__tts_snapshots__"
 
 
 def snapshot_path(base_dir: Path, engine: str) -> Path:
-    from pytest_ttsbench.pipeline import safe_name
-
     return base_dir / SNAPSHOT_DIR / f"{safe_name(engine)}.ambr"
 
 
@@ -84,9 +83,13 @@ class SnapshotCheck:
         }
 
 
-def check_snapshots(path: Path, engine: str, received: dict[str, str]) -> SnapshotCheck:
-    """Compare a run's transcripts with the stored ones (a missing file stores nothing)."""
-    stored = {s.name: str(s.data) for s in AmberDataSerializer.read_file(str(path))}
+def read_snapshots(path: Path) -> dict[str, str]:
+    """The stored serialized transcripts by snapshot name (a missing file stores nothing)."""
+    return {s.name: str(s.data) for s in AmberDataSerializer.read_file(str(path))}
+
+
+def compare_snapshots(stored: Mapping[str, str], path: Path, engine: str, received: Mapping[str, str]) -> SnapshotCheck:
+    """Compare a run's transcripts with the stored ones, read from ``path`` beforehand."""
     check = SnapshotCheck(engine=engine, path=path)
     for name in sorted(received):
         if name not in stored:
@@ -99,7 +102,7 @@ def check_snapshots(path: Path, engine: str, received: dict[str, str]) -> Snapsh
     return check
 
 
-def update_snapshots(path: Path, received: dict[str, str]) -> None:
+def update_snapshots(path: Path, received: Mapping[str, str]) -> None:
     """Write the run's transcripts, keeping the stored snapshots of items that did not run."""
     collection = AmberDataSerializer.read_file(str(path))
     for name, data in received.items():

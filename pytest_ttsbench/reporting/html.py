@@ -23,18 +23,18 @@ import html
 import json
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_ttsbench.collect import RESULT_PROPERTY
 from pytest_ttsbench.gating.summary import Bucket, summarize
-from pytest_ttsbench.pipeline import safe_name
+from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.reporting.terminal import floor_rows
-from pytest_ttsbench.results import ItemResult
-from pytest_ttsbench.session import BENCH_KEY
+from pytest_ttsbench.results import ItemResult, result_from_report
+from pytest_ttsbench.verdict import explain_evidence
 
 AUDIO_FOLDER = "audio"
 CHART_FOLDER = "charts"
@@ -89,14 +89,6 @@ def esc(value: Any) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
-def result_from_report(report: Any) -> ItemResult | None:
-    """The result a benchmark test attached to its report, if any (only the call phase has one)."""
-    for name, value in getattr(report, "user_properties", ()) or ():
-        if name == RESULT_PROPERTY:
-            return ItemResult.from_dict(json.loads(value))
-    return None
-
-
 def expected_text(result: ItemResult) -> str:
     """What the scorer expected, in its own words; the raw expectation when the scorer is unknown."""
     from pytest_ttsbench.scorers.registry import get_scorer
@@ -111,19 +103,7 @@ def evidence_text(result: ItemResult) -> str:
     """Why the verdict: the error, a forbidden reading heard, what is missing, or what matched."""
     if result.verdict == "error":
         return f"error: {result.error or result.evidence.get('reason', '')}"
-    evidence = result.evidence
-    parts = []
-    if evidence.get("negative"):
-        parts.append("forbidden reading heard: " + ", ".join(map(str, evidence["negative"])))
-    if evidence.get("missing"):
-        parts.append("missing: " + ", ".join(map(str, evidence["missing"])))
-    if evidence.get("matched"):
-        parts.append("matched: " + ", ".join(map(str, evidence["matched"])))
-    if evidence.get("heard"):
-        parts.append("parsed: " + ", ".join(map(str, evidence["heard"])))
-    if evidence.get("note"):
-        parts.append(str(evidence["note"]))
-    return "; ".join(parts)
+    return explain_evidence(result.evidence)
 
 
 def heard_html(result: ItemResult) -> str:
@@ -282,20 +262,36 @@ def charts_for(results: Sequence[ItemResult], breakdown: Sequence[str] = ()) -> 
 # --- the pytest-html plugin ----------------------------------------------------------------------
 
 
-def register_html_report(config: pytest.Config) -> None:
-    """Add the benchmark columns and summary to pytest-html's report, when one is being written."""
+@dataclass(frozen=True)
+class SessionSummary:
+    """What the report's summary shows of a finished session: its items, breakdown facets and gate."""
+
+    items: Sequence[ItemResult]
+    breakdown: Sequence[str] = ()
+    gate: Any = None  # a GateOutcome, or None when nothing was gated
+
+
+SummarySource = Callable[[], "SessionSummary | None"]
+
+
+def register_html_report(config: pytest.Config, summary: SummarySource) -> None:
+    """Add the benchmark columns and summary to pytest-html's report, when one is being written.
+
+    ``summary`` is asked once the session has finished (None: nothing was benchmarked).
+    """
     if not config.pluginmanager.hasplugin("html") or not config.getoption("htmlpath", None):
         return
     if hasattr(config, "workerinput"):  # pytest-html writes the report on the controller only
         return
-    config.pluginmanager.register(HtmlReport(config), "ttsbench-html")
+    config.pluginmanager.register(HtmlReport(config, summary), "ttsbench-html")
 
 
 class HtmlReport:
     """pytest-html hooks: benchmark columns per row, summary tables, gate and charts on top."""
 
-    def __init__(self, config: pytest.Config) -> None:
+    def __init__(self, config: pytest.Config, summary: SummarySource) -> None:
         self.config = config
+        self.summary = summary
         path = Path(os.path.expandvars(str(config.getoption("htmlpath")))).expanduser()
         self.report_path = path if path.is_absolute() else Path.cwd() / path
         self.root = self.report_path.parent
@@ -341,11 +337,9 @@ class HtmlReport:
     def pytest_html_results_summary(
         self, prefix: list[str], summary: list[str], postfix: list[str], session: Any
     ) -> None:
-        bench = session.config.stash.get(BENCH_KEY, None)
-        if bench is None or not bench.results:
-            return
-        items = bench.gate.items if bench.gate is not None else bench.results
-        prefix.append(self.summary_html(items, bench.breakdown, bench.gate))
+        finished = self.summary()
+        if finished is not None:
+            prefix.append(self.summary_html(finished.items, finished.breakdown, finished.gate))
 
     def summary_html(self, items: Sequence[ItemResult], breakdown: Sequence[str], gate: Any) -> str:
         parts = [f"<style>{CSS}</style>", '<div class="ttsbench-summary">', "<h3>Text-to-speech benchmark</h3>"]

@@ -13,30 +13,14 @@ the ``12``, ``05`` of a clock time) may be heard in any grouping of the same dig
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar
 
 from pytest_ttsbench.scorers.base import ScoreContext, Scorer
+from pytest_ttsbench.scorers.number_tokens import NumberParser, NumberToken
 from pytest_ttsbench.verdict import Verdict
-
-
-@dataclass(frozen=True)
-class NumberToken:
-    """One number found in a transcript: its value as a decimal string and where it was found.
-
-    ``start``/``end`` are character offsets into the text given to the parser, used to decide
-    whether two tokens were heard back to back. A parser may return alternative readings of the
-    same words as tokens whose spans overlap; the matcher never uses two overlapping tokens.
-    """
-
-    value: str
-    start: int
-    end: int
-
-
-NumberParser = Callable[[str], list[NumberToken]]
 
 _PARSERS: dict[str, NumberParser] = {}
 
@@ -53,15 +37,25 @@ def parser_for(language: str) -> NumberParser | None:
     return _PARSERS.get(tag) or _PARSERS.get(tag.split("-")[0])
 
 
+_builtins_loaded = False
+
+
 def _load_builtin_parsers() -> None:
-    if _PARSERS:
+    # A parser registered earlier by a user stays: built-ins only fill languages nobody claimed.
+    global _builtins_loaded
+    if _builtins_loaded:
         return
+    _builtins_loaded = True
     from pytest_ttsbench.scorers import numbers_ar, numbers_en, numbers_zh
 
-    register_parser("en", numbers_en.parse_numbers)
-    register_parser("ar", numbers_ar.parse_numbers)
-    register_parser("zh", numbers_zh.parse_numbers)
-    register_parser("cmn", numbers_zh.parse_numbers)
+    builtins: dict[str, NumberParser] = {
+        "en": numbers_en.parse_numbers,
+        "ar": numbers_ar.parse_numbers,
+        "zh": numbers_zh.parse_numbers,
+        "cmn": numbers_zh.parse_numbers,
+    }
+    for language, parser in builtins.items():
+        _PARSERS.setdefault(language, parser)
 
 
 def same_value(expected: str, heard: str) -> bool:

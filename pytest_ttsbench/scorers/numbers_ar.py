@@ -30,7 +30,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from pytest_ttsbench.scorers.numbers import NumberToken
+from pytest_ttsbench.scorers.number_tokens import NumberToken
 
 # --- spelling ---------------------------------------------------------------------------------
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal
 
-from pytest_ttsbench.scorers.numbers import NumberToken
+from pytest_ttsbench.scorers.number_tokens import NumberToken
 
 # --- vocabulary ---------------------------------------------------------------------------------
 

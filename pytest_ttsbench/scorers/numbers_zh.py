@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
-from pytest_ttsbench.scorers.numbers import NumberToken
+from pytest_ttsbench.scorers.number_tokens import NumberToken
 
 NumberKind = Literal["digits", "integer", "decimal", "percent", "fraction"]
 

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 from plugin_projects import read_jsonl, write_project
 
-from pytest_ttsbench.cases.loader import CaseFileError
-from pytest_ttsbench.cases.sources import load_jsonl_source
+from pytest_ttsbench.cases.loader import CaseFileError, load_case_file
 from pytest_ttsbench.rescore import rescore
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cn-news-tts-bench-v0.1"
@@ -31,7 +30,7 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
 def test_cn_news_rows_keep_target_offsets_rationale_and_item_metadata() -> None:
     cases = SHARED / "test_public.jsonl"
     records = {r["id"]: r for r in _jsonl(cases)}
-    results = rescore([load_jsonl_source(cases)], SHARED / "aliyun_tts.asr.jsonl").results
+    results = rescore([load_case_file(cases)], SHARED / "aliyun_tts.asr.jsonl").results
     assert len(results) == 1008
     for result in results:
         record = records[result.item_id]
@@ -53,7 +52,7 @@ def test_cn_news_unknown_fields_are_kept_in_the_results(tmp_path: Path) -> None:
         tmp_path / "asr.jsonl",
         [r for r in _jsonl(SHARED / "aliyun_tts.asr.jsonl") if r["id"] in {x["id"] for x in records}],
     )
-    results = rescore([load_jsonl_source(cases)], transcripts).results
+    results = rescore([load_case_file(cases)], transcripts).results
     first = [r for r in results if r.item_id == records[0]["id"]]
     assert all(r.metadata["reviewer"] == "second pass" for r in first)
     by_span = {r.target: r for r in first}
@@ -71,7 +70,7 @@ def test_bad_offsets_are_refused_naming_the_item_and_field(tmp_path: Path) -> No
         "targets": [{"span": "6-4", "category": "sports_score", "positive_readings": ["六比四"], "start": "2"}],
     }
     with pytest.raises(CaseFileError) as caught:
-        load_jsonl_source(_write_jsonl(tmp_path / "dev.jsonl", [record]))
+        load_case_file(_write_jsonl(tmp_path / "dev.jsonl", [record]))
     (problem,) = caught.value.problems
     assert (problem.item, problem.field) == ("t1", "expect.targets[0].start")
 
