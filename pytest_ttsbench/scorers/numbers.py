@@ -18,44 +18,39 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar
 
+from pytest_ttsbench.registry import Registry
 from pytest_ttsbench.scorers.base import ScoreContext, Scorer
 from pytest_ttsbench.scorers.number_tokens import NumberParser, NumberToken
 from pytest_ttsbench.verdict import Verdict
 
-_PARSERS: dict[str, NumberParser] = {}
+#: language (a BCP-47 primary subtag) → number parser; third parties add theirs by entry point.
+PARSERS: Registry[NumberParser] = Registry(
+    "number parser",
+    "pytest_ttsbench.number_parsers",
+    {
+        "en": "pytest_ttsbench.scorers.numbers_en:parse_numbers",
+        "ar": "pytest_ttsbench.scorers.numbers_ar:parse_numbers",
+        "zh": "pytest_ttsbench.scorers.numbers_zh:parse_numbers",
+        "cmn": "pytest_ttsbench.scorers.numbers_zh:parse_numbers",
+    },
+)
 
 
 def register_parser(language: str, parser: NumberParser) -> None:
-    """Make ``parser`` read numbers for ``language`` (a BCP-47 primary subtag such as ``en``)."""
-    _PARSERS[language.lower()] = parser
+    """Make ``parser`` read numbers for ``language`` (a BCP-47 primary subtag such as ``en``).
+
+    The other languages' parsers, built in or registered, stay as they are.
+    """
+    PARSERS.register(language.lower(), parser)
 
 
 def parser_for(language: str) -> NumberParser | None:
     """The number parser for a BCP-47 tag (``en-US`` uses ``en``), or None when there is none."""
-    _load_builtin_parsers()
     tag = language.lower()
-    return _PARSERS.get(tag) or _PARSERS.get(tag.split("-")[0])
-
-
-_builtins_loaded = False
-
-
-def _load_builtin_parsers() -> None:
-    # A parser registered earlier by a user stays: built-ins only fill languages nobody claimed.
-    global _builtins_loaded
-    if _builtins_loaded:
-        return
-    _builtins_loaded = True
-    from pytest_ttsbench.scorers import numbers_ar, numbers_en, numbers_zh
-
-    builtins: dict[str, NumberParser] = {
-        "en": numbers_en.parse_numbers,
-        "ar": numbers_ar.parse_numbers,
-        "zh": numbers_zh.parse_numbers,
-        "cmn": numbers_zh.parse_numbers,
-    }
-    for language, parser in builtins.items():
-        _PARSERS.setdefault(language, parser)
+    for name in (tag, tag.split("-")[0]):
+        if name in PARSERS:
+            return PARSERS.get(name)
+    return None
 
 
 def same_value(expected: str, heard: str) -> bool:
