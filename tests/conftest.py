@@ -12,7 +12,3 @@ import numpy  # noqa: F401
 import scipy.stats  # noqa: F401
 
 pytest_plugins = ["pytester"]
-
-# The package imports scipy on first use (a figure's interval or p-value). pytester's in-process
-# runs remove every module first imported during the run, and numpy's compiled extensions cannot
-# be loaded twice in one process, so the suite loads scipy's statistics once, up front.

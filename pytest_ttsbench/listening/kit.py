@@ -19,16 +19,17 @@ import json
 import random
 import shutil
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.listening.anonymize import AnonymizeError, anonymous_audio
+from pytest_ttsbench.listening.model import Kit, ListenerPlan, MissingClip, SourceClip
 from pytest_ttsbench.listening.pages import render_consistency_page, render_listening_page
 from pytest_ttsbench.listening.workflow import workflow_report
 from pytest_ttsbench.results import ItemResult
-from pytest_ttsbench.runs import load_runs, results_file
+from pytest_ttsbench.runs import load_runs
 
 LISTENERS_DIR = "listeners"
 PRIVATE_DIR = "private"
@@ -43,60 +44,6 @@ _ID_LENGTH = 8
 
 class KitError(ValueError):
     """A kit that cannot be built (bad runs, an output folder already in use); the message says why."""
-
-
-@dataclass(frozen=True)
-class SourceClip:
-    """One generation of one prompt by one system, as the run recorded it."""
-
-    system: str
-    prompt: str  # "<suite>/<item id>"
-    generation: int  # 1-based: the repeat index + 1
-    text: str
-    language: str
-    variety: str | None
-    review: str | None
-    reviewed: str | None
-    focus: str | None
-    audio_path: Path | None
-    error: str | None
-    details: dict[str, Any]  # provider, model, voice, settings, seed, date
-
-    @property
-    def group_key(self) -> tuple[str, str]:
-        return (self.system, self.prompt)
-
-
-@dataclass(frozen=True)
-class MissingClip:
-    system: str
-    prompt: str
-    generation: int
-    reason: str
-
-
-@dataclass
-class ListenerPlan:
-    listener: str  # L01, L02, …
-    clips: list[str]  # clip ids in this listener's order
-    groups: list[str]  # consistency group ids in this listener's order
-
-
-@dataclass
-class Kit:
-    root: Path
-    clips: dict[str, SourceClip]  # anonymous id → what it is
-    files: dict[str, str]  # anonymous id → file name under listeners/clips
-    groups: dict[str, list[str]]  # group id → its clip ids (one system's generations of one prompt)
-    listeners: list[ListenerPlan]
-    missing: list[MissingClip] = field(default_factory=list)
-    seed: int | None = None
-    token: str = ""  # random; keeps two kits' answers apart in a browser's storage
-
-    @property
-    def pending_reviews(self) -> dict[str, str]:
-        """Prompts that still need their review (prompt → review kind), e.g. dialect prompts."""
-        return {c.prompt: c.review for c in self.clips.values() if c.review and not c.reviewed}
 
 
 def _resolve_audio(row: ItemResult, results: Path) -> Path | None:
@@ -114,14 +61,13 @@ def _system_names(paths: Sequence[Path]) -> list[tuple[Path, str, list[ItemResul
     found = []
     for path in paths:
         try:
-            file = results_file(path)
             runs = load_runs([path])
         except (OSError, ValueError) as exc:
             raise KitError(str(exc)) from exc
         for run in runs:
             seen[run.system] = seen.get(run.system, 0) + 1
             name = run.system if seen[run.system] == 1 else f"{run.system}#{seen[run.system]}"
-            found.append((file, name, run.results))
+            found.append((run.path, name, list(run.rows)))
     return found
 
 

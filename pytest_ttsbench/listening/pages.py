@@ -24,7 +24,7 @@ from pytest_ttsbench.listening.scale import (
 )
 
 if TYPE_CHECKING:
-    from pytest_ttsbench.listening.kit import Kit, ListenerPlan
+    from pytest_ttsbench.listening.model import Kit, ListenerPlan
 
 
 @cache

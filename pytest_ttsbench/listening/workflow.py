@@ -86,7 +86,7 @@ def workflow_report(paths: Sequence[Path]) -> WorkflowReport:
     for run in load_runs(list(paths)):
         attempts: dict[str, dict[int, Any]] = {}
         provider = ""
-        for row in run.results:
+        for row in run.rows:
             attempts.setdefault(row.id, {}).setdefault(row.repeat, row)  # targets of one clip count once
             provider = provider or str(row.generation.get("provider") or "")
         for prompt, by_repeat in sorted(attempts.items()):
