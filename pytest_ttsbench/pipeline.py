@@ -25,7 +25,7 @@ from pytest_ttsbench.engines.registry import create_engine
 from pytest_ttsbench.gating.voting import vote
 from pytest_ttsbench.generation import generation_record, generation_seed
 from pytest_ttsbench.naming import safe_name
-from pytest_ttsbench.results import SYNTH_ONLY, ItemResult
+from pytest_ttsbench.results import SYNTH_ONLY, ErrorStage, ItemResult
 from pytest_ttsbench.scorers.base import ScoreContext
 from pytest_ttsbench.scorers.registry import get_scorer
 from pytest_ttsbench.verdict import Verdict
@@ -63,6 +63,7 @@ class Clip:
     asr_flags: list[str] = field(default_factory=list)
     audio_checks: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    error_stage: ErrorStage | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     generation: dict[str, Any] = field(default_factory=dict)
 
@@ -153,6 +154,7 @@ class Evaluator:
         engine = self._engine(engine_name)
         if engine is None:
             clip.error = self._broken.get(engine_name) or self._unavailable[engine_name]
+            clip.error_stage = "engine"
             return clip
         profile = self.profiles[engine_name]
         text = item.text_for(self.options.contract)
@@ -164,7 +166,7 @@ class Evaluator:
             synthesis = engine.synthesize(request)
         except EngineError as exc:
             clip.synth_seconds = time.perf_counter() - started
-            clip.error = f"synthesis failed: {exc}"
+            clip.error, clip.error_stage = f"synthesis failed: {exc}", "synthesis"
             return clip
         clip.synth_seconds = time.perf_counter() - started
         clip.first_byte_seconds = synthesis.first_byte_seconds
@@ -182,7 +184,7 @@ class Evaluator:
             decoded = decode_audio(synthesis.audio, synthesis.pcm_sample_rate)
         except AudioDecodeError as exc:
             self._keep_audio(clip, item, engine_name, repeat, synthesis.audio, synthesis.media_type)
-            clip.error = f"audio check failed: {exc}"
+            clip.error, clip.error_stage = f"audio check failed: {exc}", "audio"
             return clip
         stored = encode_wav(decoded) if synthesis.pcm_sample_rate else synthesis.audio
         media = "audio/wav" if synthesis.pcm_sample_rate else synthesis.media_type
@@ -191,7 +193,7 @@ class Evaluator:
         clip.audio_seconds = round(check.seconds, 4)
         clip.audio_checks = {"problems": list(check.problems), **check.figures}
         if not check.ok:
-            clip.error = "audio check failed: " + "; ".join(check.problems)
+            clip.error, clip.error_stage = "audio check failed: " + "; ".join(check.problems), "audio"
             return clip
         if not get_scorer(item.scorer).needs_transcript:
             return clip  # judged by listeners: kept and checked, never transcribed
@@ -211,6 +213,7 @@ class Evaluator:
         clip.asr_seconds = time.perf_counter() - asr_started
         if not clip.transcripts:
             clip.error = "ASR failed: " + "; ".join(f"{k}: {v}" for k, v in clip.route_errors.items())
+            clip.error_stage = "asr"
         return clip
 
     def _keep_audio(
@@ -294,6 +297,7 @@ class Evaluator:
             cer=cer,
             wer=wer,
             error=clip.error,
+            error_stage=clip.error_stage,
             audio_checks=dict(clip.audio_checks),
             first_byte_seconds=_round(clip.first_byte_seconds),
             contract=self.options.contract,

@@ -12,12 +12,18 @@ import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pytest_ttsbench.verdict import Outcome
 
 #: Evidence key of a row written by a synthesize-only run: a clip, not a verdict.
 SYNTH_ONLY = "synth_only"
+
+#: Where a failed clip stopped: the engine could not be built, synthesis failed, the audio failed
+#: its checks, or every ASR route failed. Typed, so readers never parse the message.
+ErrorStage = Literal["engine", "synthesis", "audio", "asr"]
+#: Stages at which no audio came back (such requests say nothing about how fast an engine speaks).
+NO_AUDIO_STAGES: tuple[ErrorStage, ...] = ("engine", "synthesis")
 
 
 @dataclass
@@ -53,6 +59,7 @@ class ItemResult:
     cer: float | None = None
     wer: float | None = None
     error: str | None = None
+    error_stage: ErrorStage | None = None  # where the clip failed; see ErrorStage
     audio_checks: dict[str, Any] = field(default_factory=dict)
     first_byte_seconds: float | None = None
     contract: str = "raw"
@@ -74,6 +81,17 @@ class ItemResult:
     def item_id(self) -> str:
         """The item id without its suite."""
         return self.id.split("/", 1)[1] if "/" in self.id else self.id
+
+    @property
+    def returned_audio(self) -> bool:
+        """Whether the engine answered this clip with audio (or replayed transcripts).
+
+        Rows written before ``error_stage`` existed have none: for them, an error with neither
+        audio nor a transcript means nothing came back.
+        """
+        if self.error_stage is not None:
+            return self.error_stage not in NO_AUDIO_STAGES
+        return self.error is None or self.audio_sha256 is not None or bool(self.transcripts)
 
     @property
     def key(self) -> str:

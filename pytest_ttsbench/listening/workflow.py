@@ -23,9 +23,6 @@ MEASURES = {
     "total": "whole synthesis (not streamed)",
 }
 
-# Errors that mean no audio came back: such an attempt gave nothing to play.
-_NO_AUDIO = ("synthesis failed", "engine ")
-
 
 @dataclass(frozen=True)
 class FirstAudio:
@@ -94,7 +91,7 @@ def workflow_report(paths: Sequence[Path]) -> WorkflowReport:
             measures: set[str] = set()
             failed = 0
             for _, row in sorted(by_repeat.items()):
-                if row.error is not None and row.error.startswith(_NO_AUDIO):
+                if not row.returned_audio:
                     failed += 1
                     continue
                 value = row.first_audio_seconds if row.first_audio_seconds is not None else row.synth_seconds

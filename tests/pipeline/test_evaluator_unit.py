@@ -116,7 +116,7 @@ def test_a_failed_synthesis_is_an_error_with_its_reason() -> None:
         item(), item().targets[0], "fake"
     )
     assert result.verdict == "error"
-    assert result.error == "synthesis failed: HTTP 500: overloaded"
+    assert (result.error, result.error_stage) == ("synthesis failed: HTTP 500: overloaded", "synthesis")
     assert result.evidence == {"reason": "synthesis failed: HTTP 500: overloaded"}
 
 
