@@ -207,7 +207,7 @@ def check_audio(audio: DecodedAudio, text: str, policy: AudioPolicy | None = Non
         problems.append(f"too short for its text: {seconds:.2f} s for {units} letters/digits (at least {low:.2f} s)")
     if seconds > high:
         problems.append(f"too long for its text: {seconds:.2f} s for {units} letters/digits (at most {high:.2f} s)")
-    figures = {
+    figures: dict[str, float | int | str | None] = {
         "seconds": round(seconds, 4),
         "rms": round(rms, 6),
         "source_sample_rate": audio.source_sample_rate,

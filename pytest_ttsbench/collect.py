@@ -19,6 +19,7 @@ from pytest_ttsbench.session import BENCH_KEY
 from pytest_ttsbench.verdict import explain_evidence
 
 if TYPE_CHECKING:
+    from pytest_ttsbench.results import ItemResult
     from pytest_ttsbench.session import BenchSession
 
 
@@ -149,10 +150,10 @@ class CaseTest(pytest.Item):
                 failure_message(result, get_scorer(self.case.scorer).expected_text(self.target.expect))
             )
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, VerdictFailure):
             return excinfo.value.message
-        return super().repr_failure(excinfo, style)
+        return str(super().repr_failure(excinfo, style))
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, _item_line(self.path, self.case.id), f"{self.known_gap_id} [{self.engine or 'no engine'}]"
@@ -206,7 +207,7 @@ def marker_names(case: CaseItem, target: Target, engine: str | None) -> list[str
     return [_marker_safe(name) for name in names]
 
 
-def failure_message(result: Any, expected: str) -> str:
+def failure_message(result: ItemResult, expected: str) -> str:
     """What a person needs to act on a failed target: text, expected, heard, evidence, audio."""
     lines = [
         f"{result.id}{'/' + result.target if result.target else ''} on {result.engine}: verdict {result.verdict}",

@@ -250,6 +250,7 @@ class Evaluator:
                 route_verdicts[route] = scorer.score(text, target.expect, context)
         outcomes: dict[str, str] = {route: v.outcome for route, v in route_verdicts.items()}
         outcomes.update({route: "error" for route in clip.route_errors})
+        evidence: dict[str, Any]
         if clip.error is not None:
             final, evidence = "error", {"reason": clip.error}
         elif not scorer.needs_transcript:

@@ -104,7 +104,8 @@ class Registry(Generic[T]):
                 return load_target(self._builtins[name])  # type: ignore[return-value]
             plugin = self._plugins().get(name)
             if plugin is not None:
-                return plugin.load()  # type: ignore[no-any-return]
+                loaded: T = plugin.load()
+                return loaded
         except ModuleNotFoundError as exc:
             hint = self._hints.get(name)
             if hint is None:

@@ -108,7 +108,8 @@ class Recorder:
         owner = self.suite_files.get(suite.name)
         if owner is not None and owner != suite.path:
             return owner
-        self.suite_files[suite.name] = suite.path
+        if suite.path is not None:  # a suite built in memory has no file to claim
+            self.suite_files[suite.name] = suite.path
         return None
 
     def record(self, result: ItemResult) -> None:

@@ -61,7 +61,7 @@ def parse_suite(path: Path, data: Any) -> Suite:
     if not isinstance(data, dict):
         raise CaseFileError([Problem(path, None, "(top level)", "a case file must be a mapping")])
     problems = _schema_problems(path, data, CASE_FILE_SCHEMA)
-    items_raw = data.get("items") if isinstance(data.get("items"), list) else []
+    items_raw: list[Any] = data["items"] if isinstance(data.get("items"), list) else []
     seen: set[str] = set()
     items: list[CaseItem] = []
     for index, raw in enumerate(items_raw):
@@ -114,7 +114,7 @@ def _parse_item(
         return None, problems
     problems = [Problem(path, label, field, message) for field, message in scorer.check(expect, language)]
     required = ("id", "category", "text")
-    if problems or not all(isinstance(raw.get(k), str) and raw.get(k).strip() for k in required):
+    if problems or not all(isinstance(raw.get(k), str) and str(raw[k]).strip() for k in required):
         return None, problems
     category = raw["category"]
     targets = tuple(

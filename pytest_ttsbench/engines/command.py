@@ -22,6 +22,7 @@ literal argument. A non-zero exit becomes an EngineError quoting the end of its 
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import shutil
@@ -31,7 +32,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, cast
 
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
@@ -169,7 +170,8 @@ class CommandEngine:
         stdout: list[bytes] = []
         first: float | None = None
         try:
-            while chunk := proc.stdout.read1(65536):
+            # The stdout pipe is a BufferedReader: read1 returns as soon as some bytes arrive.
+            while chunk := cast(io.BufferedReader, proc.stdout).read1(65536):
                 if first is None:
                     first = time.perf_counter() - start
                 stdout.append(chunk)

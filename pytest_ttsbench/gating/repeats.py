@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +26,7 @@ POLICIES = ("all", "majority", "any")
 _NOT_CORRECT = ("wrong", "unknown", "error")
 
 
-def policy_verdict(verdicts: list[str], policy: str) -> str:
+def policy_verdict(verdicts: Sequence[str], policy: str) -> str:
     """The item verdict from its generations' verdicts."""
     if policy not in POLICIES:
         raise ValueError(f"repeat policy {policy!r} is not one of {POLICIES}")

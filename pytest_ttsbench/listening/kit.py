@@ -119,7 +119,7 @@ def _unusable(clip: SourceClip) -> str | None:
 
 
 def _draw_ids(rng: random.Random, count: int, taken: set[str]) -> list[str]:
-    ids = []
+    ids: list[str] = []
     while len(ids) < count:
         candidate = "".join(rng.choice(_ID_ALPHABET) for _ in range(_ID_LENGTH))
         if candidate not in taken:

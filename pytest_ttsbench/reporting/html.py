@@ -26,7 +26,7 @@ import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -35,6 +35,9 @@ from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.reporting.terminal import floor_rows
 from pytest_ttsbench.results import ItemResult, result_from_report
 from pytest_ttsbench.verdict import explain_evidence
+
+if TYPE_CHECKING:
+    from pytest_ttsbench.gating.gate import GateOutcome
 
 AUDIO_FOLDER = "audio"
 CHART_FOLDER = "charts"
@@ -228,7 +231,7 @@ def facet_table_html(results: Sequence[ItemResult], facet: str) -> str:
     return table_html(("engine", "suite", facet, *FIGURE_HEADER), rows, 3, f"ttsbench-facet-{safe_name(facet)}")
 
 
-def gate_html(outcome: Any) -> str:
+def gate_html(outcome: GateOutcome | None) -> str:
     """The release gate's floors and its verdict (a GateOutcome); empty when nothing was gated."""
     if outcome is None:
         return ""
@@ -268,7 +271,7 @@ class SessionSummary:
 
     items: Sequence[ItemResult]
     breakdown: Sequence[str] = ()
-    gate: Any = None  # a GateOutcome, or None when nothing was gated
+    gate: GateOutcome | None = None  # None when nothing was gated
 
 
 SummarySource = Callable[[], "SessionSummary | None"]
@@ -341,14 +344,14 @@ class HtmlReport:
         if finished is not None:
             prefix.append(self.summary_html(finished.items, finished.breakdown, finished.gate))
 
-    def summary_html(self, items: Sequence[ItemResult], breakdown: Sequence[str], gate: Any) -> str:
+    def summary_html(self, items: Sequence[ItemResult], breakdown: Sequence[str], gate: GateOutcome | None) -> str:
         parts = [f"<style>{CSS}</style>", '<div class="ttsbench-summary">', "<h3>Text-to-speech benchmark</h3>"]
         parts.append(category_table_html(items))
         for facet in breakdown:
             parts.append(f"<h4>By {esc(facet)}</h4>" + facet_table_html(items, facet))
-        gate = gate_html(gate)
-        if gate:
-            parts.append("<h4>Release gate</h4>" + gate)
+        gate_part = gate_html(gate)
+        if gate_part:
+            parts.append("<h4>Release gate</h4>" + gate_part)
         for stem, alt, svg in charts_for(items, breakdown):
             parts.append(f'<img class="ttsbench-chart" alt="{esc(alt)}" src="{esc(self.chart_src(stem, svg))}">')
         parts.append("</div>")

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_ttsbench.gating.snapshots import one_line
 from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.gating.workflow import workflow_figures
 from pytest_ttsbench.pinned_recognizer import recognizer_mismatches
 from pytest_ttsbench.results import ItemResult
+
+if TYPE_CHECKING:
+    from pytest_ttsbench.gating.gate import GateOutcome
 
 
 class _Writer(Protocol):
@@ -138,7 +141,7 @@ def _ci(interval: tuple[float, float]) -> str:
     return f"[{100 * interval[0]:.1f}, {100 * interval[1]:.1f}]"
 
 
-def floor_rows(outcome: Any) -> list[list[str]]:
+def floor_rows(outcome: GateOutcome) -> list[list[str]]:
     """One row per gated category: gate mark, engine, suite, category, correct/n, accuracy, floor, interval."""
     return [
         [
@@ -155,7 +158,7 @@ def floor_rows(outcome: Any) -> list[list[str]]:
     ]
 
 
-def gate_lines(outcome: Any) -> list[str]:
+def gate_lines(outcome: GateOutcome) -> list[str]:
     """The release gate (a :class:`~pytest_ttsbench.gating.gate.GateOutcome`) as text lines."""
     lines: list[str] = []
     if outcome.checks:
@@ -219,7 +222,7 @@ def gate_lines(outcome: Any) -> list[str]:
     return lines
 
 
-def write_gate_summary(writer: _Writer, outcome: Any) -> None:
+def write_gate_summary(writer: _Writer, outcome: GateOutcome) -> None:
     """Print the release-gate section after the summary table."""
     lines = gate_lines(outcome)
     if not lines:
