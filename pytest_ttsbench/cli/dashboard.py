@@ -7,16 +7,23 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pytest_ttsbench.cli.common import EXIT_USAGE
+from pytest_ttsbench.registry import MissingDependency
+
 
 def _cmd_dashboard(args: argparse.Namespace) -> int:
-    # Imported here so other subcommands never pay for loading matplotlib.
-    from pytest_ttsbench.reporting.dashboard import build_dashboard
-
+    try:
+        # Imported here so other subcommands never pay for loading matplotlib (an extra: the
+        # import says what to install when it is missing).
+        from pytest_ttsbench.reporting.dashboard import build_dashboard
+    except MissingDependency as exc:
+        print(f"ttsbench dashboard: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         index, runs = build_dashboard(Path(args.runs_dir), Path(args.out), args.title)
     except (OSError, ValueError) as exc:
         print(f"ttsbench dashboard: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     engines = sorted({run.system for run in runs})
     print(f"wrote {index} ({len({run.path for run in runs})} run(s), engines: {', '.join(engines)})")
     return 0

