@@ -9,8 +9,8 @@ import pytest
 from plugin_projects import read_jsonl, write_project
 from result_rows import make_result
 
-from pytest_ttsbench.cases.loader import CaseFileError, parse_suite
-from pytest_ttsbench.cases.sources import CN_NEWS_ROUTES, load_jsonl_source
+from pytest_ttsbench.cases.loader import CaseFileError, load_case_file, parse_suite
+from pytest_ttsbench.cases.sources import CN_NEWS_ROUTES
 from pytest_ttsbench.pinned_recognizer import matches, recognizer_mismatches
 from pytest_ttsbench.reporting.terminal import summary_lines
 from pytest_ttsbench.rescore import rescore
@@ -99,7 +99,7 @@ def test_a_pin_without_a_route_is_refused_naming_the_field(tmp_path: Path) -> No
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="CN-NewsTTS Bench data not found at ../shared/data")
 def test_cn_news_pins_the_benchmark_routes(tmp_path: Path) -> None:
-    suite = load_jsonl_source(SHARED / "test_public.jsonl")
+    suite = load_case_file(SHARED / "test_public.jsonl")
     assert suite.recognizer == CN_NEWS_ROUTES
     published = rescore([suite], SHARED / "aliyun_tts.asr.jsonl").results
     assert recognizer_mismatches(published) == []
