@@ -493,8 +493,8 @@ class _Reader:
             # "a million and a half": half of the scale just said.
             last = self._followed_by(index, "and", "a", "half")
             if last is not None:
-                value = Decimal(phrase.total) + Decimal(phrase.smallest_scale) / 2
-                return _Reading([NumberToken(_fmt(value), phrase.start, self.lex[last].end)], last + 1)
+                and_a_half = Decimal(phrase.total) + Decimal(phrase.smallest_scale) / 2
+                return _Reading([NumberToken(_fmt(and_a_half), phrase.start, self.lex[last].end)], last + 1)
         if phrase.ordinal or phrase.total:
             return _Reading([NumberToken(str(phrase.value), phrase.start, phrase.end)], index + 1, alternatives)
         fraction = (
