@@ -19,14 +19,17 @@ from pytest_ttsbench.results import read_results
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cn-news-tts-bench-v0.1"
 needs_data = pytest.mark.skipif(not SHARED.is_dir(), reason="CN-NewsTTS Bench data not found at ../shared/data")
 
-# Published by CN-NewsTTS Bench v0.1 (three-route majority vote, 992 auto-evaluable targets):
-# (strict accuracy, coverage, resolved accuracy, correct, wrong, unknown). For aws_polly our figures
-# differ by one target: Q6 heard as Q六六 (a Q66) is no longer correct, so that vote is unknown
-# (published: 0.243952, 0.569556, 0.428319, 242, 323, 427; see tests/gating calibration).
+# Our figures on CN-NewsTTS Bench v0.1's published transcripts (three-route majority vote, 992
+# auto-evaluable targets): (strict accuracy, coverage, resolved accuracy, correct, wrong, unknown).
+# google_cloud_tts is exactly as published. Our readings rules are stricter than the benchmark's
+# matcher where a reading says another value (a score read 至 or 减, a range read 减, Q六六 for Q6),
+# so aliyun_tts (published 0.471774, 0.533266, 0.884688, 468, 61, 463) and aws_polly (published
+# 0.243952, 0.569556, 0.428319, 242, 323, 427) have more wrong and fewer unknown targets; see the
+# calibration test in tests/gating, which reproduces the published figures rule by rule.
 PUBLISHED = {
     "google_cloud_tts": (0.603831, 0.860887, 0.701405, 599, 255, 138),
-    "aliyun_tts": (0.471774, 0.533266, 0.884688, 468, 61, 463),
-    "aws_polly": (0.242944, 0.568548, 0.427305, 241, 323, 428),
+    "aliyun_tts": (0.471774, 0.72379, 0.651811, 468, 250, 274),
+    "aws_polly": (0.242944, 0.681452, 0.356509, 241, 435, 316),
 }
 ROUTES = ["mimo_v2_5_asr", "paraformer_zh", "sensevoice_small"]
 
@@ -212,7 +215,7 @@ def test_diagnostics_text_and_leaderboard_flag(runs: dict[str, Path], capsys: py
     full = [
         line for line in out.splitlines() if line.strip().startswith("mimo_v2_5_asr + paraformer_zh + sensevoice_small")
     ]
-    assert [line.split()[5:9] for line in full] == [["992", "468", "61", "463"], ["992", "241", "323", "428"]]
+    assert [line.split()[5:9] for line in full] == [["992", "468", "250", "274"], ["992", "241", "435", "316"]]
 
 
 def test_missing_run_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -264,7 +267,7 @@ def test_news_diagnostics_on_the_published_transcripts(
     # pooled figures are the three systems' figures added up
     comparison = report["comparison"]
     assert (comparison["pooled"]["n"], comparison["pooled"]["correct"]) == (3 * 992, 468 + 599 + 241)
-    assert comparison["pooled"]["wrong"] == 61 + 255 + 323
+    assert comparison["pooled"]["wrong"] == 250 + 255 + 435
     # the ranking survives every route subset, and the bootstrap interval is one rank wide
     assert len(comparison["rank_by_routes"]) == 7
     for row in comparison["rank_by_routes"]:
