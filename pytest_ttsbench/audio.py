@@ -11,9 +11,12 @@ from __future__ import annotations
 import io
 import unicodedata
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import av
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+
+from pytest_ttsbench.wav import pcm16_wav
 
 ASR_SAMPLE_RATE = 16_000
 
@@ -39,6 +42,8 @@ class DecodedAudio:
 
     def pcm16(self) -> bytes:
         """The samples as 16-bit little-endian PCM."""
+        import numpy as np
+
         return (np.clip(self.samples, -1.0, 1.0) * 32767).astype("<i2").tobytes()
 
 
@@ -53,6 +58,8 @@ def _describe_body(data: bytes) -> str:
 
 def decode_pcm16(data: bytes, sample_rate: int, target_rate: int = ASR_SAMPLE_RATE) -> DecodedAudio:
     """Decode headerless signed 16-bit little-endian mono PCM."""
+    import numpy as np
+
     if len(data) % 2:
         data = data[:-1]
     samples = np.frombuffer(data, dtype="<i2").astype(np.float32) / 32768.0
@@ -68,6 +75,9 @@ def decode_pcm16(data: bytes, sample_rate: int, target_rate: int = ASR_SAMPLE_RA
 
 def resample(samples: np.ndarray, source_rate: int, target_rate: int) -> np.ndarray:
     """Resample mono float32 samples with libswresample (through PyAV)."""
+    import av
+    import numpy as np
+
     if source_rate == target_rate or samples.size == 0:
         return samples.astype(np.float32, copy=False)
     frame = av.AudioFrame.from_ndarray(samples.reshape(1, -1).astype(np.float32), format="flt", layout="mono")
@@ -84,6 +94,9 @@ def decode_audio(data: bytes, pcm_sample_rate: int | None = None, target_rate: i
         raise AudioDecodeError("empty body: the engine returned no audio bytes")
     if pcm_sample_rate is not None:
         return decode_pcm16(data, pcm_sample_rate, target_rate)
+    import av
+    import numpy as np
+
     try:
         with av.open(io.BytesIO(data), mode="r") as container:
             if not container.streams.audio:
@@ -109,17 +122,23 @@ def decode_audio(data: bytes, pcm_sample_rate: int | None = None, target_rate: i
     return DecodedAudio(samples, target_rate, source_rate, channels, fmt, sample_width)
 
 
+def is_playable(prefix: bytes, pcm_sample_rate: int | None = None) -> bool:
+    """Whether the start of a streamed clip already decodes to at least one sample.
+
+    This is the moment a player could start: a WAV header alone, or half an MP3 frame, is a
+    first byte but nothing to hear yet.
+    """
+    if pcm_sample_rate is not None:
+        return len(prefix) >= 2
+    try:
+        return decode_audio(prefix, None).samples.size > 0
+    except AudioDecodeError:
+        return False
+
+
 def encode_wav(audio: DecodedAudio) -> bytes:
     """A 16-bit mono WAV of the decoded samples (for engines that return headerless PCM)."""
-    import wave
-
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(audio.sample_rate)
-        out.writeframes(audio.pcm16())
-    return buffer.getvalue()
+    return pcm16_wav(audio.pcm16(), audio.sample_rate)
 
 
 # --- checks ---------------------------------------------------------------------------------
@@ -164,6 +183,8 @@ class AudioCheck:
 
 def check_audio(audio: DecodedAudio, text: str, policy: AudioPolicy | None = None) -> AudioCheck:
     """Check a decoded clip against ``policy``; every failed check is named in ``problems``."""
+    import numpy as np
+
     policy = policy or AudioPolicy()
     problems: list[str] = []
     seconds = audio.seconds
@@ -186,7 +207,7 @@ def check_audio(audio: DecodedAudio, text: str, policy: AudioPolicy | None = Non
         problems.append(f"too short for its text: {seconds:.2f} s for {units} letters/digits (at least {low:.2f} s)")
     if seconds > high:
         problems.append(f"too long for its text: {seconds:.2f} s for {units} letters/digits (at most {high:.2f} s)")
-    figures = {
+    figures: dict[str, float | int | str | None] = {
         "seconds": round(seconds, 4),
         "rms": round(rms, 6),
         "source_sample_rate": audio.source_sample_rate,

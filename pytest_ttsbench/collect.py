@@ -13,13 +13,14 @@ import pytest
 
 from pytest_ttsbench.cases.loader import CaseFileError, load_case_file
 from pytest_ttsbench.cases.model import CaseItem, Suite, Target
+from pytest_ttsbench.results import RESULT_PROPERTY, SYNTH_ONLY
 from pytest_ttsbench.scorers.registry import get_scorer
 from pytest_ttsbench.session import BENCH_KEY
+from pytest_ttsbench.verdict import explain_evidence
 
 if TYPE_CHECKING:
+    from pytest_ttsbench.results import ItemResult
     from pytest_ttsbench.session import BenchSession
-
-RESULT_PROPERTY = "ttsbench_result"
 
 
 class CaseFileCollectError(Exception):
@@ -35,21 +36,21 @@ class CaseFile(pytest.File):
             suite = load_case_file(self.path)
         except CaseFileError as exc:
             raise CaseFileCollectError(str(exc)) from exc
-        clash = bench.claim_suite(suite)
+        clash = bench.recorder.claim_suite(suite)
         if clash is not None:
             raise CaseFileCollectError(
                 f"{self.path}: field 'suite': suite name {suite.name!r} is already used by {clash}"
             )
-        bench.suite_thresholds[suite.name] = dict(suite.thresholds)
-        engines = bench.engine_names or [None]
+        bench.recorder.collected.suite_thresholds[suite.name] = dict(suite.thresholds)
+        engines: list[str | None] = list(bench.config.engine_names) or [None]
         for item in suite.items:
             for target in item.targets:
                 for engine in engines:
-                    repeats = bench.repeats_for(engine)
+                    repeats = bench.config.repeats_for(engine)
                     for repeat in range(repeats):
                         yield CaseTest.from_parent(
                             self,
-                            name=test_name(suite, item, target, engine, len(engines) > 1, repeat, repeats),
+                            name=case_test_name(suite, item, target, engine, len(engines) > 1, repeat, repeats),
                             suite=suite,
                             case=item,
                             target=target,
@@ -63,7 +64,7 @@ class CaseFile(pytest.File):
         return str(super().repr_failure(excinfo))
 
 
-def test_name(
+def case_test_name(
     suite: Suite, item: CaseItem, target: Target, engine: str | None, many_engines: bool, repeat: int, repeats: int
 ) -> str:
     """``en-numerals[years/year-2026]``; readings add the span, several engines add ``-<engine>``."""
@@ -113,14 +114,14 @@ class CaseTest(pytest.Item):
         bench: BenchSession = self.config.stash[BENCH_KEY]
         if engine is None:
             # Skipped at collection, so a plain `pytest` never reaches the pipeline.
-            self.add_marker(pytest.mark.skip(reason=bench.no_engine_reason()))
+            self.add_marker(pytest.mark.skip(reason=bench.config.no_engine_reason()))
         else:
-            bench.collected_ids.update({(engine, case.full_id), (engine, self.known_gap_id)})
-            gaps = bench.known_gaps.get(engine)
+            bench.recorder.collected.ids.update({(engine, case.full_id), (engine, self.known_gap_id)})
+            gaps = bench.config.known_gaps.get(engine)
             gap = gaps.match(case.full_id, self.known_gap_id) if gaps is not None else None
             if gap is not None:
                 # A known failure reads XFAIL, a fixed one XPASS (a failure with --tts-strict-xfail).
-                self.add_marker(pytest.mark.xfail(reason=gap.describe(), strict=bench.strict_xfail))
+                self.add_marker(pytest.mark.xfail(reason=gap.describe(), strict=bench.config.strict_xfail))
 
     @property
     def known_gap_id(self) -> str:
@@ -142,20 +143,23 @@ class CaseTest(pytest.Item):
         result = bench.evaluator.evaluate(self.case, self.target, self.engine, self.repeat)
         result.node_id = self.nodeid
         self.user_properties.append((RESULT_PROPERTY, result.to_json()))
+        if result.evidence.get(SYNTH_ONLY):
+            raise _skip_here(f"synthesize-only: clip kept at {result.audio_path}, not transcribed")
         if result.verdict != "correct":
             message = failure_message(result, get_scorer(self.case.scorer).expected_text(self.target.expect))
-            if bench.repeats_for(self.engine) > 1 and bench.repeat_policy != "all":
+            config = bench.config
+            if config.repeats_for(self.engine) > 1 and config.gate.repeat_policy != "all":
                 # One draw of several: the item's verdict is the policy's over all of them, and
                 # ttsbench::gate fails on it; a failed draw alone must not turn a test report red.
                 pytest.xfail(
-                    f"generation {self.repeat} of a stochastic item (policy {bench.repeat_policy}):\n{message}"
+                    f"generation {self.repeat} of a stochastic item (policy {config.gate.repeat_policy}):\n{message}"
                 )
             raise VerdictFailure(message)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, VerdictFailure):
             return excinfo.value.message
-        return super().repr_failure(excinfo, style)
+        return str(super().repr_failure(excinfo, style))
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, _item_line(self.path, self.case.id), f"{self.known_gap_id} [{self.engine or 'no engine'}]"
@@ -209,7 +213,7 @@ def marker_names(case: CaseItem, target: Target, engine: str | None) -> list[str
     return [_marker_safe(name) for name in names]
 
 
-def failure_message(result: Any, expected: str) -> str:
+def failure_message(result: ItemResult, expected: str) -> str:
     """What a person needs to act on a failed target: text, expected, heard, evidence, audio."""
     lines = [
         f"{result.id}{'/' + result.target if result.target else ''} on {result.engine}: verdict {result.verdict}",
@@ -226,22 +230,9 @@ def failure_message(result: Any, expected: str) -> str:
     if result.verdict == "error":
         lines.append(f"  reason:   {result.error}")
     else:
-        lines.append(f"  evidence: {_explain(evidence)}")
+        lines.append(f"  evidence: {explain_evidence(evidence) or json.dumps(evidence, ensure_ascii=False)}")
     if result.asr_flags:
         lines.append(f"  asr flags: {', '.join(result.asr_flags)}")
     if result.audio_path:
         lines.append(f"  audio:    {result.audio_path}")
     return "\n".join(lines)
-
-
-def _explain(evidence: dict[str, Any]) -> str:
-    parts = []
-    if evidence.get("negative"):
-        parts.append("forbidden reading heard: " + ", ".join(evidence["negative"]))
-    if evidence.get("missing"):
-        parts.append("missing: " + ", ".join(evidence["missing"]))
-    if evidence.get("heard"):
-        parts.append("parsed: " + ", ".join(evidence["heard"]))
-    if evidence.get("note"):
-        parts.append(str(evidence["note"]))
-    return "; ".join(parts) or json.dumps(evidence, ensure_ascii=False)

@@ -19,13 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-import yaml
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml
 
 CONFIG_FILE = "ttsbench.yaml"
 
@@ -104,12 +98,16 @@ def _read_raw(rootdir: Path) -> tuple[dict[str, Any], Path | None]:
     yaml_path = rootdir / CONFIG_FILE
     if yaml_path.is_file():
         try:
-            data = yaml.safe_load(yaml_path.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
+            data = load_yaml(yaml_path.read_text(encoding="utf-8")) or {}
+        except YamlSyntaxError as exc:
             raise ConfigError(f"{yaml_path}: not valid YAML: {exc}") from exc
         return data, yaml_path
     pyproject = rootdir / "pyproject.toml"
     if pyproject.is_file():
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # pragma: no cover - Python 3.10
+            import tomli as tomllib
         try:
             data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as exc:
@@ -120,13 +118,20 @@ def _read_raw(rootdir: Path) -> tuple[dict[str, Any], Path | None]:
     return {}, None
 
 
+def _schema_errors(raw: dict[str, Any]) -> list[Any]:
+    # Imported here: a pytest run in a project without a configuration never pays for jsonschema.
+    import jsonschema
+
+    return sorted(jsonschema.Draft202012Validator(CONFIG_SCHEMA).iter_errors(raw), key=lambda e: list(e.path))
+
+
 def load_settings(rootdir: Path) -> Settings:
     """Read the configuration at ``rootdir``; built-in profiles fill in names the file does not define."""
     raw, source = _read_raw(rootdir)
     where = str(source) if source else "configuration"
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: the top level must be a mapping")
-    errors = sorted(jsonschema.Draft202012Validator(CONFIG_SCHEMA).iter_errors(raw), key=lambda e: list(e.path))
+    errors = _schema_errors(raw) if raw else []
     if errors:
         first = errors[0]
         path = ".".join(str(p) for p in first.absolute_path) or "(top level)"

@@ -30,13 +30,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pytest_ttsbench.cases.loader import CASE_SUFFIXES
+from pytest_ttsbench.config import Settings
 from pytest_ttsbench.results import iter_results
-
-if TYPE_CHECKING:
-    from pytest_ttsbench.session import BenchSession
 
 MANIFEST_NAME = "manifest.sha256.json"
 MANIFEST_SUFFIX = ".manifest.sha256.json"
@@ -232,11 +230,11 @@ def verify_manifest(path: Path, project: Path | None = None) -> Verification:
 # --- a pytest run --------------------------------------------------------------------------------
 
 
-def _engine_inputs(bench: BenchSession, engines: Iterable[str]) -> list[Path]:
+def _engine_inputs(settings: Settings, engines: Iterable[str]) -> list[Path]:
     """The files replay engines read: a ``transcripts`` file (or folder of them), an ``audio-dir``'s clips."""
     found: list[Path] = []
     for name in engines:
-        profile = bench.settings.engines.get(name)
+        profile = settings.engines.get(name)
         raw = profile.option("path") if profile is not None else None
         if profile is None or not isinstance(raw, str) or not raw:
             continue
@@ -248,27 +246,32 @@ def _engine_inputs(bench: BenchSession, engines: Iterable[str]) -> list[Path]:
     return found
 
 
-def write_session_manifest(bench: BenchSession) -> Path | None:
+def write_session_manifest(
+    settings: Settings,
+    results_path: Path | None,
+    audio_dir: Path | None,
+    engine_names: Iterable[str],
+    suite_files: Iterable[Path],
+) -> Path | None:
     """The manifest of a finished pytest run (controller only): called once when the session closes.
 
     Case files come from the results' node ids (which also works under pytest-xdist, where the
-    controller collects nothing) and from the suites this process collected itself.
+    controller collects nothing) and from the suites this process collected itself (``suite_files``).
     """
-    results_path = bench.results_path
     if results_path is None or not results_path.is_file():
         return None
     rows = list(iter_results(results_path))
-    root = bench.settings.base_dir
-    cases: set[Path] = {Path(p) for p in bench.suite_files.values()}
+    root = settings.base_dir
+    cases: set[Path] = {Path(p) for p in suite_files}
     for row in rows:
         if row.node_id:
             candidate = root / row.node_id.split("::", 1)[0]
             if candidate.is_file():
                 cases.add(candidate.resolve())
     inputs = sorted(cases)
-    inputs += _engine_inputs(bench, sorted({r.engine for r in rows} | set(bench.engine_names)))
-    if bench.settings.source is not None:
-        inputs.append(bench.settings.source)
+    inputs += _engine_inputs(settings, sorted({r.engine for r in rows} | set(engine_names)))
+    if settings.source is not None:
+        inputs.append(settings.source)
     outputs = [Path(r.audio_path) for r in rows if r.audio_path]
-    owned = [bench.audio_dir] if bench.audio_dir is not None else []
+    owned = [audio_dir] if audio_dir is not None else []
     return write_manifest(results_path, inputs, outputs, owned, project=root)

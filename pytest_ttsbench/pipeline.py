@@ -16,8 +16,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import jiwer
-
 from pytest_ttsbench.asr.base import AsrError, AsrRoute, Transcription
 from pytest_ttsbench.audio import AudioDecodeError, AudioPolicy, check_audio, decode_audio, encode_wav
 from pytest_ttsbench.cases.model import CaseItem, Target
@@ -25,7 +23,9 @@ from pytest_ttsbench.config import ConfigError, EngineProfile
 from pytest_ttsbench.engines.base import Engine, EngineError, EngineUnavailable, SynthesisRequest
 from pytest_ttsbench.engines.registry import create_engine
 from pytest_ttsbench.gating.voting import vote
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.generation import generation_record, generation_seed
+from pytest_ttsbench.naming import safe_name
+from pytest_ttsbench.results import SYNTH_ONLY, ErrorStage, ItemResult
 from pytest_ttsbench.scorers.base import ScoreContext
 from pytest_ttsbench.scorers.registry import get_scorer
 from pytest_ttsbench.verdict import Verdict
@@ -44,18 +44,6 @@ _MEDIA_SUFFIX = {
 }
 
 
-def safe_name(text: str) -> str:
-    """A file name that cannot leave its directory, whatever ``text`` holds.
-
-    Anything outside ``[A-Za-z0-9._-]`` becomes ``_``; leading dots are dropped; and when the
-    name had to change, a short hash of the original keeps distinct ids distinct.
-    """
-    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", text).lstrip(".")[:80] or "item"
-    if cleaned != text:
-        cleaned += "-" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:8]
-    return cleaned
-
-
 @dataclass
 class Clip:
     """One synthesis of one item and what each ASR route heard in it."""
@@ -66,6 +54,8 @@ class Clip:
     audio_seconds: float | None = None
     synth_seconds: float | None = None
     first_byte_seconds: float | None = None
+    first_audio_seconds: float | None = None
+    first_audio_measure: str | None = None
     asr_seconds: float | None = None
     transcripts: dict[str, str] = field(default_factory=dict)
     route_errors: dict[str, str] = field(default_factory=dict)
@@ -73,8 +63,10 @@ class Clip:
     asr_flags: list[str] = field(default_factory=list)
     audio_checks: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    error_stage: ErrorStage | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     audio_varies: bool | None = None
+    generation: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -86,6 +78,9 @@ class RunOptions:
     quorum: int | None = None
     audio_policy: AudioPolicy = field(default_factory=AudioPolicy)
     run_id: str | None = None
+    #: Synthesize and check clips only; no ASR, no verdict. The clips are scored later by an
+    #: ``audio-dir`` profile pointed at the run (see engines/replay.py).
+    synth_only: bool = False
     #: engines whose first clip is requested twice, to see whether identical requests give identical audio
     probe_engines: frozenset[str] = frozenset()
 
@@ -163,20 +158,28 @@ class Evaluator:
         engine = self._engine(engine_name)
         if engine is None:
             clip.error = self._broken.get(engine_name) or self._unavailable[engine_name]
+            clip.error_stage = "engine"
             return clip
         profile = self.profiles[engine_name]
         text = item.text_for(self.options.contract)
-        request = SynthesisRequest(text, item.language, profile.voice_for(item.language), item.full_id)
+        voice = profile.voice_for(item.language)
+        request = SynthesisRequest(text, item.language, voice, item.full_id, generation_seed(profile, repeat))
+        clip.generation = generation_record(profile, voice, {}, clip.started_at)
         started = time.perf_counter()
         try:
             synthesis = engine.synthesize(request)
         except EngineError as exc:
             clip.synth_seconds = time.perf_counter() - started
-            clip.error = f"synthesis failed: {exc}"
+            clip.error, clip.error_stage = f"synthesis failed: {exc}", "synthesis"
             return clip
         clip.synth_seconds = time.perf_counter() - started
         clip.first_byte_seconds = synthesis.first_byte_seconds
         clip.metadata = dict(synthesis.metadata)
+        clip.generation = generation_record(profile, voice, synthesis.metadata, clip.started_at)
+        if synthesis.streamed and synthesis.first_audio_seconds is not None:
+            clip.first_audio_seconds, clip.first_audio_measure = synthesis.first_audio_seconds, "first_chunk"
+        else:  # nothing playable before the whole clip is there
+            clip.first_audio_seconds, clip.first_audio_measure = clip.synth_seconds, "total"
         if synthesis.transcripts is not None:  # a replay engine: fixed transcripts, no audio
             clip.transcripts = dict(synthesis.transcripts)
             clip.routes = list(synthesis.metadata.get("routes") or clip.transcripts)
@@ -188,7 +191,7 @@ class Evaluator:
             decoded = decode_audio(synthesis.audio, synthesis.pcm_sample_rate)
         except AudioDecodeError as exc:
             self._keep_audio(clip, item, engine_name, repeat, synthesis.audio, synthesis.media_type)
-            clip.error = f"audio check failed: {exc}"
+            clip.error, clip.error_stage = f"audio check failed: {exc}", "audio"
             return clip
         stored = encode_wav(decoded) if synthesis.pcm_sample_rate else synthesis.audio
         media = "audio/wav" if synthesis.pcm_sample_rate else synthesis.media_type
@@ -197,7 +200,11 @@ class Evaluator:
         clip.audio_seconds = round(check.seconds, 4)
         clip.audio_checks = {"problems": list(check.problems), **check.figures}
         if not check.ok:
-            clip.error = "audio check failed: " + "; ".join(check.problems)
+            clip.error, clip.error_stage = "audio check failed: " + "; ".join(check.problems), "audio"
+            return clip
+        if not get_scorer(item.scorer).needs_transcript:
+            return clip  # judged by listeners: kept and checked, never transcribed
+        if self.options.synth_only:
             return clip
         asr_started = time.perf_counter()
         routes = self._routes_for(engine_name)
@@ -213,6 +220,7 @@ class Evaluator:
         clip.asr_seconds = time.perf_counter() - asr_started
         if not clip.transcripts:
             clip.error = "ASR failed: " + "; ".join(f"{k}: {v}" for k, v in clip.route_errors.items())
+            clip.error_stage = "asr"
         return clip
 
     def _keep_audio(
@@ -249,8 +257,13 @@ class Evaluator:
                 route_verdicts[route] = scorer.score(text, target.expect, context)
         outcomes: dict[str, str] = {route: v.outcome for route, v in route_verdicts.items()}
         outcomes.update({route: "error" for route in clip.route_errors})
+        evidence: dict[str, Any]
         if clip.error is not None:
             final, evidence = "error", {"reason": clip.error}
+        elif not scorer.needs_transcript:
+            final, evidence = "unknown", scorer.score("", target.expect, context).evidence()
+        elif self.options.synth_only:
+            final, evidence = "unknown", {SYNTH_ONLY: True, "note": "synthesize-only run: clip kept, not transcribed"}
         elif not clip.transcripts:
             final, evidence = "unknown", {"note": "no transcript for this item"}
         else:
@@ -283,6 +296,8 @@ class Evaluator:
             scorer=item.scorer,
             group=target.group,
             domain=item.domain,
+            metadata=dict(item.metadata),
+            pinned_recognizer=list(item.recognizer),
             auto_evaluable=target.auto_evaluable,
             transcripts=dict(clip.transcripts),
             route_verdicts={**{route: "unknown" for route in clip.routes}, **outcomes},
@@ -290,12 +305,18 @@ class Evaluator:
             cer=cer,
             wer=wer,
             error=clip.error,
+            error_stage=clip.error_stage,
             audio_checks=dict(clip.audio_checks),
             first_byte_seconds=_round(clip.first_byte_seconds),
             contract=self.options.contract,
             repeat=repeat,
             audio_varies=clip.audio_varies,
             run_id=self.options.run_id,
+            generation=dict(clip.generation),
+            first_audio_seconds=_round(clip.first_audio_seconds),
+            first_audio_measure=clip.first_audio_measure,
+            review=item.review,
+            reviewed=item.reviewed,
         )
 
 
@@ -333,4 +354,6 @@ def _error_rates(reference: str, hypothesis: str | None) -> tuple[float | None, 
         return None, None
     if not hyp:
         return 1.0, 1.0
+    import jiwer
+
     return round(jiwer.cer(ref, hyp), 4), round(jiwer.wer(ref, hyp), 4)

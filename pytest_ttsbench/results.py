@@ -18,9 +18,18 @@ import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pytest_ttsbench.verdict import Outcome
+
+#: Evidence key of a row written by a synthesize-only run: a clip, not a verdict.
+SYNTH_ONLY = "synth_only"
+
+#: Where a failed clip stopped: the engine could not be built, synthesis failed, the audio failed
+#: its checks, or every ASR route failed. Typed, so readers never parse the message.
+ErrorStage = Literal["engine", "synthesis", "audio", "asr"]
+#: Stages at which no audio came back (such requests say nothing about how fast an engine speaks).
+NO_AUDIO_STAGES: tuple[ErrorStage, ...] = ("engine", "synthesis")
 
 
 @dataclass
@@ -56,6 +65,7 @@ class ItemResult:
     cer: float | None = None
     wer: float | None = None
     error: str | None = None
+    error_stage: ErrorStage | None = None  # where the clip failed; see ErrorStage
     audio_checks: dict[str, Any] = field(default_factory=dict)
     first_byte_seconds: float | None = None
     contract: str = "raw"
@@ -64,11 +74,32 @@ class ItemResult:
     audio_varies: bool | None = None
     node_id: str | None = None
     run_id: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)  # the item's source fields, kept verbatim
+    pinned_recognizer: list[str] = field(default_factory=list)  # routes the suite's expectations assume
+    # What made this generation: provider (adapter type), model, voice, settings sent, seed, date.
+    generation: dict[str, Any] = field(default_factory=dict)
+    # Seconds from request to first playable audio, and what that figure is: "first_chunk" (a
+    # streamed reply's first decodable chunk) or "total" (the whole synthesis).
+    first_audio_seconds: float | None = None
+    first_audio_measure: str | None = None
+    review: str | None = None  # a review the prompt still needs before publication, e.g. native-speaker
+    reviewed: str | None = None
 
     @property
     def item_id(self) -> str:
         """The item id without its suite."""
         return self.id.split("/", 1)[1] if "/" in self.id else self.id
+
+    @property
+    def returned_audio(self) -> bool:
+        """Whether the engine answered this clip with audio (or replayed transcripts).
+
+        Rows written before ``error_stage`` existed have none: for them, an error with neither
+        audio nor a transcript means nothing came back.
+        """
+        if self.error_stage is not None:
+            return self.error_stage not in NO_AUDIO_STAGES
+        return self.error is None or self.audio_sha256 is not None or bool(self.transcripts)
 
     @property
     def key(self) -> str:
@@ -100,6 +131,18 @@ def resolved_in_folder(result: ItemResult, folder: Path) -> ItemResult:
     if not result.audio_path or Path(result.audio_path).is_absolute():
         return result
     return dataclasses.replace(result, audio_path=str(folder.resolve() / result.audio_path))
+
+
+#: The name under which a benchmark test attaches its result row to its report's ``user_properties``.
+RESULT_PROPERTY = "ttsbench_result"
+
+
+def result_from_report(report: Any) -> ItemResult | None:
+    """The result a benchmark test attached to its report, if any (only the call phase has one)."""
+    for name, value in getattr(report, "user_properties", ()) or ():
+        if name == RESULT_PROPERTY:
+            return ItemResult.from_dict(json.loads(value))
+    return None
 
 
 class ResultsWriter:

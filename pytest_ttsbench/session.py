@@ -1,33 +1,44 @@
-"""The state of one benchmark session: settings, selected engines, the evaluator and the results.
+"""One benchmark session: a frozen configuration, a small recorder of results, and the evaluator.
 
-The plugin creates one :class:`BenchSession` per pytest process. Under pytest-xdist the
-controller owns the results file and the summary (it receives every report); workers only
-evaluate items.
+:func:`build_config` reads everything a run is told (command-line options, the configuration
+file, known gaps, the baseline, stored snapshots) once, in ``pytest_configure``, into a frozen
+:class:`BenchConfig`; a bad value stops the run there with a usage error. What changes while the
+run goes is in the :class:`Recorder`: finished results (each appended to the results file at
+once), the suites collected, the failures seen, and at the end the gate's outcome.
+
+The plugin keeps one :class:`BenchSession` per pytest process. Under pytest-xdist the controller
+owns the results file and the summary (it receives every report); workers only evaluate items.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_ttsbench.asr.registry import create_routes
-from pytest_ttsbench.config import ConfigError, EngineProfile, Settings
+from pytest_ttsbench.config import ConfigError, EngineProfile, Settings, load_settings
 from pytest_ttsbench.gating.baseline import RegressionRule
-from pytest_ttsbench.gating.gate import GateOutcome
-from pytest_ttsbench.gating.known_gaps import KnownGaps
-from pytest_ttsbench.gating.thresholds import FloorLayer
-from pytest_ttsbench.pipeline import Evaluator, RunOptions, safe_name
-from pytest_ttsbench.results import ItemResult, ResultsWriter
+from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome
+from pytest_ttsbench.gating.known_gaps import KnownGaps, KnownGapsError, gaps_path, load_known_gaps
+from pytest_ttsbench.gating.snapshots import read_snapshots, snapshot_path
+from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, parse_cli_thresholds
+from pytest_ttsbench.naming import safe_name
+from pytest_ttsbench.results import ItemResult, ResultsWriter, read_results
+
+if TYPE_CHECKING:  # the pipeline is imported when the evaluator is first needed
+    from pytest_ttsbench.cases.model import Suite
+    from pytest_ttsbench.pipeline import Evaluator
 
 BENCH_KEY = pytest.StashKey["BenchSession"]()
+#: What the controller hands its workers: (results file, audio folder), so a run has one folder.
+RUN_DIR_KEY = "ttsbench_run_dir"
 
 
-@dataclass
+@dataclass(frozen=True)
 class AsrOverrides:
     """ASR choices given on the command line; they override the configuration's default route."""
 
@@ -45,7 +56,138 @@ class AsrOverrides:
         return merged
 
 
-def parse_engine_option(values: list[str] | None) -> list[str]:
+@dataclass(frozen=True)
+class BenchConfig:
+    """Everything one run was told, fixed before the first test."""
+
+    settings: Settings
+    engine_names: tuple[str, ...] = ()
+    asr: AsrOverrides = field(default_factory=AsrOverrides)
+    results_path: Path | None = None
+    audio_dir: Path | None = None
+    contract: str = "raw"
+    quorum: int | None = None
+    breakdown: tuple[str, ...] = ()
+    synth_only: bool = False  # clips only: no ASR, no verdicts, nothing gated
+    is_worker: bool = False
+    strict_xfail: bool = False
+    gate: GateConfig = field(default_factory=GateConfig)
+    #: --tts-repeats; None lets each profile's ``repeats`` (default 1) decide
+    cli_repeats: int | None = None
+
+    @property
+    def repeats(self) -> int:
+        return self.gate.repeats
+
+    def repeats_for(self, engine: str | None) -> int:
+        """Generations per item: --tts-repeats, else the profile's ``repeats``, else 1."""
+        if self.cli_repeats is not None:
+            return self.cli_repeats
+        profile = self.settings.engines.get(engine) if engine else None
+        return profile_repeats(profile) if profile is not None else 1
+
+    @property
+    def known_gaps(self) -> Mapping[str, KnownGaps]:
+        return self.gate.known_gaps
+
+    def no_engine_reason(self) -> str:
+        names = ", ".join(sorted(self.settings.engines))
+        return f"no TTS engine selected: pass --tts-engine=NAME to synthesize (profiles: {names})"
+
+    def asr_spec(self, profile: EngineProfile) -> dict[str, Any]:
+        """The ASR configuration for one engine: the default, the profile's own, then the command line."""
+        asr = dict(self.settings.asr)
+        asr.update(profile.option("asr", {}) or {})
+        return self.asr.apply(asr)
+
+
+@dataclass
+class Recorder:
+    """What happens during the run: results as they finish, collected suites, failures, the gate."""
+
+    results_path: Path | None = None
+    results: list[ItemResult] = field(default_factory=list)
+    collected: Collected = field(default_factory=Collected)
+    #: suite name → the case file that defines it (also the run manifest's case inputs)
+    suite_files: dict[str, Path] = field(default_factory=dict)
+    gate: GateOutcome | None = None  # set once the session has finished (controller only)
+    _writer: ResultsWriter | None = None
+
+    def claim_suite(self, suite: Suite) -> Path | None:
+        """Record which file defines a suite; returns the earlier file when the name is taken."""
+        owner = self.suite_files.get(suite.name)
+        if owner is not None and owner != suite.path:
+            return owner
+        if suite.path is not None:  # a suite built in memory has no file to claim
+            self.suite_files[suite.name] = suite.path
+        return None
+
+    def record(self, result: ItemResult) -> None:
+        """Keep a finished result and append it to the results file at once."""
+        self.results.append(result)
+        if self.results_path is None:
+            return
+        if self._writer is None:
+            self._writer = ResultsWriter(self.results_path)
+        self._writer.write(result)
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+
+@dataclass
+class BenchSession:
+    """What the plugin's hooks share during one pytest run: the configuration, the recorder, the evaluator."""
+
+    config: BenchConfig
+    recorder: Recorder
+    _evaluator: Evaluator | None = None
+
+    @property
+    def evaluator(self) -> Evaluator:
+        """Built on first use, so a run that synthesizes nothing never loads the pipeline."""
+        if self._evaluator is None:
+            from pytest_ttsbench.asr.registry import create_routes
+            from pytest_ttsbench.pipeline import Evaluator, RunOptions
+
+            config = self.config
+            options = RunOptions(
+                audio_dir=config.audio_dir,
+                contract=config.contract,
+                quorum=config.quorum,
+                run_id=config.results_path.parent.name if config.results_path else None,
+                synth_only=config.synth_only,
+                probe_engines=frozenset(name for name in config.engine_names if config.repeats_for(name) == 1),
+            )
+            self._evaluator = Evaluator(
+                config.settings.engines, lambda profile: create_routes(config.asr_spec(profile)), options
+            )
+        return self._evaluator
+
+    def close(self) -> None:
+        self.recorder.close()
+        if self._evaluator is not None:
+            self._evaluator.close()
+        config = self.config
+        # --- run manifest: checksums of the run's inputs and outputs (see manifest.py) ---
+        if not config.is_worker and config.results_path is not None:
+            from pytest_ttsbench.manifest import write_session_manifest
+
+            write_session_manifest(
+                config.settings,
+                config.results_path,
+                config.audio_dir,
+                config.engine_names,
+                self.recorder.suite_files.values(),
+            )
+
+
+# --- building the configuration ------------------------------------------------------------------
+
+
+def parse_engine_option(values: Sequence[str] | None) -> list[str]:
     """``--tts-engine a,b --tts-engine c`` → ``[a, b, c]`` without duplicates, in order."""
     names: list[str] = []
     for value in values or []:
@@ -64,7 +206,7 @@ def profile_repeats(profile: EngineProfile) -> int:
     return value
 
 
-def default_run_dir(base: Path, runs_dir: str, engines: list[str]) -> Path:
+def default_run_dir(base: Path, runs_dir: str, engines: Sequence[str]) -> Path:
     """A fresh, dated folder for one run's results and audio."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     folder = base / runs_dir / f"{stamp}-{safe_name('+'.join(engines))}"
@@ -75,101 +217,138 @@ def default_run_dir(base: Path, runs_dir: str, engines: list[str]) -> Path:
     return candidate
 
 
-@dataclass
-class BenchSession:
-    """Everything the plugin's hooks share during one pytest run."""
+def build_config(config: pytest.Config) -> BenchConfig:
+    """The run's configuration from options, ini (the configuration file) and the files they name.
 
-    settings: Settings
-    engine_names: list[str]
-    asr: AsrOverrides
-    results_path: Path | None
-    audio_dir: Path | None
-    contract: str = "raw"
-    quorum: int | None = None
-    #: --tts-repeats; None lets each profile's ``repeats`` (default 1) decide
-    repeats: int | None = None
-    breakdown: list[str] = field(default_factory=list)
-    is_worker: bool = False
-    results: list[ItemResult] = field(default_factory=list)
-    # --- release gating (see gating/gate.py) ---
-    repeat_policy: str = "all"
-    #: threshold overrides, highest precedence first: command line, then configuration
-    floor_layers: list[FloorLayer] = field(default_factory=list)
-    #: each collected suite's own ``thresholds`` (on the controller under xdist: sent by the workers)
-    suite_thresholds: dict[str, dict[str, float]] = field(default_factory=dict)
-    known_gaps: dict[str, KnownGaps] = field(default_factory=dict)
-    strict_xfail: bool = False
-    update_known_gaps: bool = False
-    baseline: list[ItemResult] | None = None
+    Raises :class:`pytest.UsageError` naming the option or file at fault.
+    """
+    try:
+        settings = load_settings(Path(config.rootpath))
+    except ConfigError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+    engines = parse_engine_option(config.getoption("tts_engine"))
+    unknown = [name for name in engines if name not in settings.engines]
+    if unknown:
+        raise pytest.UsageError(
+            f"unknown engine profile(s) {', '.join(unknown)}; known: {', '.join(sorted(settings.engines))}"
+            f" (define profiles in {settings.source or 'ttsbench.yaml'})"
+        )
+    workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
+    results_path, audio_dir = _output_paths(config, settings, engines, workerinput)
+    return BenchConfig(
+        settings=settings,
+        engine_names=tuple(engines),
+        asr=AsrOverrides(
+            model=config.getoption("tts_asr_model"),
+            device=config.getoption("tts_asr_device"),
+            compute_type=config.getoption("tts_asr_compute_type"),
+            beam_size=config.getoption("tts_asr_beam_size"),
+        ),
+        results_path=results_path,
+        audio_dir=audio_dir,
+        contract=config.getoption("tts_contract"),
+        quorum=config.getoption("tts_quorum"),
+        breakdown=tuple(config.getoption("tts_breakdown")),
+        synth_only=bool(config.getoption("tts_synth_only")),
+        is_worker=workerinput is not None,
+        strict_xfail=bool(config.getoption("tts_strict_xfail")),
+        gate=_gate_config(config, settings, engines, is_worker=workerinput is not None),
+        cli_repeats=config.getoption("tts_repeats"),
+    )
+
+
+def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[str], *, is_worker: bool) -> GateConfig:
+    """Read the gate's inputs up front, so a bad floor, gaps file or baseline stops the run at once."""
+    repeats = config.getoption("tts_repeats")
+    if repeats is not None and repeats < 1:
+        raise pytest.UsageError(f"--tts-repeats must be at least 1, got {repeats}")
+    try:
+        # a bad profile 'repeats' stops the run here, not mid-collection
+        profile_counts = [profile_repeats(settings.engines[engine]) for engine in engines]
+    except ConfigError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+    repeats = repeats if repeats is not None else max(profile_counts, default=1)
+    alpha = config.getoption("tts_regression_alpha")
+    rate = config.getoption("tts_max_regression_rate")
+    count = config.getoption("tts_max_regressions")
+    if not 0 < alpha <= 1 or not 0 <= rate <= 1 or (count is not None and count < 0):
+        raise pytest.UsageError(
+            f"regression gate: --tts-regression-alpha must be in (0, 1] (got {alpha}), --tts-max-regression-rate "
+            f"in [0, 1] (got {rate}), --tts-max-regressions at least 0 (got {count})"
+        )
+    try:
+        floor_layers = (
+            parse_cli_thresholds(config.getoption("tts_threshold")),
+            config_layer(settings.thresholds, str(settings.source or "configuration")),
+        )
+    except ThresholdError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+    known: dict[str, KnownGaps] = {}
+    for engine in engines:
+        try:
+            known[engine] = load_known_gaps(gaps_path(settings.base_dir, settings.known_gaps_dir, engine), engine)
+        except KnownGapsError as exc:
+            raise pytest.UsageError(str(exc)) from exc
+    fail_on_regression = bool(config.getoption("tts_fail_on_regression"))
+    baseline_option = config.getoption("tts_baseline")
+    baseline: tuple[ItemResult, ...] | None = None
     baseline_path: Path | None = None
-    fail_on_regression: bool = False
-    regression_rule: RegressionRule = field(default_factory=RegressionRule)
-    snapshot_mode: str = "off"
-    update_snapshots: bool = False
-    #: (engine, id) for every collected target key and item id, to find known-gap ids that match nothing
-    collected_ids: set[tuple[str, str]] = field(default_factory=set)
-    #: (engine, target key) of tests that failed on their verdict, and a count of every other failure
-    verdict_failures: set[tuple[str, str]] = field(default_factory=set)
-    other_failures: int = 0
-    gate: GateOutcome | None = None  # set once the session has finished (controller only)
-    #: suite name → the case file that defines it (also the run manifest's case inputs)
-    suite_files: dict[str, Path] = field(default_factory=dict)
-    _writer: ResultsWriter | None = None
-    _evaluator: Evaluator | None = None
-
-    def claim_suite(self, suite: Any) -> Path | None:
-        """Record which file defines a suite; returns the earlier file when the name is taken."""
-        owner = self.suite_files.get(suite.name)
-        if owner is not None and owner != suite.path:
-            return owner
-        self.suite_files[suite.name] = suite.path
-        return None
-
-    def repeats_for(self, engine: str | None) -> int:
-        """Generations per item: --tts-repeats, else the profile's ``repeats``, else 1."""
-        if self.repeats is not None:
-            return self.repeats
-        profile = self.settings.engines.get(engine) if engine else None
-        return profile_repeats(profile) if profile is not None else 1
-
-    def no_engine_reason(self) -> str:
-        names = ", ".join(sorted(self.settings.engines))
-        return f"no TTS engine selected: pass --tts-engine=NAME to synthesize (profiles: {names})"
-
-    def routes_for(self, profile: EngineProfile) -> list[Any]:
-        asr = dict(self.settings.asr)
-        asr.update(profile.option("asr", {}) or {})
-        return create_routes(self.asr.apply(asr))
-
-    @property
-    def evaluator(self) -> Evaluator:
-        if self._evaluator is None:
-            options = RunOptions(
-                audio_dir=self.audio_dir,
-                contract=self.contract,
-                quorum=self.quorum,
-                run_id=self.results_path.parent.name if self.results_path else None,
-                probe_engines=frozenset(name for name in self.engine_names if self.repeats_for(name) == 1),
+    if baseline_option and not is_worker:
+        given = Path(baseline_option).resolve()
+        # a run or saved-baseline folder, or its results file
+        baseline_path = given / "results.jsonl" if given.is_dir() else given
+        if not baseline_path.is_file():
+            raise pytest.UsageError(f"--tts-baseline: no results file at {baseline_path}")
+        baseline = tuple(read_results(baseline_path))
+        used = sorted({row.contract for row in baseline})
+        contract = config.getoption("tts_contract")
+        if used and used != [contract]:
+            raise pytest.UsageError(
+                f"--tts-baseline: {baseline_path} sent text contract(s) {', '.join(used)}, this run sends "
+                f"{contract!r}: compare runs of one contract (--tts-contract)"
             )
-            self._evaluator = Evaluator(self.settings.engines, self.routes_for, options)
-        return self._evaluator
+    elif fail_on_regression and not baseline_option:
+        raise pytest.UsageError("--tts-fail-on-regression needs --tts-baseline RESULTS")
+    snapshot_mode = config.getoption("tts_snapshot")
+    snapshots = {}
+    if snapshot_mode != "off" and not is_worker:
+        for engine in engines:
+            path = snapshot_path(settings.base_dir, engine)
+            snapshots[engine] = (path, read_snapshots(path))
+    return GateConfig(
+        engines=tuple(engines),
+        repeats=repeats,
+        repeat_policy=config.getoption("tts_repeat_policy"),
+        floor_layers=floor_layers,
+        known_gaps=known,
+        update_known_gaps=bool(config.getoption("tts_update_known_gaps")),
+        baseline=baseline,
+        baseline_path=baseline_path,
+        fail_on_regression=fail_on_regression,
+        regression_rule=RegressionRule(alpha=alpha, max_count=count, max_rate=None if rate >= 1 else rate),
+        snapshot_mode=snapshot_mode,
+        # syrupy's own flag, so one `--snapshot-update` refreshes every kind of snapshot in a project.
+        update_snapshots=bool(config.getoption("update_snapshots", default=False)),
+        snapshots=snapshots,
+    )
 
-    def record(self, result: ItemResult) -> None:
-        """Keep a finished result and append it to the results file at once."""
-        self.results.append(result)
-        if self.results_path is None:
-            return
-        if self._writer is None:
-            self._writer = ResultsWriter(self.results_path)
-        self._writer.write(result)
 
-    def close(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-        if self._evaluator is not None:
-            self._evaluator.close()
-        # --- run manifest: checksums of the run's inputs and outputs (see manifest.py) ---
-        if not self.is_worker and self.results_path is not None:
-            from pytest_ttsbench.manifest import write_session_manifest
-
-            write_session_manifest(self)
+def _output_paths(
+    config: pytest.Config, settings: Settings, engines: Sequence[str], workerinput: Mapping[str, Any] | None
+) -> tuple[Path | None, Path | None]:
+    """Where results and clips go; workers get the controller's choice so a run has one folder."""
+    if not engines:
+        return None, None
+    if workerinput is not None and RUN_DIR_KEY in workerinput:
+        results, audio = workerinput[RUN_DIR_KEY]
+        return Path(results), Path(audio)
+    option = config.getoption("tts_results")
+    audio_option = config.getoption("tts_audio_dir")
+    if option:
+        results = Path(option).resolve()
+        audio = Path(audio_option).resolve() if audio_option else results.parent / f"{results.stem}-audio"
+    else:
+        run_dir = default_run_dir(settings.base_dir, settings.runs_dir, engines)
+        results = run_dir / "results.jsonl"
+        audio = Path(audio_option).resolve() if audio_option else run_dir / "audio"
+    return results, audio

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -41,15 +42,29 @@ class Verdict:
 
     def explain(self) -> str:
         """One line saying why: what is missing, which negative reading matched, or what matched."""
-        parts: list[str] = []
-        if self.negative:
-            parts.append("negative reading heard: " + ", ".join(self.negative))
-        if self.missing:
-            parts.append("missing: " + ", ".join(self.missing))
-        if self.matched and not (self.negative or self.missing):
-            parts.append("matched: " + ", ".join(self.matched))
-        if self.heard:
-            parts.append("parsed from transcript: " + ", ".join(self.heard))
-        if self.note:
-            parts.append(self.note)
-        return "; ".join(parts) or self.outcome
+        return explain_evidence(self.evidence()) or self.outcome
+
+
+def _listed(values: Any) -> str:
+    return ", ".join(map(str, values))
+
+
+def explain_evidence(evidence: Mapping[str, Any]) -> str:
+    """The one evidence formatter (failure messages, the HTML report, the dashboard, scorer tests).
+
+    Says what decides the verdict first: a forbidden reading heard, then what is missing; what
+    matched only when nothing went wrong; then what the scorer parsed and its note. Empty when the
+    evidence holds none of these.
+    """
+    parts: list[str] = []
+    if evidence.get("negative"):
+        parts.append("forbidden reading heard: " + _listed(evidence["negative"]))
+    if evidence.get("missing"):
+        parts.append("missing: " + _listed(evidence["missing"]))
+    if evidence.get("matched") and not (evidence.get("negative") or evidence.get("missing")):
+        parts.append("matched: " + _listed(evidence["matched"]))
+    if evidence.get("heard"):
+        parts.append("parsed: " + _listed(evidence["heard"]))
+    if evidence.get("note"):
+        parts.append(str(evidence["note"]))
+    return "; ".join(parts)

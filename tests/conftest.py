@@ -4,4 +4,11 @@ Shared helpers are imported by module name (``from result_rows import …``, ``f
 import …``): ``tests/support`` and ``tests/fakes`` are on the path through the ``pythonpath`` ini option.
 """
 
+# The plugin imports these C-extension libraries only when a run needs them. pytester's in-process
+# runs drop every module first imported inside them when they end, and numpy (under scipy and
+# PyAV) cannot be loaded twice in one process: importing them here keeps them loaded across runs.
+import av  # noqa: F401
+import numpy  # noqa: F401
+import scipy.stats  # noqa: F401
+
 pytest_plugins = ["pytester"]

@@ -13,30 +13,29 @@ primary language subtag, as Whisper names it) and ``response_format=json``; the 
 ``text`` is the transcript. The key, when there is one, is read from the environment variable
 named by ``api_key_env`` at the first transcription and scrubbed from every message.
 
-Transient failures (connection errors, timeouts, 408, 429, 5xx) are retried with exponential
-backoff (tenacity); anything else fails the clip at once with the server's own message.
+Requests go through the shared HTTP client (:mod:`pytest_ttsbench.httpclient`): transient
+failures are retried under the same policy as the engine adapters (``Retry-After`` honoured);
+anything else fails the clip at once with the server's own message.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Mapping
 from typing import Any
 
 import httpx
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from pytest_ttsbench.asr.base import AsrError, Transcription
 from pytest_ttsbench.asr.whisper import whisper_language
 from pytest_ttsbench.audio import DecodedAudio, encode_wav
-from pytest_ttsbench.engines.http import describe_error_body
-from pytest_ttsbench.engines.secrets import Redactor
+from pytest_ttsbench.httpclient import ClientOptions, HttpClient, ProviderPolicy
+from pytest_ttsbench.redaction import Redactor
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "whisper-1"
-_RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+_PATH = "/audio/transcriptions"
 _KEYS = frozenset(
     {
         "type",
@@ -54,12 +53,12 @@ _KEYS = frozenset(
 )
 
 
-class _Transient(Exception):
-    """A failure worth another attempt; carries the message to report if none succeeds."""
-
-
 class OpenAITranscriptionRoute:
-    """A recognizer behind an OpenAI-compatible ``/audio/transcriptions`` endpoint."""
+    """A recognizer behind an OpenAI-compatible ``/audio/transcriptions`` endpoint.
+
+    Requests go through the shared :class:`~pytest_ttsbench.httpclient.HttpClient`, so this
+    route retries exactly as the engine adapters do (and honours ``Retry-After``).
+    """
 
     def __init__(
         self,
@@ -76,18 +75,22 @@ class OpenAITranscriptionRoute:
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"openai route: base_url must be an http(s) URL, got {base_url!r}")
-        self.url = base_url.rstrip("/") + "/audio/transcriptions"
+        self.url = base_url.rstrip("/") + _PATH
         self.model = model
         self.api_key_env = api_key_env
         self.name = name or f"openai:{model}"
-        self.timeout_s = float(timeout_s)
-        self.max_retries = int(max_retries)
-        self.retry_min_wait_s = float(retry_min_wait_s)
-        self.retry_max_wait_s = max(float(retry_max_wait_s), self.retry_min_wait_s)
         self.prompt = prompt
         self.temperature = temperature
+        self.options = ClientOptions(
+            base_url=base_url.rstrip("/"),
+            timeout_s=float(timeout_s),
+            connect_timeout_s=min(10.0, float(timeout_s)),
+            max_retries=int(max_retries),
+            retry_min_wait_s=float(retry_min_wait_s),
+            retry_max_wait_s=max(float(retry_max_wait_s), float(retry_min_wait_s)),
+        )
         self._redact = Redactor()
-        self._client: httpx.Client | None = None
+        self._client: HttpClient | None = None
 
     def _headers(self) -> dict[str, str]:
         if not self.api_key_env:
@@ -109,57 +112,36 @@ class OpenAITranscriptionRoute:
             form["temperature"] = str(self.temperature)
         return form
 
-    def _attempt(self, wav: bytes, form: Mapping[str, str], headers: Mapping[str, str]) -> str:
+    def _http(self) -> HttpClient:
         if self._client is None:
-            self._client = httpx.Client(timeout=httpx.Timeout(self.timeout_s, connect=min(10.0, self.timeout_s)))
-        try:
-            response = self._client.post(
-                self.url, data=dict(form), files={"file": ("clip.wav", wav, "audio/wav")}, headers=dict(headers)
-            )
-        except httpx.TransportError as exc:  # connection refused, reset, timeout: worth retrying
-            raise _Transient(f"{type(exc).__name__}: {exc}") from exc
-        if response.status_code >= 400:
-            message = f"HTTP {response.status_code}: " + describe_error_body(
-                response.status_code, response.headers, response.content
-            )
-            if response.status_code in _RETRY_STATUSES:
-                raise _Transient(message)
-            raise AsrError(message)
-        try:
-            document: Any = response.json()
-        except (ValueError, json.JSONDecodeError) as exc:
-            raise AsrError(f"answer is not JSON: {response.text[:200]!r}") from exc
-        text = document.get("text") if isinstance(document, Mapping) else None
-        if not isinstance(text, str):
-            raise AsrError(f"answer has no 'text' string: {json.dumps(document)[:200]}")
-        return text
+            label = f"ASR route {self.name!r} ({self.url})"
+            policy = ProviderPolicy("openai-transcriptions")
+            self._client = HttpClient(self.options, policy, self._redact, label=label, error_type=AsrError)
+        return self._client
 
     def transcribe(self, audio: DecodedAudio, language: str) -> Transcription:
         headers = self._headers()
         form = self._form(language)
-        wav = encode_wav(audio)
-        retrying = Retrying(
-            retry=retry_if_exception_type(_Transient),
-            stop=stop_after_attempt(self.max_retries + 1),
-            wait=wait_exponential(multiplier=self.retry_min_wait_s, max=self.retry_max_wait_s),
-            reraise=True,
+        # httpx encodes the multipart body once; every attempt sends the same bytes.
+        upload = httpx.Request(
+            "POST", self.url, data=form, files={"file": ("clip.wav", encode_wav(audio), "audio/wav")}
         )
-        attempts = 0
-        text = ""
-        started = time.perf_counter()
+        body = upload.read()
+        headers["Content-Type"] = upload.headers["content-type"]
+        client = self._http()
+        result = client.request("POST", _PATH, headers=headers, content=body)
         try:
-            for attempt in retrying:
-                with attempt:
-                    attempts += 1
-                    text = self._attempt(wav, form, headers)
-        except (_Transient, AsrError) as exc:
-            tries = f" after {attempts} attempt(s)" if attempts > 1 else ""
-            raise AsrError(self._redact(f"ASR route {self.name!r} ({self.url}){tries}: {exc}")) from None
+            document: Any = json.loads(result.body)
+        except ValueError:
+            raise client.error(f"answer is not JSON: {result.body[:200]!r}") from None
+        text = document.get("text") if isinstance(document, Mapping) else None
+        if not isinstance(text, str):
+            raise client.error(f"answer has no 'text' string: {json.dumps(document)[:200]}")
         return Transcription(
             text=text.strip(),
-            seconds=time.perf_counter() - started,
+            seconds=result.wall_seconds,
             language=form["language"],
-            details={"model": self.model, "url": self.url, "attempts": attempts},
+            details={"model": self.model, "url": self.url, "attempts": result.attempts},
         )
 
     def close(self) -> None:

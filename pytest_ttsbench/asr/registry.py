@@ -9,22 +9,35 @@ engine profile) may instead list several routes, each transcribing every clip::
         - {type: whisper, model: tiny.en, name: tiny}
         - {type: openai, base_url: http://gpu-box:8000/v1, model: whisper-large-v3}   # asr/openai_route.py
         - {type: command, name: mine, command: [my-asr, "{audio}", "{lang}"]}        # asr/command_route.py
+
+A third-party package adds a route type with a factory taking the spec mapping::
+
+    [project.entry-points."pytest_ttsbench.asr_routes"]
+    my-asr = "my_package.asr:my_route"
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from importlib import import_module
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pytest_ttsbench.asr.base import AsrRoute
+from pytest_ttsbench.registry import Registry, UnknownName
 
-# route type → "module:factory"; each factory takes the route's spec mapping.
-_ROUTE_TYPES: dict[str, str] = {
-    "whisper": "pytest_ttsbench.asr.registry:whisper_route",
-    "openai": "pytest_ttsbench.asr.openai_route:openai_route",
-    "command": "pytest_ttsbench.asr.command_route:command_route",
-}
+ENTRY_POINT_GROUP = "pytest_ttsbench.asr_routes"
+
+RouteFactory = Callable[[Mapping[str, Any]], AsrRoute]
+
+#: route type → its factory, which takes the route's spec mapping.
+ROUTES: Registry[RouteFactory] = Registry(
+    "ASR route type",
+    ENTRY_POINT_GROUP,
+    {
+        "whisper": "pytest_ttsbench.asr.registry:whisper_route",
+        "openai": "pytest_ttsbench.asr.openai_route:openai_route",
+        "command": "pytest_ttsbench.asr.command_route:command_route",
+    },
+)
 
 _WHISPER_KEYS = ("model", "device", "compute_type", "beam_size", "cpu_threads")
 
@@ -42,9 +55,9 @@ def whisper_route(spec: Mapping[str, Any]) -> AsrRoute:
     return route
 
 
-def register_route_type(type_name: str, target: str) -> None:
-    """Add a route type (``module:callable`` taking the spec mapping)."""
-    _ROUTE_TYPES[type_name] = target
+def register_route_type(type_name: str, factory: RouteFactory | str) -> None:
+    """Add a route type: a callable taking the spec mapping, or its ``module:callable``."""
+    ROUTES.register(type_name, factory)
 
 
 def route_specs(asr: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -57,14 +70,12 @@ def route_specs(asr: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def create_route(spec: Mapping[str, Any]) -> AsrRoute:
-    kind = spec.get("type", "whisper")
-    if kind not in _ROUTE_TYPES:
-        raise LookupError(f"unknown ASR route type {kind!r}; known: {', '.join(sorted(_ROUTE_TYPES))}")
-    module, _, attr = _ROUTE_TYPES[kind].partition(":")
-    target: Any = import_module(module)
-    for part in attr.split("."):
-        target = getattr(target, part)
-    return target(dict(spec))
+    """One route from its spec; the ``type`` (default ``whisper``) picks the factory."""
+    try:
+        factory = ROUTES.get(str(spec.get("type", "whisper")))
+    except UnknownName as exc:
+        raise LookupError(str(exc)) from None
+    return factory(dict(spec))
 
 
 def create_routes(asr: Mapping[str, Any]) -> list[AsrRoute]:

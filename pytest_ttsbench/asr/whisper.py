@@ -6,10 +6,13 @@ bounded, small amount of time and must never pass for a transcript, so:
 
 * each 30 s window gets a token budget derived from the audio it holds (``max_new_tokens``);
 * the clip as a whole gets a token budget, and segments past the clip's end stop the reading;
-* repeated n-gram runs in the output are detected.
+* repeated n-gram runs in the output are detected, and once a window's text loops (an n-gram
+  run, or text that compresses like Whisper's own "too repetitive" rule) the windows after it
+  are never decoded: on garbled audio the first looping window predicts the rest.
 
-Transcripts cut short (a budget spent, a segment past the clip's end) carry the flag
-``decoding_bounded``; loops carry ``repetition``. Both tell the scorer to distrust the text.
+Transcripts cut short (a budget spent, a segment past the clip's end, windows skipped after a
+loop) carry the flag ``decoding_bounded``; loops carry ``repetition``. Both tell the scorer to
+distrust the text.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ MAX_WINDOW_TOKENS = 220
 TOKENS_PER_SECOND = 12.0
 TOKENS_BASE = 24
 END_TOLERANCE_SECONDS = 0.5  # Whisper timestamps are 20 ms steps and may overshoot slightly
+# Whisper's compression_ratio_threshold: text whose gzip ratio is above it is a repetition loop.
+COMPRESSION_RATIO_LIMIT = 2.4
 
 FLAG_BOUNDED = "decoding_bounded"
 FLAG_REPETITION = "repetition"
@@ -138,9 +143,14 @@ def read_bounded(
     Segments are pulled lazily, so stopping here also stops the decoder: the windows it has not
     decoded yet are never decoded. ``timestamp_begin`` (the tokenizer's first timestamp id)
     lets text tokens be counted apart from timestamps.
+
+    A window whose text loops is read to its end (its segments are decoded already, and
+    keeping them leaves a one-window transcript unchanged), then reading stops.
     """
     reading = BoundedReading()
     per_window: dict[int, int] = {}
+    text_tokens_so_far: list[int] = []
+    looping_window: int | None = None
 
     def bounded(reason: str) -> None:
         if FLAG_BOUNDED not in reading.flags:
@@ -148,12 +158,22 @@ def read_bounded(
         reading.reasons.append(reason)
 
     for segment in segments:
+        if looping_window is not None and segment.seek != looping_window:
+            bounded("the windows after a looping one were not decoded")
+            break
         if segment.start >= duration + END_TOLERANCE_SECONDS:
             bounded(f"segment starts at {segment.start:.2f} s, after the clip's end ({duration:.2f} s)")
             break
         text_tokens = [t for t in segment.tokens if timestamp_begin is None or t < timestamp_begin]
         reading.segments.append(segment)
         reading.tokens += len(text_tokens)
+        text_tokens_so_far.extend(text_tokens)
+        if looping_window is None:
+            loop = _loop_reason(segment, text_tokens_so_far)
+            if loop is not None:
+                looping_window = segment.seek
+                reading.flags.append(FLAG_REPETITION)
+                reading.reasons.append(loop)
         per_window[segment.seek] = per_window.get(segment.seek, 0) + len(segment.tokens)
         if per_window[segment.seek] >= window_budget - 2:
             bounded(f"a window used its whole budget of {window_budget} tokens")
@@ -164,6 +184,17 @@ def read_bounded(
             bounded(f"the clip used its whole budget of {clip_budget} tokens")
             break
     return reading
+
+
+def _loop_reason(segment: SegmentLike, text_tokens: Sequence[int]) -> str | None:
+    """Why the text read so far is a decoding loop, or None while it is not."""
+    ratio = getattr(segment, "compression_ratio", None)  # faster-whisper's gzip ratio of the window's text
+    if ratio is not None and ratio > COMPRESSION_RATIO_LIMIT:
+        return f"text compresses {ratio:.1f}x (above {COMPRESSION_RATIO_LIMIT}): a repetition loop"
+    loop = find_repetition(text_tokens)
+    if loop is not None:
+        return f"a {loop.size}-token sequence repeated {loop.repeats} times"
+    return None
 
 
 @dataclass
@@ -317,7 +348,8 @@ class WhisperRoute:
             details["bounded_because"] = reading.reasons
         loop = find_repetition(tokens)
         if loop is not None:
-            flags.append(FLAG_REPETITION)
+            if FLAG_REPETITION not in flags:
+                flags.append(FLAG_REPETITION)
             ngram = tokens[loop.start : loop.start + loop.size]
             details["repetition"] = {"ngram": model.hf_tokenizer.decode(ngram), "repeats": loop.repeats}
         return Transcription(text=text, seconds=seconds, flags=tuple(flags), language=info.language, details=details)

@@ -7,42 +7,17 @@ past the first problem so one bad item never hides the others. Nothing here synt
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-import yaml
-
-from pytest_ttsbench.cases.model import CaseItem, Suite, Target
+from pytest_ttsbench.cases.model import CaseFileError, CaseItem, Problem, Suite, Target
 from pytest_ttsbench.cases.schema import CASE_FILE_SCHEMA
+from pytest_ttsbench.cases.sources import jsonl_source_data
 from pytest_ttsbench.scorers.registry import UnknownScorerError, get_scorer
+from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml
 
 CASE_SUFFIXES = (".yaml", ".yml")
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with a case file."""
-
-    path: Path
-    item: str | None
-    field: str
-    message: str
-
-    def __str__(self) -> str:
-        where = f"{self.path}"
-        if self.item is not None:
-            where += f": item {self.item!r}"
-        return f"{where}: field {self.field!r}: {self.message}"
-
-
-class CaseFileError(ValueError):
-    """A case file that cannot be used; ``problems`` lists everything found, not just the first."""
-
-    def __init__(self, problems: list[Problem]) -> None:
-        self.problems = problems
-        super().__init__("\n".join(str(p) for p in problems))
 
 
 def _field_path(parts: Iterable[Any]) -> str:
@@ -61,6 +36,8 @@ def _item_label(items: Any, index: int) -> str:
 
 
 def _schema_problems(path: Path, data: Any, schema: Mapping[str, Any]) -> list[Problem]:
+    import jsonschema
+
     problems = []
     validator = jsonschema.Draft202012Validator(schema)
     for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
@@ -73,12 +50,18 @@ def _schema_problems(path: Path, data: Any, schema: Mapping[str, Any]) -> list[P
     return problems
 
 
+def recognizer_labels(pinned: Any) -> tuple[str, ...]:
+    """A case file's ``recognizer`` (one mapping or a list) as route labels: ``route:model`` or ``route``."""
+    pins = pinned if isinstance(pinned, list) else [pinned] if pinned else []
+    return tuple(f"{p['route']}:{p['model']}" if p.get("model") else p["route"] for p in pins)
+
+
 def parse_suite(path: Path, data: Any) -> Suite:
     """Validate a parsed case file and build its :class:`Suite`; raises :class:`CaseFileError`."""
     if not isinstance(data, dict):
         raise CaseFileError([Problem(path, None, "(top level)", "a case file must be a mapping")])
     problems = _schema_problems(path, data, CASE_FILE_SCHEMA)
-    items_raw = data.get("items") if isinstance(data.get("items"), list) else []
+    items_raw: list[Any] = data["items"] if isinstance(data.get("items"), list) else []
     seen: set[str] = set()
     items: list[CaseItem] = []
     for index, raw in enumerate(items_raw):
@@ -96,6 +79,8 @@ def parse_suite(path: Path, data: Any) -> Suite:
             items.append(item)
     if problems:
         raise CaseFileError(problems)
+    recognizer = recognizer_labels(data.get("recognizer"))
+    items = [replace(item, recognizer=recognizer) for item in items]
     return Suite(
         name=data["suite"],
         language=data["language"],
@@ -103,6 +88,7 @@ def parse_suite(path: Path, data: Any) -> Suite:
         items=tuple(items),
         thresholds=dict(data.get("thresholds", {})),
         path=path,
+        recognizer=recognizer,
     )
 
 
@@ -118,6 +104,8 @@ def _parse_item(
         scorer = get_scorer(scorer_name)
     except UnknownScorerError as exc:
         return None, [Problem(path, label, "scorer", str(exc))]
+    import jsonschema
+
     problems = [
         Problem(path, label, _field_path(["expect", *error.absolute_path]), error.message)
         for error in jsonschema.Draft202012Validator(scorer.expect_schema).iter_errors(expect)
@@ -126,7 +114,7 @@ def _parse_item(
         return None, problems
     problems = [Problem(path, label, field, message) for field, message in scorer.check(expect, language)]
     required = ("id", "category", "text")
-    if problems or not all(isinstance(raw.get(k), str) and raw.get(k).strip() for k in required):
+    if problems or not all(isinstance(raw.get(k), str) and str(raw[k]).strip() for k in required):
         return None, problems
     category = raw["category"]
     targets = tuple(
@@ -154,6 +142,9 @@ def _parse_item(
         domain=raw.get("domain"),
         variants=variants,
         source=path,
+        metadata=dict(raw.get("metadata", {})),
+        review=raw.get("review"),
+        reviewed=raw.get("reviewed"),
     )
     return item, []
 
@@ -161,14 +152,11 @@ def _parse_item(
 def load_case_file(path: Path) -> Suite:
     """Read and validate one case file: native YAML, or a supported external JSONL benchmark."""
     if path.suffix == ".jsonl":
-        from pytest_ttsbench.cases.sources import load_jsonl_source
-
-        return load_jsonl_source(path)
+        return parse_suite(path, jsonl_source_data(path))
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else "(file)"
+        data = load_yaml(path.read_text(encoding="utf-8"))
+    except YamlSyntaxError as exc:
+        where = f"line {exc.line}" if exc.line is not None else "(file)"
         raise CaseFileError([Problem(path, None, where, f"not valid YAML: {exc}")]) from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise CaseFileError([Problem(path, None, "(file)", f"cannot read: {exc}")]) from exc

@@ -41,6 +41,14 @@ class CaseItem:
     # Alternative texts for the same item (e.g. Thai ``mono`` / ``bilingual`` contracts).
     variants: Mapping[str, str] = field(default_factory=dict)
     source: Path | None = None
+    # Fields of the source record kept verbatim (a benchmark's item metadata, unknown fields).
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    # The ASR routes the suite's expectations were written against (see Suite.recognizer).
+    recognizer: tuple[str, ...] = ()
+    # A review the prompt needs before anything built on it is published (e.g. ``native-speaker``),
+    # and the record of that review once done; ``review`` without ``reviewed`` means still pending.
+    review: str | None = None
+    reviewed: str | None = None
 
     @property
     def full_id(self) -> str:
@@ -64,3 +72,30 @@ class Suite:
     items: tuple[CaseItem, ...]
     thresholds: Mapping[str, float] = field(default_factory=dict)
     path: Path | None = None
+    #: The recognizer(s) the expectations were written against, as route labels: ``whisper:large-v3``
+    #: (route ``whisper``, model ``large-v3``) or a bare route name (``paraformer_zh``).
+    recognizer: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a case file."""
+
+    path: Path
+    item: str | None
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}"
+        if self.item is not None:
+            where += f": item {self.item!r}"
+        return f"{where}: field {self.field!r}: {self.message}"
+
+
+class CaseFileError(ValueError):
+    """A case file that cannot be used; ``problems`` lists everything found, not just the first."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))

@@ -33,7 +33,22 @@ ITEM_SCHEMA: dict[str, Any] = {
         },
         "domain": {"type": "string"},
         "notes": {"type": "string"},
+        # Whatever else a benchmark record carries (its metadata, fields we do not read): kept
+        # as it is and copied into every result row of the item.
+        "metadata": {"type": "object"},
+        # Who must check the prompt before results built on it are published (dialect prompts:
+        # ``native-speaker``), and, once done, who checked it and when.
+        "review": {"type": "string", "minLength": 1, "pattern": _NON_BLANK},
+        "reviewed": {"type": "string", "minLength": 1, "pattern": _NON_BLANK},
     },
+}
+
+# The recognizer a pack's expectations were written against: an ASR route, and its model.
+_RECOGNIZER = {
+    "type": "object",
+    "required": ["route"],
+    "additionalProperties": False,
+    "properties": {"route": {"type": "string", "minLength": 1}, "model": {"type": "string", "minLength": 1}},
 }
 
 CASE_FILE_SCHEMA: dict[str, Any] = {
@@ -50,5 +65,6 @@ CASE_FILE_SCHEMA: dict[str, Any] = {
             "additionalProperties": {"type": "number", "minimum": 0, "maximum": 1},
         },
         "items": {"type": "array", "minItems": 1, "items": ITEM_SCHEMA},
+        "recognizer": {"oneOf": [_RECOGNIZER, {"type": "array", "minItems": 1, "items": _RECOGNIZER}]},
     },
 }

@@ -17,8 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.cases.loader import CaseFileError, Problem, parse_suite
-from pytest_ttsbench.cases.model import Suite
+from pytest_ttsbench.cases.model import CaseFileError, Problem
 
 
 def _slug(text: str) -> str:
@@ -47,33 +46,74 @@ def _read_records(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[Pr
     return records, problems
 
 
+# The ASR routes whose transcripts CN-NewsTTS Bench v0.1 published its figures on: its readings are
+# calibrated against what these recognizers write.
+CN_NEWS_ROUTES = ("mimo_v2_5_asr", "paraformer_zh", "sensevoice_small")
+
+# Fields each format maps onto the case model; every other field of a record is kept as it is.
+_CN_NEWS_TARGET_FIELDS = {
+    "span": "span",
+    "positive_readings": "positive",
+    "negative_readings": "negative",
+    "category": "category",
+    "group": "group",
+    "target_id": "target_id",
+    "auto_evaluable": "auto_evaluable",
+    "start": "start",
+    "end": "end",
+    "rationale": "rationale",
+}
+_CN_NEWS_RECORD_FIELDS = {"id", "text", "targets", "domain"}
+_THAI_RECORD_FIELDS = {"id", "category", "text", "text_mono", "text_bilingual", "keyword", "expected", "alternates"}
+
+
+def _kept(record: Mapping[str, Any], used: set[str]) -> dict[str, Any]:
+    """The fields of ``record`` the loader does not map: item metadata and anything unknown."""
+    return {key: value for key, value in record.items() if key not in used}
+
+
+def _cn_news_target(target: Mapping[str, Any]) -> dict[str, Any]:
+    converted: dict[str, Any] = {"negative": [], "auto_evaluable": True}
+    for source_name, name in _CN_NEWS_TARGET_FIELDS.items():
+        if target.get(source_name) is not None:
+            converted[name] = target[source_name]
+    extra = _kept(target, set(_CN_NEWS_TARGET_FIELDS))
+    if extra:
+        converted["extra"] = extra
+    return converted
+
+
 def _cn_news_item(record: Mapping[str, Any]) -> dict[str, Any]:
-    targets = []
-    for target in record.get("targets") or []:
-        if not isinstance(target, dict):
-            targets.append(target)  # left for the schema to reject with its path
-            continue
-        converted = {
-            "span": target.get("span"),
-            "positive": target.get("positive_readings"),
-            "negative": target.get("negative_readings", []),
-            "category": target.get("category"),
-            "auto_evaluable": target.get("auto_evaluable", True),
-        }
-        for optional in ("group", "target_id"):
-            if target.get(optional) is not None:
-                converted[optional] = target[optional]
-        targets.append({k: v for k, v in converted.items() if v is not None})
+    targets = [
+        _cn_news_target(t) if isinstance(t, dict) else t  # a non-object is left for the schema to name
+        for t in record.get("targets") or []
+    ]
     first = targets[0] if targets and isinstance(targets[0], dict) else {}
     item = {
         "id": record.get("id"),
         "category": first.get("category", "uncategorized"),
         "text": record.get("text"),
         "expect": {"targets": targets},
+        "metadata": _kept(record, _CN_NEWS_RECORD_FIELDS),
     }
     if record.get("domain") is not None:
         item["domain"] = record["domain"]
     return item
+
+
+def _meta_facets(meta: Any) -> dict[str, Any]:
+    """The Thai eval set's ``meta`` strata as facets: each scalar field (frequency band, keyword
+    position, length bucket, name type ...) becomes a facet of that name."""
+    if not isinstance(meta, dict):
+        return {}
+    return {
+        str(key): value
+        for key, value in meta.items()
+        if isinstance(value, (str, int, float, bool)) and str(value) != "" and _FACET_NAME.fullmatch(str(key))
+    }
+
+
+_FACET_NAME = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def _thai_item(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -86,11 +126,18 @@ def _thai_item(record: Mapping[str, Any]) -> dict[str, Any]:
     for key in ("text_mono", "text_bilingual"):
         if record.get(key):
             item[key] = record[key]
+    facets = _meta_facets(record.get("meta"))
+    if facets:
+        item["facets"] = facets
+    item["metadata"] = _kept(record, _THAI_RECORD_FIELDS)
     return item
 
 
-def load_jsonl_source(path: Path) -> Suite:
-    """Load a supported external JSON-lines benchmark as a :class:`Suite`."""
+def jsonl_source_data(path: Path) -> dict[str, Any]:
+    """A supported external JSON-lines benchmark as the data of a native case file.
+
+    The loader validates it like any case file, so both kinds of file meet one schema.
+    """
     records, problems = _read_records(path)
     if not records and not problems:
         raise CaseFileError([Problem(path, None, "(file)", "no records")])
@@ -102,6 +149,7 @@ def load_jsonl_source(path: Path) -> Suite:
             "language": "zh",
             "scorer": "readings",
             "items": [_cn_news_item(r) for _, r in records],
+            "recognizer": [{"route": route} for route in CN_NEWS_ROUTES],
         }
     elif "expected" in sample:
         suite = {
@@ -124,4 +172,4 @@ def load_jsonl_source(path: Path) -> Suite:
         )
     if problems:
         raise CaseFileError(problems)
-    return parse_suite(path, suite)
+    return suite

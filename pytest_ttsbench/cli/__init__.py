@@ -21,6 +21,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "diagnostics",
     "dashboard",
     "verify",
+    "listening",
 )
 
 DESCRIPTION = "Work on cases, transcripts and results files without pytest."

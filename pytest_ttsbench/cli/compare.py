@@ -2,7 +2,8 @@
 
 Besides regressions, fixes and McNemar's p, each changed item shows its text, what was heard
 before and after and both clips, and the runs' clip durations and speaking rates, so the cause
-of a regression (a voice that speeds up, a new recognizer) is in front of the reader.
+of a regression (a voice that speeds up, a new recognizer) is in front of the reader. With
+several generations per item, a pair counts only when its majority verdict flips, as in the gate.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
+from pytest_ttsbench.contracts import require_one_contract
 from pytest_ttsbench.gating.baseline import (
     DEFAULT_ALPHA,
     DEFAULT_MAX_RATE,
@@ -22,15 +24,18 @@ from pytest_ttsbench.gating.baseline import (
     comparison_lines,
     regression_reasons,
 )
-from pytest_ttsbench.results import read_results
-from pytest_ttsbench.runs import RUNS_HELP, results_file
+from pytest_ttsbench.runs import RUNS_HELP, load_runs, rows_of
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     try:
-        baseline = read_results(results_file(Path(args.baseline)))
-        candidate = read_results(results_file(Path(args.candidate)))
-        comparison = compare(baseline, candidate)
+        baseline = load_runs([Path(args.baseline)])
+        candidate = load_runs([Path(args.candidate)])
+        if not args.allow_contract_mix:
+            require_one_contract(
+                {f"baseline {args.baseline}": rows_of(baseline), f"candidate {args.candidate}": rows_of(candidate)}
+            )
+        comparison = compare(rows_of(baseline), rows_of(candidate))
     except (OSError, TypeError, ValueError) as exc:
         print(f"ttsbench compare: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -76,4 +81,5 @@ def add_command(subparsers: Any) -> None:
         help=f"fail when more than this share of paired targets regressed; 1 switches it off "
         f"(default {DEFAULT_MAX_RATE})",
     )
+    p.add_argument("--allow-contract-mix", action="store_true", help="compare runs that sent different text contracts")
     p.set_defaults(func=_cmd_compare)

@@ -7,18 +7,25 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pytest_ttsbench.cli.common import EXIT_USAGE
+from pytest_ttsbench.registry import MissingDependency
+
 
 def _cmd_dashboard(args: argparse.Namespace) -> int:
-    # Imported here so other subcommands never pay for loading matplotlib.
-    from pytest_ttsbench.reporting.dashboard import DashboardError, build_dashboard
-
+    try:
+        # Imported here so other subcommands never pay for loading matplotlib (an extra: the
+        # import says what to install when it is missing).
+        from pytest_ttsbench.reporting.dashboard import build_dashboard
+    except MissingDependency as exc:
+        print(f"ttsbench dashboard: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         index, runs = build_dashboard(Path(args.runs_dir), Path(args.out), args.title)
-    except (OSError, ValueError, DashboardError) as exc:
+    except (OSError, ValueError) as exc:
         print(f"ttsbench dashboard: {exc}", file=sys.stderr)
-        return 2
-    engines = sorted({engine for run in runs for engine in run.engines})
-    print(f"wrote {index} ({len(runs)} run(s), engines: {', '.join(engines)})")
+        return EXIT_USAGE
+    engines = sorted({run.system for run in runs})
+    print(f"wrote {index} ({len({run.path for run in runs})} run(s), engines: {', '.join(engines)})")
     return 0
 
 

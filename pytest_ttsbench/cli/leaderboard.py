@@ -9,13 +9,17 @@ from typing import Any
 
 from pytest_ttsbench.cli.common import EXIT_USAGE
 from pytest_ttsbench.cli.diagnostics import run_diagnostics
+from pytest_ttsbench.contracts import require_one_contract
 from pytest_ttsbench.reporting.leaderboard import entry_from_run, merge_entries, render, update_leaderboard_file
 from pytest_ttsbench.runs import RUNS_HELP, load_runs
 
 
 def _cmd_leaderboard(args: argparse.Namespace) -> int:
     try:
-        entries = [entry_from_run(run) for run in load_runs([Path(p) for p in args.runs])]
+        runs = load_runs([Path(p) for p in args.runs])
+        if not args.allow_contract_mix:
+            require_one_contract({f"{run.system} ({run.date})": list(run.rows) for run in runs})
+        entries = [entry_from_run(run) for run in runs]
         # --store keeps the board's earlier dated entries; without it, the runs given are the board.
         entries = update_leaderboard_file(Path(args.store), entries) if args.store else merge_entries([], entries)
         sys.stdout.write(render(entries, args.format))
@@ -36,4 +40,7 @@ def add_command(commands: Any) -> None:
     )
     p.add_argument("--store", metavar="FILE", help="merge into this stored leaderboard JSON (earlier dates are kept)")
     p.add_argument("--diagnostics", action="store_true", help="also print the route diagnostics per system")
+    p.add_argument(
+        "--allow-contract-mix", action="store_true", help="rank runs that sent different text contracts together"
+    )
     p.set_defaults(func=_cmd_leaderboard)

@@ -23,11 +23,16 @@ from xml.sax.saxutils import escape, quoteattr
 
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import Synthesis, SynthesisRequest
-from pytest_ttsbench.engines.http import HttpEngine, ProviderPolicy, audio_synthesis
+from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis
 from pytest_ttsbench.engines.secrets import read_api_key
+from pytest_ttsbench.httpclient import ProviderPolicy
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
+
+# What a user can set for the voice, and the audio formats it can deliver (workflow tables).
+CONTROLS: tuple[str, ...] = ("voice", "output_format")
+EXPORT_FORMATS: tuple[str, ...] = ("riff-*-pcm (wav)", "raw-*-pcm", "audio-*-mp3", "ogg-*-opus", "webm-*-opus")
 
 DEFAULT_OUTPUT_FORMAT = "riff-24khz-16bit-mono-pcm"
 SSML_NAMESPACE = "http://www.w3.org/2001/10/synthesis"

@@ -27,6 +27,9 @@ class SynthesisRequest:
     language: str
     voice: str | None = None
     item_id: str = ""
+    # A fresh seed for this generation; adapters whose provider takes one send it (and record it
+    # as ``metadata["seed"]``), the others ignore it.
+    seed: int | None = None
 
 
 @dataclass
@@ -44,6 +47,11 @@ class Synthesis:
     pcm_sample_rate: int | None = None
     transcripts: dict[str, str] | None = None
     first_byte_seconds: float | None = None
+    # Seconds from the request to the first audio that decodes (the first playable chunk of a
+    # streamed reply; not the first byte, which may be a bare header). None: not measured.
+    first_audio_seconds: float | None = None
+    # True when the reply was streamed, so first_audio_seconds says when playback could start.
+    streamed: bool = False
     metadata: dict[str, Any] = field(default_factory=dict)
 
 

@@ -22,6 +22,7 @@ literal argument. A non-zero exit becomes an EngineError quoting the end of its 
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import shutil
@@ -31,14 +32,18 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, cast
 
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
-from pytest_ttsbench.engines.secrets import Redactor
+from pytest_ttsbench.redaction import Redactor
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
+
+# What a user can set for the voice, and the audio formats it can deliver (workflow tables).
+CONTROLS: tuple[str, ...] = ("voice", "command arguments")
+EXPORT_FORMATS: tuple[str, ...] = ("whatever the program writes: wav, pcm or another decodable format",)
 
 PLACEHOLDER = re.compile(r"\{(text_file|text|out|lang|voice)\}")
 DEFAULT_TIMEOUT_S = 120.0
@@ -165,7 +170,8 @@ class CommandEngine:
         stdout: list[bytes] = []
         first: float | None = None
         try:
-            while chunk := proc.stdout.read1(65536):
+            # The stdout pipe is a BufferedReader: read1 returns as soon as some bytes arrive.
+            while chunk := cast(io.BufferedReader, proc.stdout).read1(65536):
                 if first is None:
                     first = time.perf_counter() - start
                 stdout.append(chunk)

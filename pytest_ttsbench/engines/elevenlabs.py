@@ -11,7 +11,7 @@ Profile fields::
       language_code: auto                   # optional: auto = the item's primary language subtag
       text_normalization: auto              # optional: apply_text_normalization auto | on | off
       voice_settings: {stability: 0.5}      # optional, passed through
-      seed: 42                              # optional
+      seed: 42                              # optional: generation r sends seed + r (else a fresh random seed)
       stream: false                         # true: the /stream path (a meaningful time to first byte)
 
 ``language_code`` is only sent when set, because some models refuse it. Instant voice
@@ -27,11 +27,24 @@ from urllib.parse import quote
 
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import Synthesis, SynthesisRequest
-from pytest_ttsbench.engines.http import HttpEngine, ProviderPolicy, audio_synthesis, json_bytes
+from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes
 from pytest_ttsbench.engines.secrets import read_api_key
+from pytest_ttsbench.httpclient import ProviderPolicy
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
+
+# What a user can set for the voice, and the audio formats it can deliver (workflow tables).
+CONTROLS: tuple[str, ...] = (
+    "model",
+    "voice",
+    "voice_settings",
+    "seed",
+    "language_code",
+    "text_normalization",
+    "stream",
+)
+EXPORT_FORMATS: tuple[str, ...] = ("pcm", "wav", "mp3", "opus")
 
 DEFAULT_BASE_URL = "https://api.elevenlabs.io"
 DEFAULT_MODEL = "eleven_multilingual_v2"
@@ -99,8 +112,10 @@ class ElevenLabsEngine(HttpEngine):
             body["apply_text_normalization"] = self.text_normalization
         if self.voice_settings:
             body["voice_settings"] = self.voice_settings
-        if self.seed is not None:
-            body["seed"] = self.seed
+        # Each generation's own seed (fresh, or the profile's seed plus the repeat index).
+        seed = request.seed if request.seed is not None else self.seed
+        if seed is not None:
+            body["seed"] = seed
         path = f"/v1/text-to-speech/{quote(voice, safe='')}" + ("/stream" if self.stream else "")
         result = self.http.request(
             "POST",
@@ -114,5 +129,14 @@ class ElevenLabsEngine(HttpEngine):
             self.http,
             media_type=self.media_type,
             pcm_sample_rate=self.pcm_rate,
-            metadata={"voice": voice, "model": self.model, "output_format": self.output_format},
+            metadata={
+                "voice": voice,
+                "model": self.model,
+                "output_format": self.output_format,
+                "seed": seed,
+                "stream": self.stream,
+                **({"voice_settings": self.voice_settings} if self.voice_settings else {}),
+                **({"language_code": body["language_code"]} if "language_code" in body else {}),
+                **({"text_normalization": self.text_normalization} if self.text_normalization else {}),
+            },
         )

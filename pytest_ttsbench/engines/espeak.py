@@ -15,19 +15,22 @@ import _ctypes
 import array
 import ctypes
 import ctypes.util
-import io
 import sys
 import threading
 import time
-import wave
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
+from pytest_ttsbench.wav import pcm16_wav
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
+
+# What a user can set for the voice, and the audio formats it can deliver (workflow tables).
+CONTROLS: tuple[str, ...] = ("voice", "rate", "pitch")
+EXPORT_FORMATS: tuple[str, ...] = ("wav",)
 
 # Values from espeak-ng's speak_lib.h.
 _AUDIO_OUTPUT_SYNCHRONOUS = 2
@@ -220,17 +223,6 @@ def _bounded_int(profile: EngineProfile, key: str, default: int, bounds: tuple[i
     return value
 
 
-def pcm_to_wav(pcm: bytes, sample_rate: int) -> bytes:
-    """Wrap 16-bit mono PCM in a WAV container."""
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(sample_rate)
-        out.writeframes(pcm)
-    return buffer.getvalue()
-
-
 class EspeakEngine:
     """eSpeak NG with a profile's voices; options ``rate`` (words per minute) and ``pitch`` (0-100)."""
 
@@ -259,7 +251,7 @@ class EspeakEngine:
             pcm = samples.tobytes()
         info = lib.info
         return Synthesis(
-            audio=pcm_to_wav(pcm, info.sample_rate),
+            audio=pcm16_wav(pcm, info.sample_rate),
             media_type="audio/wav",
             metadata={
                 "engine": "espeak-ng",

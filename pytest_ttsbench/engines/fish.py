@@ -27,11 +27,16 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineUnavailable, Synthesis, SynthesisRequest
-from pytest_ttsbench.engines.http import HttpEngine, ProviderPolicy, audio_synthesis, json_bytes
+from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes
 from pytest_ttsbench.engines.secrets import read_api_key
+from pytest_ttsbench.httpclient import ProviderPolicy
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
+
+# What a user can set for the voice, and the audio formats it can deliver (workflow tables).
+CONTROLS: tuple[str, ...] = ("model", "voice", "latency", "normalize", "reference_audio (cloning)", "sample_rate")
+EXPORT_FORMATS: tuple[str, ...] = ("wav", "pcm", "mp3", "opus")
 
 DEFAULT_BASE_URL = "https://api.fish.audio"
 DEFAULT_PCM_RATE = 24_000

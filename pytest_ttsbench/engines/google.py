@@ -24,18 +24,16 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from pytest_ttsbench.engines.base import Synthesis, SynthesisRequest
-from pytest_ttsbench.engines.http import (
-    HttpEngine,
-    ProviderPolicy,
-    audio_synthesis,
-    html_summary,
-    json_bytes,
-    json_error_message,
-)
+from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes
 from pytest_ttsbench.engines.secrets import read_api_key
+from pytest_ttsbench.httpclient import ProviderPolicy, html_summary, json_error_message
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
+
+# What a user can set for the voice, and the audio formats it can deliver (workflow tables).
+CONTROLS: tuple[str, ...] = ("voice", "language_code", "speaking_rate", "sample_rate_hertz")
+EXPORT_FORMATS: tuple[str, ...] = ("LINEAR16 (wav)", "MP3", "OGG_OPUS", "MULAW", "ALAW", "PCM")
 
 DEFAULT_BASE_URL = "https://texttospeech.googleapis.com"
 DEFAULT_PCM_RATE = 24_000

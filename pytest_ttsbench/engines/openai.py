@@ -25,11 +25,16 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from pytest_ttsbench.engines.base import EngineUnavailable, Synthesis, SynthesisRequest
-from pytest_ttsbench.engines.http import HttpEngine, ProviderPolicy, audio_synthesis, json_bytes
+from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes
 from pytest_ttsbench.engines.secrets import read_api_key
+from pytest_ttsbench.httpclient import ProviderPolicy
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
+
+# What a user can set for the voice, and the audio formats it can deliver (workflow tables).
+CONTROLS: tuple[str, ...] = ("model", "voice", "speed", "instructions")
+EXPORT_FORMATS: tuple[str, ...] = ("mp3", "opus", "aac", "flac", "wav", "pcm")
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-4o-mini-tts"

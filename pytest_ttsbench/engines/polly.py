@@ -31,11 +31,16 @@ import httpx
 
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineUnavailable, Synthesis, SynthesisRequest
-from pytest_ttsbench.engines.http import HttpEngine, ProviderPolicy, audio_synthesis, json_bytes
+from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes
 from pytest_ttsbench.engines.secrets import read_env_secret
+from pytest_ttsbench.httpclient import ProviderPolicy
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
+
+# What a user can set for the voice, and the audio formats it can deliver (workflow tables).
+CONTROLS: tuple[str, ...] = ("voice", "engine", "language_code", "sample_rate")
+EXPORT_FORMATS: tuple[str, ...] = ("pcm", "mp3", "ogg_vorbis")
 
 DEFAULT_REGION = "us-east-1"
 MEDIA_TYPES = {"pcm": "audio/pcm", "mp3": "audio/mpeg", "ogg_vorbis": "audio/ogg"}

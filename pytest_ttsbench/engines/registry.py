@@ -9,12 +9,11 @@ A third-party package registers a factory taking an :class:`~pytest_ttsbench.con
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
-from importlib import import_module
-from importlib.metadata import entry_points
+from types import ModuleType
 from typing import TYPE_CHECKING
 
-from pytest_ttsbench.engines.base import Engine
+from pytest_ttsbench.engines.base import Engine, EngineUnavailable
+from pytest_ttsbench.registry import MissingDependency, Registry, UnknownName
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
@@ -23,51 +22,62 @@ ENTRY_POINT_GROUP = "pytest_ttsbench.engines"
 
 EngineFactory = Callable[["EngineProfile"], Engine]
 
-# type → "module:attribute", imported only when a profile uses it (cloud SDKs stay optional).
-_BUILTIN: dict[str, str] = {
-    "espeak": "pytest_ttsbench.engines.espeak:EspeakEngine",
-    "piper": "pytest_ttsbench.engines.piper:PiperEngine",
-    "command": "pytest_ttsbench.engines.command:CommandEngine",
-    "openai": "pytest_ttsbench.engines.openai:OpenAIEngine",
-    "azure": "pytest_ttsbench.engines.azure:AzureEngine",
-    "google": "pytest_ttsbench.engines.google:GoogleEngine",
-    "elevenlabs": "pytest_ttsbench.engines.elevenlabs:ElevenLabsEngine",
-    "fish": "pytest_ttsbench.engines.fish:FishEngine",
-    "polly": "pytest_ttsbench.engines.polly:PollyEngine",
-    "transcripts": "pytest_ttsbench.engines.replay:TranscriptsEngine",
-    "audio-dir": "pytest_ttsbench.engines.replay:AudioDirEngine",
-}
+#: type → its factory, imported only when a profile uses it (cloud SDKs stay optional).
+ENGINES: Registry[EngineFactory] = Registry(
+    "engine type",
+    ENTRY_POINT_GROUP,
+    {
+        "espeak": "pytest_ttsbench.engines.espeak:EspeakEngine",
+        "piper": "pytest_ttsbench.engines.piper:PiperEngine",
+        "command": "pytest_ttsbench.engines.command:CommandEngine",
+        "openai": "pytest_ttsbench.engines.openai:OpenAIEngine",
+        "azure": "pytest_ttsbench.engines.azure:AzureEngine",
+        "google": "pytest_ttsbench.engines.google:GoogleEngine",
+        "elevenlabs": "pytest_ttsbench.engines.elevenlabs:ElevenLabsEngine",
+        "fish": "pytest_ttsbench.engines.fish:FishEngine",
+        "polly": "pytest_ttsbench.engines.polly:PollyEngine",
+        "transcripts": "pytest_ttsbench.engines.replay:TranscriptsEngine",
+        "audio-dir": "pytest_ttsbench.engines.replay:AudioDirEngine",
+    },
+    install_hints={
+        "piper": "pip install 'pytest-ttsbench[piper]'",
+        "polly": "pip install 'pytest-ttsbench[polly]'",
+        "fish": "pip install 'pytest-ttsbench[fish]'",
+    },
+)
 
 
-def register_builtin(type_name: str, target: str) -> None:
-    """Add a built-in adapter (``module:attribute``); used by adapter modules shipped with the plugin."""
-    _BUILTIN[type_name] = target
-    _factories.cache_clear()
-
-
-@cache
-def _factories() -> dict[str, Callable[[], EngineFactory]]:
-    def lazy(target: str) -> Callable[[], EngineFactory]:
-        module, _, attr = target.partition(":")
-        return lambda: getattr(import_module(module), attr)
-
-    found: dict[str, Callable[[], EngineFactory]] = {name: lazy(t) for name, t in _BUILTIN.items()}
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        found.setdefault(ep.name, ep.load)
-    return found
+def register_builtin(type_name: str, target: str, install_hint: str | None = None) -> None:
+    """Add an engine type (``module:attribute`` of its factory), e.g. from a conftest."""
+    ENGINES.register(type_name, target, install_hint)
 
 
 def available_engine_types() -> list[str]:
     """Every engine ``type`` a profile may name."""
-    return sorted(_factories())
+    return ENGINES.names()
+
+
+def adapter_module(type_name: str) -> ModuleType | None:
+    """The module that implements an engine type (built in or from an entry point), None when unknown.
+
+    Adapters declare facts about themselves there, such as ``CONTROLS`` and ``EXPORT_FORMATS``.
+    """
+    return ENGINES.module_of(type_name)
 
 
 def create_engine(profile: EngineProfile) -> Engine:
-    """Build the engine a profile describes; raises LookupError for an unknown type."""
-    factories = _factories()
-    if profile.type not in factories:
+    """Build the engine a profile describes.
+
+    Raises LookupError for an unknown type, :class:`EngineUnavailable` (with the install hint)
+    when the type's optional dependency is missing.
+    """
+    try:
+        factory = ENGINES.get(profile.type)
+    except UnknownName:
         raise LookupError(
             f"engine profile {profile.name!r} has unknown type {profile.type!r}; "
-            f"known types: {', '.join(sorted(factories))}"
-        )
-    return factories[profile.type]()(profile)
+            f"known types: {', '.join(ENGINES.names())}"
+        ) from None
+    except MissingDependency as exc:
+        raise EngineUnavailable(f"engine profile {profile.name!r}: {exc}") from exc
+    return factory(profile)

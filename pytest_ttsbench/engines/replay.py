@@ -3,15 +3,20 @@
 ``type: transcripts`` with ``path`` (a JSON-lines file or a folder of them, relative to the
 configuration file) replays fixed ASR transcripts: the pipeline scores them directly.
 ``type: audio-dir`` with ``path`` (a folder) serves ``{id}.wav`` (or .mp3/.flac/.ogg) clips,
-which then go through the audio checks and ASR like any synthesized clip.
+which then go through the audio checks and ASR like any synthesized clip. When ``path`` is a run
+folder (or results file) written with ``--tts-synth-only``, its results rows name each item's clip
+(``audio_path``, checked against ``audio_sha256``); ``engine`` picks one engine's clips when the
+run holds several.
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from pytest_ttsbench.config import EngineProfile
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
+from pytest_ttsbench.results import read_results
 from pytest_ttsbench.transcripts import TranscriptsError, load_transcripts
 
 AUDIO_SUFFIXES = {".wav": "audio/wav", ".mp3": "audio/mpeg", ".flac": "audio/flac", ".ogg": "audio/ogg"}
@@ -50,13 +55,19 @@ class TranscriptsEngine:
 
 
 class AudioDirEngine:
-    """Serves pre-rendered clips named after the item id (``{id}.wav`` or ``{suite}/{id}.wav``)."""
+    """Serves pre-rendered clips named after the item id (``{id}.wav`` or ``{suite}/{id}.wav``), or
+    the clips a synthesize-only run recorded in its results."""
 
     def __init__(self, profile: EngineProfile) -> None:
         self.name = profile.name
-        self.folder = _profile_path(profile)
+        path = _profile_path(profile)
+        results = path / "results.jsonl" if path.is_dir() else path
+        if path.is_file() and path.suffix != ".jsonl":
+            raise EngineUnavailable(f"audio folder not found at {path}")
+        self.folder = path if path.is_dir() else path.parent
         if not self.folder.is_dir():
-            raise EngineUnavailable(f"audio folder not found at {self.folder}")
+            raise EngineUnavailable(f"audio folder not found at {path}")
+        self.recorded = _recorded_clips(results, profile.option("engine")) if results.is_file() else {}
 
     def _find(self, full_id: str) -> Path | None:
         suite, _, bare = full_id.partition("/")
@@ -68,10 +79,39 @@ class AudioDirEngine:
         return None
 
     def synthesize(self, request: SynthesisRequest) -> Synthesis:
+        if request.item_id in self.recorded:
+            return self._recorded(request.item_id)
         path = self._find(request.item_id)
         if path is None:
             raise EngineError(f"no pre-rendered clip for {request.item_id} in {self.folder}")
         return Synthesis(audio=path.read_bytes(), media_type=AUDIO_SUFFIXES[path.suffix], metadata={"file": str(path)})
 
+    def _recorded(self, item_id: str) -> Synthesis:
+        """The clip a synthesize-only run wrote for ``item_id``, refused if it changed since."""
+        recorded_path, sha256 = self.recorded[item_id]
+        path = Path(recorded_path)
+        if not path.is_file():
+            # The run folder was moved: the clip keeps its place inside it.
+            moved = [p for p in self.folder.rglob(path.name) if p.is_file()]
+            if not moved:
+                raise EngineError(f"clip of {item_id} not found: {recorded_path}")
+            path = moved[0]
+        data = path.read_bytes()
+        if sha256 and hashlib.sha256(data).hexdigest() != sha256:
+            raise EngineError(f"clip of {item_id} changed since it was synthesized: {path}")
+        media_type = AUDIO_SUFFIXES.get(path.suffix, "application/octet-stream")
+        return Synthesis(audio=data, media_type=media_type, metadata={"file": str(path), "synth_only_run": True})
+
     def close(self) -> None:
         pass
+
+
+def _recorded_clips(results: Path, engine: object) -> dict[str, tuple[str, str | None]]:
+    """Item id → (clip path, sha256) from a run's results; one engine's clips when it holds several."""
+    rows = [r for r in read_results(results) if r.audio_path]
+    engines = sorted({r.engine for r in rows})
+    if engine is None and len(engines) > 1:
+        raise EngineUnavailable(f"{results} holds clips of several engines ({', '.join(engines)}); set 'engine'")
+    if engine is not None and engine not in engines:
+        raise EngineUnavailable(f"{results} holds no clips of engine {engine!r} (found: {', '.join(engines)})")
+    return {r.id: (str(r.audio_path), r.audio_sha256) for r in rows if engine is None or r.engine == engine}

@@ -28,14 +28,15 @@ points at its cause: a voice sped up 1.8× shows as such.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
 from pytest_ttsbench.gating.repeats import group_generations
-from pytest_ttsbench.gating.stats import mcnemar_exact
 from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.stats import mcnemar_exact
 
 #: The gate's defaults, measured on the stochastic fake (see README, "Regression gate").
 DEFAULT_ALPHA = 0.05
@@ -285,8 +286,18 @@ def _provenance(rows: Sequence[ItemResult]) -> dict[str, str]:
     routes: dict[str, None] = {}
     for row in rows:
         routes.update(dict.fromkeys(row.route_verdicts or row.transcripts))
+    generation: dict[str, set[str]] = {}
+    for row in rows:
+        record = dict(row.generation or {})
+        settings = record.pop("settings", None) or {}
+        fields = {name: value for name, value in record.items() if name not in ("seed", "date")}  # vary by design
+        fields.update({f"setting {name}": value for name, value in settings.items()})
+        for name, value in fields.items():
+            generation.setdefault(name, set()).add(json.dumps(value, sort_keys=True, ensure_ascii=False))
     return {
         "engine": ", ".join(sorted({row.engine for row in rows})),
+        # a field with many values differs item by item (a clip's length): it is not a setting of the run
+        **{name: ", ".join(sorted(values)) for name, values in sorted(generation.items()) if len(values) <= 3},
         "asr routes": ", ".join(routes),
         "contract": ", ".join(sorted({row.contract for row in rows})),
         "generations per item": str(max((row.repeat for row in rows), default=0) + 1),
@@ -295,7 +306,11 @@ def _provenance(rows: Sequence[ItemResult]) -> dict[str, str]:
 
 def provenance_changes(old: Sequence[ItemResult], new: Sequence[ItemResult]) -> dict[str, tuple[str, str]]:
     before, after = _provenance(old), _provenance(new)
-    return {name: (before[name], after[name]) for name in before if before[name] != after[name]}
+    return {
+        name: (before.get(name, ""), after.get(name, ""))
+        for name in dict.fromkeys([*before, *after])
+        if before.get(name, "") != after.get(name, "")
+    }
 
 
 @dataclass(frozen=True)

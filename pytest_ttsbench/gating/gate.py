@@ -1,34 +1,73 @@
 """The release gate: everything decided once, at the end of a session, from the recorded results.
 
-The plugin calls :func:`evaluate_gate` on the controller (the only process that holds every
-result under pytest-xdist) and :func:`final_status` to turn the outcome into the exit status;
-the terminal summary and the ``<results>.gate.json`` sidecar print the same outcome, so the
-three never disagree.
+:func:`evaluate_gate` is a pure function of the results, the gate's frozen :class:`GateConfig`
+(floors, known gaps, baseline, stored snapshots: all read when the session starts) and what the
+session :class:`Collected` besides results. It writes nothing: the files a run may rewrite
+(``--tts-update-known-gaps``, ``--snapshot-update``) are listed in the outcome and written by
+:func:`write_gate_updates`, and the ``<results>.gate.json`` sidecar by :func:`write_gate`. The
+plugin calls them on the controller (the only process that holds every result under
+pytest-xdist) and :func:`final_status` to turn the outcome into the exit status; the terminal
+summary and the sidecar print the same outcome, so the three never disagree.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pytest_ttsbench.gating.baseline import Comparison, RegressionRule, compare, comparison_id, regression_reasons
-from pytest_ttsbench.gating.known_gaps import unmatched_ids, updated_gaps, write_known_gaps
+from pytest_ttsbench.gating.known_gaps import Gap, KnownGaps, unmatched_ids, updated_gaps, write_known_gaps
 from pytest_ttsbench.gating.repeats import RepeatedItem, aggregate, nondeterministic_engines
-from pytest_ttsbench.gating.snapshots import (
-    SnapshotCheck,
-    check_snapshots,
-    received_snapshots,
-    snapshot_path,
-    update_snapshots,
-)
-from pytest_ttsbench.gating.thresholds import FloorCheck, breaches
+from pytest_ttsbench.gating.snapshots import SnapshotCheck, compare_snapshots, received_snapshots, update_snapshots
+from pytest_ttsbench.gating.thresholds import FloorCheck, FloorLayer, breaches
 from pytest_ttsbench.gating.thresholds import evaluate as evaluate_floors
 from pytest_ttsbench.results import ItemResult
 
-if TYPE_CHECKING:
-    from pytest_ttsbench.session import BenchSession
+
+@dataclass(frozen=True)
+class GateConfig:
+    """What the gate is asked to enforce, fixed when the session starts."""
+
+    engines: tuple[str, ...] = ()
+    repeats: int = 1
+    repeat_policy: str = "all"
+    #: threshold overrides, highest precedence first: command line, then configuration
+    floor_layers: tuple[FloorLayer, ...] = ()
+    known_gaps: Mapping[str, KnownGaps] = field(default_factory=dict)
+    update_known_gaps: bool = False
+    baseline: tuple[ItemResult, ...] | None = None
+    baseline_path: Path | None = None
+    fail_on_regression: bool = False
+    regression_rule: RegressionRule = field(default_factory=RegressionRule)
+    snapshot_mode: str = "off"
+    update_snapshots: bool = False
+    #: engine → (its snapshot file, the serialized transcripts stored there), for each gated engine
+    snapshots: Mapping[str, tuple[Path, Mapping[str, str]]] = field(default_factory=dict)
+
+
+@dataclass
+class Collected:
+    """What a session saw besides results: collected suites and ids, and which tests failed how."""
+
+    #: each collected suite's own ``thresholds`` (on the controller under xdist: sent by the workers)
+    suite_thresholds: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: (engine, id) for every collected target key and item id, to find known-gap ids that match nothing
+    ids: set[tuple[str, str]] = field(default_factory=set)
+    #: (engine, target key) of tests that failed on their verdict, and a count of every other failure
+    verdict_failures: set[tuple[str, str]] = field(default_factory=set)
+    other_failures: int = 0
+
+
+@dataclass(frozen=True)
+class GapUpdate:
+    """A known-gaps file to rewrite after the run."""
+
+    path: Path
+    engine: str
+    gaps: tuple[Gap, ...]
 
 
 @dataclass
@@ -56,6 +95,9 @@ class GateOutcome:
     snapshots: list[SnapshotCheck] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
     exitstatus: int | None = None
+    #: files the run asked to rewrite; :func:`write_gate_updates` writes them
+    gap_updates: list[GapUpdate] = field(default_factory=list)
+    snapshot_updates: dict[Path, dict[str, str]] = field(default_factory=dict)
 
     @property
     def breaches(self) -> list[FloorCheck]:
@@ -126,56 +168,29 @@ def _label(row: ItemResult) -> str:
     return f"{row.key} [{row.engine}]"
 
 
-def evaluate_gate(bench: BenchSession) -> GateOutcome:
-    """Apply the repeat policy, the floors, the known gaps and the baseline to the session's results."""
-    items, repeated = aggregate(bench.results, bench.repeat_policy)
-    repeats = max((row.repeat + 1 for row in bench.results), default=1)
-    outcome = GateOutcome(items=items, repeats=repeats, repeat_policy=bench.repeat_policy, repeated=repeated)
+def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: Collected) -> GateOutcome:
+    """Apply the repeat policy, the floors, the known gaps, the baseline and the snapshots to the results."""
+    items, repeated = aggregate(results, config.repeat_policy)
+    repeats = max((row.repeat + 1 for row in results), default=1)
+    outcome = GateOutcome(items=items, repeats=repeats, repeat_policy=config.repeat_policy, repeated=repeated)
     outcome.nondeterministic = nondeterministic_engines(repeated)
-    for row in bench.results:  # the one-generation probe: the same request sent twice (see pipeline)
-        if row.audio_varies is not None and row.engine not in outcome.nondeterministic and row.audio_varies:
+    for row in results:  # the one-generation probe: the same request sent twice (see pipeline)
+        if row.audio_varies and row.engine not in outcome.nondeterministic:
             outcome.nondeterministic[row.engine] = (1, 1)
-    outcome.checks = evaluate_floors(items, bench.suite_thresholds, bench.floor_layers)
+    outcome.checks = evaluate_floors(items, collected.suite_thresholds, list(config.floor_layers))
     for check in outcome.breaches:
         outcome.reasons.append(
             f"{check.engine} {check.suite}/{check.category}: strict accuracy {check.accuracy:.1%} below floor "
             f"{check.floor:.1%}"
         )
-
-    gap_rows: list[ItemResult] = []
-    for row in items:
-        gaps = bench.known_gaps.get(row.engine)
-        if gaps is None or not row.auto_evaluable or gaps.match(row.id, row.key) is None:
-            continue
-        gap_rows.append(row)
-        (outcome.fixed_gaps if row.verdict == "correct" else outcome.xfailed).append(_label(row))
-    for engine, gaps in bench.known_gaps.items():
-        collected = [gap_id for name, gap_id in bench.collected_ids if name == engine]
-        collected += [gap_id for row in bench.results if row.engine == engine for gap_id in (row.id, row.key)]
-        missing = unmatched_ids(gaps, collected)
-        if missing:
-            outcome.unmatched_gaps[engine] = missing
-        if bench.update_known_gaps:
-            verdicts = {(r.id, r.key): r.verdict for r in items if r.engine == engine and r.auto_evaluable}
-            write_known_gaps(gaps.path, engine, updated_gaps(gaps, verdicts))
-            outcome.updated_gap_files.append(str(gaps.path))
-
-    if bench.baseline is not None:
-        comparison = compare(bench.baseline, bench.results)
-        outcome.comparison = comparison
-        outcome.baseline_path = str(bench.baseline_path) if bench.baseline_path else None
-        outcome.known_gap_ids = {comparison_id(row, comparison.single_engine) for row in gap_rows}
-        outcome.blocking_regressions = [c for c in comparison.regressions if c not in outcome.known_gap_ids]
-        outcome.regression_rule = bench.regression_rule
-        if bench.fail_on_regression:
-            outcome.reasons += regression_reasons(comparison, outcome.blocking_regressions, bench.regression_rule)
-
-    if bench.snapshot_mode != "off":
-        outcome.snapshot_mode = bench.snapshot_mode
-        for engine in bench.engine_names:
-            _check_engine_snapshots(bench, engine, outcome)
-
-    if repeats > 1 and bench.repeat_policy != "all":
+    gap_rows = _known_gaps(results, items, config, collected, outcome)
+    if config.baseline is not None:
+        _compare_baseline(results, config, gap_rows, outcome)
+    if config.snapshot_mode != "off":
+        outcome.snapshot_mode = config.snapshot_mode
+        for engine in config.engines:
+            _check_engine_snapshots(results, config, engine, outcome)
+    if repeats > 1 and config.repeat_policy != "all":
         # Failed generations read XFAIL (see collect.py): the items the policy judges not correct fail here.
         gap_keys = {(row.engine, row.key) for row in gap_rows}
         failing = [
@@ -185,31 +200,84 @@ def evaluate_gate(bench: BenchSession) -> GateOutcome:
         ]
         if failing:
             outcome.reasons.append(
-                f"{len(failing)} item(s) not correct under the {bench.repeat_policy!r} repeat policy: "
+                f"{len(failing)} item(s) not correct under the {config.repeat_policy!r} repeat policy: "
                 + ", ".join(failing)
             )
-    if repeats > 1 and bench.repeat_policy != "all" and bench.other_failures == 0:
+    if repeats > 1 and config.repeat_policy != "all" and collected.other_failures == 0:
         verdict_of = {(row.engine, row.key): row.verdict for row in items}
-        if bench.verdict_failures and all(verdict_of.get(k) == "correct" for k in bench.verdict_failures):
-            outcome.excused = sorted(f"{key} [{engine}]" for engine, key in bench.verdict_failures)
+        failures = collected.verdict_failures
+        if failures and all(verdict_of.get(k) == "correct" for k in failures):
+            outcome.excused = sorted(f"{key} [{engine}]" for engine, key in failures)
     return outcome
 
 
-def _check_engine_snapshots(bench: BenchSession, engine: str, outcome: GateOutcome) -> None:
-    received = received_snapshots(bench.results, engine)
-    if not received:
+def _known_gaps(
+    results: Sequence[ItemResult],
+    items: Sequence[ItemResult],
+    config: GateConfig,
+    collected: Collected,
+    outcome: GateOutcome,
+) -> list[ItemResult]:
+    """Sort gap targets into still failing and fixed; note ids matching nothing; plan rewrites."""
+    gap_rows: list[ItemResult] = []
+    for row in items:
+        gaps = config.known_gaps.get(row.engine)
+        if gaps is None or not row.auto_evaluable or gaps.match(row.id, row.key) is None:
+            continue
+        gap_rows.append(row)
+        (outcome.fixed_gaps if row.verdict == "correct" else outcome.xfailed).append(_label(row))
+    for engine, gaps in config.known_gaps.items():
+        seen = [gap_id for name, gap_id in collected.ids if name == engine]
+        seen += [gap_id for row in results if row.engine == engine for gap_id in (row.id, row.key)]
+        missing = unmatched_ids(gaps, seen)
+        if missing:
+            outcome.unmatched_gaps[engine] = missing
+        if config.update_known_gaps:
+            verdicts = {(r.id, r.key): r.verdict for r in items if r.engine == engine and r.auto_evaluable}
+            outcome.gap_updates.append(GapUpdate(gaps.path, engine, tuple(updated_gaps(gaps, verdicts))))
+            outcome.updated_gap_files.append(str(gaps.path))
+    return gap_rows
+
+
+def _compare_baseline(
+    results: Sequence[ItemResult], config: GateConfig, gap_rows: Sequence[ItemResult], outcome: GateOutcome
+) -> None:
+    assert config.baseline is not None
+    comparison = compare(config.baseline, results)
+    outcome.comparison = comparison
+    outcome.baseline_path = str(config.baseline_path) if config.baseline_path else None
+    outcome.known_gap_ids = {comparison_id(row, comparison.single_engine) for row in gap_rows}
+    outcome.blocking_regressions = [c for c in comparison.regressions if c not in outcome.known_gap_ids]
+    outcome.regression_rule = config.regression_rule
+    if config.fail_on_regression:
+        outcome.reasons += regression_reasons(comparison, outcome.blocking_regressions, config.regression_rule)
+
+
+def _check_engine_snapshots(
+    results: Sequence[ItemResult], config: GateConfig, engine: str, outcome: GateOutcome
+) -> None:
+    received = received_snapshots(results, engine)
+    if not received or engine not in config.snapshots:
         return
-    path = snapshot_path(bench.settings.base_dir, engine)
-    check = check_snapshots(path, engine, received)
-    if bench.update_snapshots:
-        update_snapshots(path, received)
+    path, stored = config.snapshots[engine]
+    check = compare_snapshots(stored, path, engine, received)
+    if config.update_snapshots:
+        outcome.snapshot_updates[path] = {name: snapshot.data for name, snapshot in received.items()}
         check.updated = True
-    elif bench.snapshot_mode == "strict" and (check.changed or check.new):
+    elif config.snapshot_mode == "strict" and (check.changed or check.new):
         outcome.reasons.append(
             f"{engine}: {len(check.changed)} transcript(s) differ from their snapshot and {len(check.new)} have "
             f"none in {path} (--snapshot-update records them)"
         )
     outcome.snapshots.append(check)
+
+
+def write_gate_updates(outcome: GateOutcome) -> None:
+    """Rewrite the files the gate planned to (``--tts-update-known-gaps``, ``--snapshot-update``)."""
+    for update in outcome.gap_updates:
+        write_known_gaps(update.path, update.engine, update.gaps)
+    for path, received in outcome.snapshot_updates.items():
+        update_snapshots(path, received)
 
 
 def final_status(outcome: GateOutcome, status: int) -> int:
@@ -223,11 +291,6 @@ def final_status(outcome: GateOutcome, status: int) -> int:
         return status
     failed = status == 1 and not outcome.excused
     return 1 if failed or outcome.reasons else 0
-
-
-def gate_path(results_path: Path) -> Path:
-    """``results.jsonl`` → ``results.gate.json`` beside it."""
-    return results_path.with_name(f"{results_path.stem}.gate.json")
 
 
 def write_gate(path: Path, outcome: GateOutcome) -> None:

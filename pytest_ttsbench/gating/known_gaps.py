@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-import yaml
+from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml
 
 FAILING = frozenset({"wrong", "unknown", "error"})
 
@@ -99,11 +98,13 @@ def load_known_gaps(path: Path, engine: str) -> KnownGaps:
     if not path.is_file():
         return KnownGaps(engine=engine, path=path, exists=False)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
+        data = load_yaml(path.read_text(encoding="utf-8"))
+    except YamlSyntaxError as exc:
         raise KnownGapsError(f"{path}: not valid YAML: {exc}") from exc
     if data is None:
         data = {}
+    import jsonschema
+
     errors = sorted(jsonschema.Draft202012Validator(KNOWN_GAPS_SCHEMA).iter_errors(data), key=lambda e: list(e.path))
     if errors:
         problems = []
@@ -164,5 +165,7 @@ def write_known_gaps(path: Path, engine: str, gaps: Iterable[Gap]) -> None:
     body = {"engine": engine, "gaps": [gap.to_dict() for gap in gaps]}
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
+    import yaml
+
     tmp.write_text(yaml.safe_dump(body, sort_keys=False, allow_unicode=True), encoding="utf-8")
     tmp.replace(path)

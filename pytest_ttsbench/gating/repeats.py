@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +26,7 @@ POLICIES = ("all", "majority", "any")
 _NOT_CORRECT = ("wrong", "unknown", "error")
 
 
-def policy_verdict(verdicts: list[str], policy: str) -> str:
+def policy_verdict(verdicts: Sequence[str], policy: str) -> str:
     """The item verdict from its generations' verdicts."""
     if policy not in POLICIES:
         raise ValueError(f"repeat policy {policy!r} is not one of {POLICIES}")
@@ -103,14 +103,25 @@ def aggregate(results: Iterable[ItemResult], policy: str) -> tuple[list[ItemResu
     """One row per item with the policy's verdict, and the per-item detail.
 
     The row kept is the first generation's (its evidence and transcript), with the verdict
-    replaced, so every summary and gate downstream counts items, not generations.
+    replaced, so every summary and gate downstream counts items, not generations. Each route's
+    own verdict goes through the same policy over the generations that route judged, so the
+    per-route figures count items too. Targets that are not auto-evaluable (items judged by
+    listeners) have no verdict to compare across generations, so they get a row but no per-item
+    detail.
     """
     rows: list[ItemResult] = []
     items: list[RepeatedItem] = []
     for (engine, key), generations in group_generations(results).items():
         verdicts = [g.verdict for g in generations]
         verdict = policy_verdict(verdicts, policy)
-        rows.append(dataclasses.replace(generations[0], verdict=verdict))  # type: ignore[arg-type]
+        routes = dict.fromkeys(name for g in generations for name in g.route_verdicts)
+        route_verdicts = {
+            name: policy_verdict([g.route_verdicts.get(name) or "unknown" for g in generations], policy)
+            for name in routes
+        }
+        rows.append(dataclasses.replace(generations[0], verdict=verdict, route_verdicts=route_verdicts))  # type: ignore[arg-type]
+        if not generations[0].auto_evaluable:
+            continue
         items.append(
             RepeatedItem(
                 engine,

@@ -25,7 +25,7 @@ under pytest-xdist.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,9 +33,10 @@ from typing import Any
 from syrupy.data import Snapshot, SnapshotCollection
 from syrupy.extensions.amber.serializer import AmberDataSerializer
 
-from pytest_ttsbench.pipeline import safe_name
+from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.results import ItemResult
 from pytest_ttsbench.scorers.normalize import normalized_transcript
+from pytest_ttsbench.scorers.registry import UnknownScorerError, get_scorer
 
 MODES = ("off", "report", "strict")
 SNAPSHOT_DIR = "__tts_snapshots__"
@@ -55,10 +56,14 @@ class Received:
 
 
 def received_snapshots(results: Iterable[ItemResult], engine: str) -> dict[str, Received]:
-    """One snapshot per item (its targets share a clip, its generations are pooled), by item id."""
+    """One snapshot per item (its targets share a clip, its generations are pooled), by item id.
+
+    Clips judged by listeners only (a scorer that needs no transcript) have no snapshot: they are
+    never transcribed, so a missing snapshot of theirs must not fail a strict run.
+    """
     clips: dict[str, dict[int, ItemResult]] = {}
     for row in results:
-        if row.engine == engine:
+        if row.engine == engine and _transcribed(row):
             clips.setdefault(row.id, {})[row.repeat] = row
     received: dict[str, Received] = {}
     for item_id, generations in clips.items():
@@ -67,8 +72,9 @@ def received_snapshots(results: Iterable[ItemResult], engine: str) -> dict[str, 
         for row in rows:
             for route, text in row.transcripts.items():
                 heard.setdefault(route, set()).add(normalized_transcript(text, row.language))
+        data: dict[str, Any]
         if len(rows) == 1:
-            data: dict[str, Any] = {route: next(iter(texts)) for route, texts in heard.items()}
+            data = {route: next(iter(texts)) for route, texts in heard.items()}
         else:
             data = {route: tuple(sorted(texts)) for route, texts in heard.items()}
         variants = frozenset(AmberDataSerializer.serialize(t) for texts in heard.values() for t in texts)
@@ -86,6 +92,13 @@ def _stored_variants(serialized: str) -> set[str]:
         elif "': '" in text:  # 'route': 'transcript' of a one-generation snapshot
             found.add(text.split(": ", 1)[1])
     return found
+
+
+def _transcribed(row: ItemResult) -> bool:
+    try:
+        return get_scorer(row.scorer).needs_transcript if row.scorer else True
+    except UnknownScorerError:
+        return True
 
 
 @dataclass
@@ -112,9 +125,15 @@ class SnapshotCheck:
         }
 
 
-def check_snapshots(path: Path, engine: str, received: dict[str, Received]) -> SnapshotCheck:
-    """Compare a run's transcripts with the stored ones (a missing file stores nothing)."""
-    stored = {s.name: str(s.data) for s in AmberDataSerializer.read_file(str(path))}
+def read_snapshots(path: Path) -> dict[str, str]:
+    """The stored serialized transcripts by snapshot name (a missing file stores nothing)."""
+    return {s.name: str(s.data) for s in AmberDataSerializer.read_file(str(path))}
+
+
+def compare_snapshots(
+    stored: Mapping[str, str], path: Path, engine: str, received: Mapping[str, Received]
+) -> SnapshotCheck:
+    """Compare a run's transcripts with the stored ones, read from ``path`` beforehand."""
     check = SnapshotCheck(engine=engine, path=path)
     for name in sorted(received):
         now = received[name]
@@ -130,11 +149,11 @@ def check_snapshots(path: Path, engine: str, received: dict[str, Received]) -> S
     return check
 
 
-def update_snapshots(path: Path, received: dict[str, Received]) -> None:
+def update_snapshots(path: Path, received: Mapping[str, str]) -> None:
     """Write the run's transcripts, keeping the stored snapshots of items that did not run."""
     collection = AmberDataSerializer.read_file(str(path))
-    for name, snapshot in received.items():
-        collection.add(Snapshot(name=name, data=snapshot.data))
+    for name, data in received.items():
+        collection.add(Snapshot(name=name, data=data))
     fresh = SnapshotCollection(location=str(path))
     fresh.merge(collection)
     path.parent.mkdir(parents=True, exist_ok=True)

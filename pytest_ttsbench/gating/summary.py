@@ -24,8 +24,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from pytest_ttsbench.gating.stats import wilson_interval
 from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.stats import wilson_interval
 from pytest_ttsbench.verdict import OUTCOMES
 
 #: Group key used when a row has no value for a ``by`` attribute or facet.

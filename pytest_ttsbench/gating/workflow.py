@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import numpy as np
-
 from pytest_ttsbench.results import ItemResult
 
 
@@ -29,19 +27,17 @@ class WorkflowFigures:
 def _latency(values: list[float]) -> Latency:
     if not values:
         return Latency(0, None, None)
+    import numpy as np
+
     p50, p95 = np.percentile(np.asarray(values, dtype=float), [50, 95])
     return Latency(len(values), float(p50), float(p95))
-
-
-# Errors that mean no audio came back: such requests say nothing about how fast an engine speaks.
-_NO_AUDIO = ("synthesis failed", "engine ")
 
 
 def workflow_figures(results: Iterable[ItemResult]) -> dict[str, WorkflowFigures]:
     """Per engine, one request per clip that returned audio; targets of one item share it and count once."""
     clips: dict[str, dict[tuple[str, int], ItemResult]] = {}
     for result in results:
-        if result.error is not None and result.error.startswith(_NO_AUDIO):
+        if not result.returned_audio:  # such requests say nothing about how fast an engine speaks
             continue
         clips.setdefault(result.engine, {}).setdefault((result.id, result.repeat), result)
     figures: dict[str, WorkflowFigures] = {}

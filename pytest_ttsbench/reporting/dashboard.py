@@ -13,26 +13,20 @@ disk (``file://``) with no server and no network, and survives being moved or ar
 * ``items/index.html`` and one page per item (per target) with every run's verdict, transcript
   and clip for every engine.
 
-Every figure comes from the results files alone; several generations of an item (``--tts-repeats``)
-count once: under the "all generations correct" policy in the tables, by majority flip (flaky
-pairs apart) in the changes, as in the gate.
+Every figure comes from the results files alone, read by :mod:`pytest_ttsbench.runs`: several
+generations of an item (``--tts-repeats``) count once, under the run's repeat policy, as in the gate
+(in the changes: by majority flip, flaky pairs apart, as the baseline comparison counts them).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
 
 from pytest_ttsbench.gating.baseline import compare
-from pytest_ttsbench.gating.gate import gate_path
-from pytest_ttsbench.gating.repeats import aggregate
 from pytest_ttsbench.gating.summary import summarize
-from pytest_ttsbench.pipeline import safe_name
+from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.reporting import plots
 from pytest_ttsbench.reporting.html import (
     CSS,
@@ -45,94 +39,26 @@ from pytest_ttsbench.reporting.html import (
     heard_html,
     verdict_html,
 )
-from pytest_ttsbench.reporting.leaderboard import Run, entry_from_run, ranked
-from pytest_ttsbench.results import ItemResult, read_results
+from pytest_ttsbench.reporting.leaderboard import entry_from_run, ranked
+from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.runs import Run, find_runs
 
 PAGE_CSS = (
     CSS
     + """
 body{font-family:system-ui,sans-serif;margin:1.5em;color:#1f2328;max-width:1400px}
-.wide{overflow-x:auto}
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.5em;border-bottom:1px solid #d0d7de}
 table.data{border-collapse:collapse;margin:.5em 0 1em;max-width:100%}
 table.data th,table.data td{border:1px solid #d0d7de;padding:3px 6px;vertical-align:top;text-align:left;
 overflow-wrap:anywhere}
 table.data audio{width:11em;max-width:100%}
 details.pair{margin:.3em 0}details.pair summary{cursor:pointer}
+.wide{overflow-x:auto}
 nav a{margin-right:1em}
 img.chart{max-width:100%;height:auto;display:block;margin:.5em 0}
 .muted{color:#57606a}
 """
 )
-
-
-class DashboardError(ValueError):
-    """The runs folder holds nothing to build a dashboard from."""
-
-
-@dataclass
-class RunData:
-    """One results file: its name on the dashboard, when it started, and its rows (one per target)."""
-
-    name: str
-    path: Path
-    started: datetime
-    results: list[ItemResult] = field(default_factory=list)
-    #: the run's release gate (``<results>.gate.json`` beside it), when it was gated
-    gate: dict[str, Any] | None = None
-
-    @property
-    def engines(self) -> list[str]:
-        return sorted({r.engine for r in self.results})
-
-    def rows_for(self, engine: str) -> list[ItemResult]:
-        return [r for r in self.results if r.engine == engine]
-
-
-def find_results_files(runs_dir: Path) -> list[Path]:
-    """``RUNS/*/results.jsonl`` and ``RUNS/*.jsonl``."""
-    if not runs_dir.is_dir():
-        raise DashboardError(f"{runs_dir}: not a folder of runs")
-    return sorted(runs_dir.glob("*/results.jsonl")) + sorted(runs_dir.glob("*.jsonl"))
-
-
-def _started(results: Sequence[ItemResult], path: Path) -> datetime:
-    """The run's earliest ``started_at``, else the file's modification time (UTC)."""
-    stamps = []
-    for result in results:
-        if not result.started_at:
-            continue
-        try:
-            stamp = datetime.fromisoformat(result.started_at.replace("Z", "+00:00"))
-        except ValueError:
-            continue
-        stamps.append(stamp if stamp.tzinfo else stamp.replace(tzinfo=timezone.utc))
-    return min(stamps) if stamps else datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
-
-
-def _read_gate(results_file: Path) -> dict[str, Any] | None:
-    """The gate sidecar the plugin writes beside a results file; None when absent or unreadable."""
-    path = gate_path(results_file)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def load_runs(runs_dir: Path) -> list[RunData]:
-    """Every non-empty results file under ``runs_dir``, oldest first (ties by name)."""
-    runs = []
-    for path in find_results_files(runs_dir):
-        rows = read_results(path)
-        if not rows:
-            continue
-        items, _ = aggregate(rows, "all")
-        name = path.parent.name if path.name == "results.jsonl" else path.stem
-        runs.append(RunData(name, path, _started(rows, path), items, _read_gate(path)))
-    if not runs:
-        raise DashboardError(f"{runs_dir}: no results files (expected */results.jsonl or *.jsonl)")
-    return sorted(runs, key=lambda run: (run.started, run.name))
 
 
 def item_slug(key: str) -> str:
@@ -161,15 +87,19 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 class Dashboard:
     """Builds the site; one instance per build."""
 
-    def __init__(self, runs: list[RunData], site: Path, title: str = "TTS benchmark dashboard") -> None:
-        self.runs = runs
+    def __init__(self, runs: list[Run], site: Path, title: str = "TTS benchmark dashboard") -> None:
+        self.runs = runs  # one per engine and results file, oldest first
         self.site = site
         self.title = title
         self.clips = ClipStore(site)
-        self.engines = sorted({engine for run in runs for engine in run.engines})
+        self.engines = sorted({run.system for run in runs})
+        #: each results file's runs, oldest file first: what the "Runs" table lists
+        self.files: dict[Path, list[Run]] = {}
+        for run in runs:
+            self.files.setdefault(run.path, []).append(run)
 
-    def runs_with(self, engine: str) -> list[RunData]:
-        return [run for run in self.runs if engine in run.engines]
+    def runs_with(self, engine: str) -> list[Run]:
+        return [run for run in self.runs if run.system == engine]
 
     def build(self) -> Path:
         self.site.mkdir(parents=True, exist_ok=True)
@@ -188,12 +118,12 @@ class Dashboard:
 
     def latest_rows(self) -> list[ItemResult]:
         """Each engine's rows from the latest run that has it."""
-        return [row for engine in self.engines for row in self.runs_with(engine)[-1].rows_for(engine)]
+        return [row for engine in self.engines for row in self.runs_with(engine)[-1].items]
 
     def index_html(self) -> str:
         latest = self.latest_rows()
         parts = [
-            f'<p class="muted">{len(self.runs)} run(s), {len(self.engines)} engine(s): '
+            f'<p class="muted">{len(self.files)} run(s), {len(self.engines)} engine(s): '
             f"{esc(', '.join(self.engines))}. Latest run: {esc(self.runs[-1].name)}.</p>",
             "<h2>Leaderboard (each engine's latest run)</h2>",
             self.leaderboard_html(),
@@ -218,7 +148,8 @@ class Dashboard:
     def runs_html(self) -> str:
         """Every run, newest first, with its engines, its size and its release gate's verdict."""
         rows = []
-        for run in reversed(self.runs):
+        for runs in reversed(self.files.values()):
+            run = runs[0]
             if run.gate is None:
                 gate = '<span class="muted">not gated</span>'
             elif run.gate.get("passed"):
@@ -227,13 +158,14 @@ class Dashboard:
                 reasons = "".join(f"<li>{esc(reason)}</li>" for reason in run.gate.get("reasons") or [])
                 gate = f'<span class="ttsbench-gate-failed">FAILED</span><ul>{reasons}</ul>'
             started = run.started.strftime("%Y-%m-%d %H:%M UTC")
-            rows.append([esc(run.name), esc(started), esc(", ".join(run.engines)), str(len(run.results)), gate])
+            engines = ", ".join(sorted(r.system for r in runs))
+            rows.append([esc(run.name), esc(started), esc(engines), str(sum(len(r.items) for r in runs)), gate])
         return _table(("run", "started", "engines", "targets", "gate"), rows)
 
     def history_table_html(self, engine: str) -> str:
         """The figures behind the history chart: strict accuracy and Wilson interval per category and run."""
         runs = self.runs_with(engine)
-        per_run = [summarize(run.rows_for(engine), ["suite", "category"]) for run in runs]
+        per_run = [summarize(run.items, ["suite", "category"]) for run in runs]
         lines = sorted({key for figures in per_run for key in figures})
         rows = []
         for key in lines:
@@ -252,16 +184,11 @@ class Dashboard:
         return _table(("category", *(run.name for run in runs)), rows)
 
     def leaderboard_html(self) -> str:
-        entries = []
-        for engine in self.engines:
-            run = self.runs_with(engine)[-1]
-            rows = run.rows_for(engine)
-            routes = list(dict.fromkeys(name for r in rows for name in [*r.route_verdicts, *r.transcripts]))
-            entries.append(entry_from_run(Run(engine, run.started.date().isoformat(), routes, rows)))
+        entries = [entry_from_run(self.runs_with(engine)[-1]) for engine in self.engines]
         rows = []
         for rank, entry in ranked(entries):
             accuracy = "-" if entry.strict_accuracy is None else f"{100 * entry.strict_accuracy:.1f}%"
-            bucket = summarize(self.runs_with(entry.system)[-1].rows_for(entry.system), [])[()]
+            bucket = summarize(self.runs_with(entry.system)[-1].items, [])[()]
             ci = bucket.ci95
             interval = "-" if ci is None else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
             rows.append(
@@ -297,7 +224,7 @@ class Dashboard:
         points = [
             plots.Point(run.name, f"{suite}/{category}", bucket)
             for run in runs
-            for (suite, category), bucket in summarize(run.rows_for(engine), ["suite", "category"]).items()
+            for (suite, category), bucket in summarize(run.items, ["suite", "category"]).items()
         ]
         svg = plots.history_chart_svg(points, [run.name for run in runs], f"{engine}: strict accuracy per category")
         return self._chart(f"history-{engine}", f"{engine}: strict accuracy per category over runs", svg)
@@ -307,33 +234,32 @@ class Dashboard:
         runs = self.runs_with(engine)
         if len(runs) < 2:
             return '<p class="muted">Only one run: nothing to compare.</p>'
-        return self.pair_html(engine, runs[-2], runs[-1])
+        return self.pair_html(runs[-2], runs[-1])
 
     def earlier_changes_html(self, engine: str) -> str:
         """Every earlier run against its predecessor, newest first, folded: no regression is ever out of reach."""
         runs = self.runs_with(engine)
         parts = []
         for before_run, after_run in reversed(list(pairwise(runs[:-1]))):
-            summary = self.pair_summary(engine, before_run, after_run)
+            comparison = compare(before_run.rows, after_run.rows)
+            summary = (
+                f"{after_run.name} against {before_run.name}: {len(comparison.regressions)} regression(s), "
+                f"{len(comparison.fixes)} fix(es)"
+            )
             parts.append(
                 f'<details class="pair"><summary>{esc(summary)}</summary>'
-                f"{self.pair_html(engine, before_run, after_run)}</details>"
+                f"{self.pair_html(before_run, after_run)}</details>"
             )
         return "".join(parts)
 
-    def pair_summary(self, engine: str, before_run: RunData, after_run: RunData) -> str:
-        comparison = compare(before_run.rows_for(engine), after_run.rows_for(engine))
-        return (
-            f"{after_run.name} against {before_run.name}: {len(comparison.regressions)} regression(s), "
-            f"{len(comparison.fixes)} fix(es)"
-        )
+    def pair_html(self, before_run: Run, after_run: Run) -> str:
+        """One run against its predecessor: counts, McNemar p, audio change, then each changed item.
 
-    def pair_html(self, engine: str, before_run: RunData, after_run: RunData) -> str:
-        """One run against its predecessor: counts, McNemar p, audio change, then each changed item."""
-        before_rows, after_rows = before_run.rows_for(engine), after_run.rows_for(engine)
-        comparison = compare(before_rows, after_rows)
-        before = {r.key: r for r in before_rows if r.repeat == 0}
-        after = {r.key: r for r in after_rows if r.repeat == 0}
+        Pairs count by majority flip over an item's generations, flaky pairs apart, as in the gate.
+        """
+        comparison = compare(before_run.rows, after_run.rows)
+        before = {r.key: r for r in before_run.rows if r.repeat == 0}
+        after = {r.key: r for r in after_run.rows if r.repeat == 0}
         parts = [
             f'<p class="muted">{esc(after_run.name)} against {esc(before_run.name)}: '
             f"{len(comparison.regressions)} regression(s), {len(comparison.fixes)} fix(es), "
@@ -363,7 +289,7 @@ class Dashboard:
             parts.append(f"<h4>{label}</h4>" + _table(header, rows))
         return "".join(parts)
 
-    def _change_row(self, old: ItemResult, old_run: RunData, new: ItemResult, new_run: RunData) -> list[str]:
+    def _change_row(self, old: ItemResult, old_run: Run, new: ItemResult, new_run: Run) -> list[str]:
         return [
             f'<a href="items/{item_slug(new.key)}.html">{esc(new.key)}</a>',
             esc(new.category),
@@ -382,7 +308,7 @@ class Dashboard:
     def write_item_pages(self) -> None:
         keys: dict[str, dict[str, ItemResult]] = {}  # key → engine → latest row
         for run in self.runs:
-            for row in run.results:
+            for row in run.items:
                 keys.setdefault(row.key, {})[row.engine] = row
         listing = []
         for key in sorted(keys):
@@ -398,7 +324,7 @@ class Dashboard:
         page_dir = self.site / "items"
         rows, latest = [], None
         for run in self.runs:
-            for row in run.results:
+            for row in run.items:
                 if row.key != key:
                     continue
                 latest = row
@@ -423,7 +349,7 @@ class Dashboard:
         return _page(key, intro + table, depth=1)
 
 
-def build_dashboard(runs_dir: Path, site: Path, title: str = "TTS benchmark dashboard") -> tuple[Path, list[RunData]]:
+def build_dashboard(runs_dir: Path, site: Path, title: str = "TTS benchmark dashboard") -> tuple[Path, list[Run]]:
     """Build the site for every run under ``runs_dir`` into ``site``; returns its ``index.html`` and the runs."""
-    runs = load_runs(runs_dir)
+    runs = find_runs(runs_dir)
     return Dashboard(runs, site, title).build(), runs

@@ -23,18 +23,22 @@ import html
 import json
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_ttsbench.collect import RESULT_PROPERTY
 from pytest_ttsbench.gating.summary import Bucket, summarize
-from pytest_ttsbench.pipeline import safe_name
+from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.reporting.terminal import floor_rows
-from pytest_ttsbench.results import ItemResult
-from pytest_ttsbench.session import BENCH_KEY
+from pytest_ttsbench.results import ItemResult, result_from_report
+from pytest_ttsbench.verdict import explain_evidence
+
+if TYPE_CHECKING:
+    from pytest_ttsbench.gating.baseline import Comparison
+    from pytest_ttsbench.gating.gate import GateOutcome
 
 AUDIO_FOLDER = "audio"
 CHART_FOLDER = "charts"
@@ -89,14 +93,6 @@ def esc(value: Any) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
-def result_from_report(report: Any) -> ItemResult | None:
-    """The result a benchmark test attached to its report, if any (only the call phase has one)."""
-    for name, value in getattr(report, "user_properties", ()) or ():
-        if name == RESULT_PROPERTY:
-            return ItemResult.from_dict(json.loads(value))
-    return None
-
-
 def expected_text(result: ItemResult) -> str:
     """What the scorer expected, in its own words; the raw expectation when the scorer is unknown."""
     from pytest_ttsbench.scorers.registry import get_scorer
@@ -111,19 +107,7 @@ def evidence_text(result: ItemResult) -> str:
     """Why the verdict: the error, a forbidden reading heard, what is missing, or what matched."""
     if result.verdict == "error":
         return f"error: {result.error or result.evidence.get('reason', '')}"
-    evidence = result.evidence
-    parts = []
-    if evidence.get("negative"):
-        parts.append("forbidden reading heard: " + ", ".join(map(str, evidence["negative"])))
-    if evidence.get("missing"):
-        parts.append("missing: " + ", ".join(map(str, evidence["missing"])))
-    if evidence.get("matched"):
-        parts.append("matched: " + ", ".join(map(str, evidence["matched"])))
-    if evidence.get("heard"):
-        parts.append("parsed: " + ", ".join(map(str, evidence["heard"])))
-    if evidence.get("note"):
-        parts.append(str(evidence["note"]))
-    return "; ".join(parts)
+    return explain_evidence(result.evidence)
 
 
 def heard_html(result: ItemResult) -> str:
@@ -248,7 +232,7 @@ def facet_table_html(results: Sequence[ItemResult], facet: str) -> str:
     return table_html(("engine", "suite", facet, *FIGURE_HEADER), rows, 3, f"ttsbench-facet-{safe_name(facet)}")
 
 
-def gate_html(outcome: Any, clips: ClipStore | None = None) -> str:
+def gate_html(outcome: GateOutcome | None, clips: ClipStore | None = None) -> str:
     """The release gate (a GateOutcome): floors, verdict, flaky items, the baseline; empty when nothing was gated."""
     if outcome is None:
         return ""
@@ -269,32 +253,22 @@ def gate_html(outcome: Any, clips: ClipStore | None = None) -> str:
         parts += [f'<p class="ttsbench-fixed-gap">Fixed known gap: {esc(label)}</p>' for label in outcome.fixed_gaps]
     if outcome.flaky:
         rows = [
-            [
-                esc(item.engine),
-                esc(item.key),
-                f"{item.correct_count}/{len(item.verdicts)}",
-                esc(", ".join(item.verdicts)),
-            ]
+            [item.engine, item.key, f"{item.correct_count}/{len(item.verdicts)}", ", ".join(item.verdicts)]
             for item in outcome.flaky
         ]
-        header = ("engine", "item", "correct", "generations")
-        parts.append("<h4>Flaky items (generations disagree)</h4>" + table_html(header, rows, 2, "ttsbench-flaky"))
+        flaky_header = ("engine", "item", "correct", "generations")
+        parts.append(
+            "<h4>Flaky items (generations disagree)</h4>" + table_html(flaky_header, rows, 2, "ttsbench-flaky")
+        )
     if outcome.comparison is not None:
         parts.append(baseline_html(outcome.comparison, outcome.known_gap_ids, clips))
     return "".join(parts)
 
 
-def baseline_html(comparison: Any, known_gaps: Any = (), clips: ClipStore | None = None) -> str:
+def baseline_html(comparison: Comparison, known_gaps: Collection[str] = (), clips: ClipStore | None = None) -> str:
     """Per-category regressions, fixes and McNemar p; then each change with its text, transcripts and clips."""
     rows = [
-        [
-            esc(name),
-            str(len(c.regressions)),
-            str(len(c.fixes)),
-            str(len(c.flaky)),
-            str(c.unchanged),
-            f"{c.mcnemar_p:.3g}",
-        ]
+        [name, str(len(c.regressions)), str(len(c.fixes)), str(len(c.flaky)), str(c.unchanged), f"{c.mcnemar_p:.3g}"]
         for name, c in sorted(comparison.by_category.items())
     ]
     rows.append(
@@ -325,11 +299,10 @@ def baseline_html(comparison: Any, known_gaps: Any = (), clips: ClipStore | None
         cells.append("" if ratio is None else f"{ratio:.2f}×")
         changes.append("<tr>" + "".join(f'<td class="label">{cell}</td>' for cell in cells) + "</tr>")
     if changes:
-        header = ("change", "item", "text", "before", "heard before", "clip before", "now", "heard now", "clip now")
-        head = "".join(f'<th class="label">{esc(h)}</th>' for h in (*header, "duration"))
-        parts.append(
-            f'<table class="ttsbench-changes"><thead><tr>{head}</tr></thead><tbody>{"".join(changes)}</tbody></table>'
-        )
+        columns = ("change", "item", "text", "before", "heard before", "clip before", "now", "heard now", "clip now")
+        head = "".join(f'<th class="label">{esc(h)}</th>' for h in (*columns, "duration"))
+        body = "".join(changes)
+        parts.append(f'<table class="ttsbench-changes"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>')
     return "".join(parts)
 
 
@@ -348,20 +321,36 @@ def charts_for(results: Sequence[ItemResult], breakdown: Sequence[str] = ()) -> 
 # --- the pytest-html plugin ----------------------------------------------------------------------
 
 
-def register_html_report(config: pytest.Config) -> None:
-    """Add the benchmark columns and summary to pytest-html's report, when one is being written."""
+@dataclass(frozen=True)
+class SessionSummary:
+    """What the report's summary shows of a finished session: its items, breakdown facets and gate."""
+
+    items: Sequence[ItemResult]
+    breakdown: Sequence[str] = ()
+    gate: GateOutcome | None = None  # None when nothing was gated
+
+
+SummarySource = Callable[[], "SessionSummary | None"]
+
+
+def register_html_report(config: pytest.Config, summary: SummarySource) -> None:
+    """Add the benchmark columns and summary to pytest-html's report, when one is being written.
+
+    ``summary`` is asked once the session has finished (None: nothing was benchmarked).
+    """
     if not config.pluginmanager.hasplugin("html") or not config.getoption("htmlpath", None):
         return
     if hasattr(config, "workerinput"):  # pytest-html writes the report on the controller only
         return
-    config.pluginmanager.register(HtmlReport(config), "ttsbench-html")
+    config.pluginmanager.register(HtmlReport(config, summary), "ttsbench-html")
 
 
 class HtmlReport:
     """pytest-html hooks: benchmark columns per row, summary tables, gate and charts on top."""
 
-    def __init__(self, config: pytest.Config) -> None:
+    def __init__(self, config: pytest.Config, summary: SummarySource) -> None:
         self.config = config
+        self.summary = summary
         path = Path(os.path.expandvars(str(config.getoption("htmlpath")))).expanduser()
         self.report_path = path if path.is_absolute() else Path.cwd() / path
         self.root = self.report_path.parent
@@ -407,20 +396,18 @@ class HtmlReport:
     def pytest_html_results_summary(
         self, prefix: list[str], summary: list[str], postfix: list[str], session: Any
     ) -> None:
-        bench = session.config.stash.get(BENCH_KEY, None)
-        if bench is None or not bench.results:
-            return
-        items = bench.gate.items if bench.gate is not None else bench.results
-        prefix.append(self.summary_html(items, bench.breakdown, bench.gate))
+        finished = self.summary()
+        if finished is not None:
+            prefix.append(self.summary_html(finished.items, finished.breakdown, finished.gate))
 
-    def summary_html(self, items: Sequence[ItemResult], breakdown: Sequence[str], gate: Any) -> str:
+    def summary_html(self, items: Sequence[ItemResult], breakdown: Sequence[str], gate: GateOutcome | None) -> str:
         parts = [f"<style>{CSS}</style>", '<div class="ttsbench-summary">', "<h3>Text-to-speech benchmark</h3>"]
         parts.append(category_table_html(items))
         for facet in breakdown:
             parts.append(f"<h4>By {esc(facet)}</h4>" + facet_table_html(items, facet))
-        gate = gate_html(gate, self.clips)
-        if gate:
-            parts.append("<h4>Release gate</h4>" + gate)
+        gate_part = gate_html(gate, self.clips)
+        if gate_part:
+            parts.append("<h4>Release gate</h4>" + gate_part)
         for stem, alt, svg in charts_for(items, breakdown):
             parts.append(f'<img class="ttsbench-chart" alt="{esc(alt)}" src="{esc(self.chart_src(stem, svg))}">')
         parts.append("</div>")

@@ -12,13 +12,13 @@ import csv
 import datetime as dt
 import io
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from pytest_ttsbench.gating.summary import overall
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.runs import Run
 
 COLUMNS: tuple[str, ...] = (
     "rank",
@@ -88,23 +88,13 @@ class LeaderboardEntry:
         )
 
 
-@dataclass
-class Run:
-    """One scored run to put on the board."""
-
-    system: str
-    date: str
-    asr_routes: Sequence[str]
-    results: list[ItemResult]
-
-
 def entry_from_run(run: Run) -> LeaderboardEntry:
-    """The overall figures of a run (auto-evaluable targets only) as a leaderboard entry."""
-    bucket = overall(run.results)
+    """The overall figures of a run (auto-evaluable targets only, each item once) as a leaderboard entry."""
+    bucket = overall(run.items)
     return LeaderboardEntry(
         system=run.system,
         date=run.date,
-        asr_routes=tuple(run.asr_routes),
+        asr_routes=tuple(run.routes),
         strict_accuracy=bucket.strict_accuracy,
         coverage=bucket.coverage,
         resolved_accuracy=bucket.resolved_accuracy,

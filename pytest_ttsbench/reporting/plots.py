@@ -13,11 +13,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import matplotlib
-from matplotlib.figure import Figure
-
 from pytest_ttsbench.gating.summary import Bucket, summarize
+from pytest_ttsbench.registry import MissingDependency
 from pytest_ttsbench.results import ItemResult
+
+INSTALL_HINT = "pip install 'pytest-ttsbench[plots]'"
+try:
+    import matplotlib
+    from matplotlib.figure import Figure
+except ModuleNotFoundError as exc:  # charts are an extra: the main job needs none
+    raise MissingDependency(f"charts need matplotlib, which is not installed: {INSTALL_HINT}", name=exc.name) from exc
 
 # A fixed id salt and no date make the SVG byte-stable for identical data (diffable artifacts);
 # text stays text (not glyph outlines), so labels are searchable and any script renders.

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from pytest_ttsbench.reporting.html import result_from_report
-from pytest_ttsbench.results import ItemResult
-from pytest_ttsbench.session import BENCH_KEY
+from pytest_ttsbench.results import ItemResult, result_from_report
 
 DEFAULT_EVERY = 25
 
@@ -123,10 +121,9 @@ def progress_every(option: int | None, is_tty: bool) -> int:
     return 0 if is_tty else DEFAULT_EVERY
 
 
-def register_progress(config: pytest.Config) -> None:
+def register_progress(config: pytest.Config, engines: Sequence[str]) -> None:
     """Add the progress reporter on the controller of a benchmark run, when it is wanted."""
-    bench = config.stash.get(BENCH_KEY, None)
-    if hasattr(config, "workerinput") or bench is None or not bench.engine_names:
+    if hasattr(config, "workerinput") or not engines:
         return  # workers report to the controller; a run that synthesizes nothing needs no progress
     every = progress_every(config.getoption("tts_progress", None), sys.stdout.isatty())
     if every <= 0:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_ttsbench.gating.snapshots import one_line
 from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.gating.workflow import workflow_figures
+from pytest_ttsbench.pinned_recognizer import recognizer_mismatches
 from pytest_ttsbench.results import ItemResult
+
+if TYPE_CHECKING:
+    from pytest_ttsbench.gating.gate import GateOutcome
 
 
 class _Writer(Protocol):
@@ -78,6 +82,7 @@ def summary_lines(results: Sequence[ItemResult], breakdown: Sequence[str] = ()) 
     excluded = sum(b.excluded for b in totals.values())
     if excluded:
         lines.append(f"{excluded} target(s) not auto-evaluable: recorded, excluded from accuracy")
+    lines += [mismatch.line() for mismatch in recognizer_mismatches(results)]
     return lines
 
 
@@ -98,6 +103,20 @@ def write_summary(
         writer.write_line(f"{len(flagged)} transcript(s) flagged by ASR guards (see asr_flags in the results)")
     if results_path is not None:
         writer.write_line(f"results: {results_path}")
+
+
+def write_synth_only_summary(writer: _Writer, results: Sequence[ItemResult], results_path: Path | None) -> None:
+    """What a synthesize-only run left: clips per engine, the failed ones, and how to score them."""
+    writer.write_sep("=", "ttsbench summary (synthesize-only: no ASR, no verdicts)")
+    clips = {(r.engine, r.id): r for r in results}
+    for engine in sorted({engine for engine, _ in clips}):
+        rows = [r for (name, _), r in clips.items() if name == engine]
+        failed = [r for r in rows if r.verdict == "error"]
+        writer.write_line(f"{engine}: {len(rows) - len(failed)} clip(s) written, {len(failed)} failed")
+    if results_path is not None:
+        writer.write_line(f"results: {results_path}")
+        profile = f"{{type: audio-dir, path: {results_path.parent}}}"
+        writer.write_line(f"score them later: an engine profile {profile} and --tts-engine=NAME")
 
 
 def _ms(value: float | None) -> str:
@@ -122,7 +141,7 @@ def _ci(interval: tuple[float, float]) -> str:
     return f"[{100 * interval[0]:.1f}, {100 * interval[1]:.1f}]"
 
 
-def floor_rows(outcome: Any) -> list[list[str]]:
+def floor_rows(outcome: GateOutcome) -> list[list[str]]:
     """One row per gated category: gate mark, engine, suite, category, correct/n, accuracy, floor, interval."""
     return [
         [
@@ -139,7 +158,7 @@ def floor_rows(outcome: Any) -> list[list[str]]:
     ]
 
 
-def gate_lines(outcome: Any) -> list[str]:
+def gate_lines(outcome: GateOutcome) -> list[str]:
     """The release gate (a :class:`~pytest_ttsbench.gating.gate.GateOutcome`) as text lines."""
     lines: list[str] = []
     if outcome.checks:
@@ -209,7 +228,7 @@ def gate_lines(outcome: Any) -> list[str]:
     return lines
 
 
-def write_gate_summary(writer: _Writer, outcome: Any) -> None:
+def write_gate_summary(writer: _Writer, outcome: GateOutcome) -> None:
     """Print the release-gate section after the summary table."""
     lines = gate_lines(outcome)
     if not lines:

@@ -31,6 +31,8 @@ class Scorer:
     expect_schema: ClassVar[Mapping[str, Any]] = {"type": "object"}
     #: True when ``expect`` holds several targets that each become a test (``readings``).
     splits_targets: ClassVar[bool] = False
+    #: False for items judged by people only: they are synthesized but never transcribed.
+    needs_transcript: ClassVar[bool] = True
 
     def check(self, expect: Mapping[str, Any], language: str) -> list[tuple[str, str]]:
         """Problems the schema cannot express, as (field path, message) pairs. Empty when fine."""

@@ -13,55 +13,44 @@ the ``12``, ``05`` of a clock time) may be heard in any grouping of the same dig
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar
 
+from pytest_ttsbench.registry import Registry
 from pytest_ttsbench.scorers.base import ScoreContext, Scorer
+from pytest_ttsbench.scorers.number_tokens import NumberParser, NumberToken
 from pytest_ttsbench.verdict import Verdict
 
-
-@dataclass(frozen=True)
-class NumberToken:
-    """One number found in a transcript: its value as a decimal string and where it was found.
-
-    ``start``/``end`` are character offsets into the text given to the parser, used to decide
-    whether two tokens were heard back to back. A parser may return alternative readings of the
-    same words as tokens whose spans overlap; the matcher never uses two overlapping tokens.
-    """
-
-    value: str
-    start: int
-    end: int
-
-
-NumberParser = Callable[[str], list[NumberToken]]
-
-_PARSERS: dict[str, NumberParser] = {}
+#: language (a BCP-47 primary subtag) → number parser; third parties add theirs by entry point.
+PARSERS: Registry[NumberParser] = Registry(
+    "number parser",
+    "pytest_ttsbench.number_parsers",
+    {
+        "en": "pytest_ttsbench.scorers.numbers_en:parse_numbers",
+        "ar": "pytest_ttsbench.scorers.numbers_ar:parse_numbers",
+        "zh": "pytest_ttsbench.scorers.numbers_zh:parse_numbers",
+        "cmn": "pytest_ttsbench.scorers.numbers_zh:parse_numbers",
+    },
+)
 
 
 def register_parser(language: str, parser: NumberParser) -> None:
-    """Make ``parser`` read numbers for ``language`` (a BCP-47 primary subtag such as ``en``)."""
-    _PARSERS[language.lower()] = parser
+    """Make ``parser`` read numbers for ``language`` (a BCP-47 primary subtag such as ``en``).
+
+    The other languages' parsers, built in or registered, stay as they are.
+    """
+    PARSERS.register(language.lower(), parser)
 
 
 def parser_for(language: str) -> NumberParser | None:
     """The number parser for a BCP-47 tag (``en-US`` uses ``en``), or None when there is none."""
-    _load_builtin_parsers()
     tag = language.lower()
-    return _PARSERS.get(tag) or _PARSERS.get(tag.split("-")[0])
-
-
-def _load_builtin_parsers() -> None:
-    if _PARSERS:
-        return
-    from pytest_ttsbench.scorers import numbers_ar, numbers_en, numbers_zh
-
-    register_parser("en", numbers_en.parse_numbers)
-    register_parser("ar", numbers_ar.parse_numbers)
-    register_parser("zh", numbers_zh.parse_numbers)
-    register_parser("cmn", numbers_zh.parse_numbers)
+    for name in (tag, tag.split("-")[0]):
+        if name in PARSERS:
+            return PARSERS.get(name)
+    return None
 
 
 def same_value(expected: str, heard: str) -> bool:

@@ -30,7 +30,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from pytest_ttsbench.scorers.numbers import NumberToken
+from pytest_ttsbench.scorers.number_tokens import NumberToken
 
 # --- spelling ---------------------------------------------------------------------------------
 
@@ -194,6 +194,45 @@ _TANWEEN_KINDS = {"unit", "ten", "tens", "hundred", "hundreds", "scale", "fracti
 _HOUR_NOUN = fold("ساعة")
 _PERCENT_AFTER = fold("في")
 _MONTH_NOUN = fold("شهر")  # شهر صفر is a month, not zero
+#: "minus": ناقص between two numbers is a subtraction (a range read ناقص is not the range).
+_MINUS_WORDS = {fold(w) for w in ("ناقص", "سالب")}
+
+# Nouns that are counted: a dual of one of them says "two" with no number word (ساعتين, يومين),
+# and a count of them may take a half or a quarter after the noun (ثلاث ساعات ونصف = 3.5).
+# (singular, plurals) as spelled; duals are built from the singular.
+_COUNTED_NOUNS = {
+    "ساعة": ["ساعات"],
+    "دقيقة": ["دقائق"],
+    "ثانية": ["ثوان", "ثواني"],
+    "يوم": ["أيام"],
+    "أسبوع": ["أسابيع"],
+    "شهر": ["أشهر", "شهور"],
+    "سنة": ["سنوات", "سنين"],
+    "عام": ["أعوام"],
+    "مرة": ["مرات"],
+    "دولار": ["دولارات"],
+    "دينار": ["دنانير"],
+    "درهم": ["دراهم"],
+    "ريال": ["ريالات"],
+    "جنيه": ["جنيهات"],
+    "ليرة": ["ليرات"],
+    "متر": ["أمتار"],
+    "كيلومتر": ["كيلومترات"],
+    "كيلوغرام": ["كيلوغرامات"],
+    "لتر": ["لترات"],
+}
+
+
+def _dual_forms(singular: str) -> list[str]:
+    """ساعة → ساعتان, ساعتين; يوم → يومان, يومين (folded: ة is ه, and becomes ت before the ending)."""
+    stem = fold(singular)
+    stem = stem[:-1] + "ت" if stem.endswith("ه") else stem
+    return [stem + "ان", stem + "ين"]
+
+
+_COUNTED_SINGULAR = {fold(w) for w in _COUNTED_NOUNS}
+_COUNTED_PLURAL = {fold(p) for plurals in _COUNTED_NOUNS.values() for p in plurals}
+_COUNTED_DUAL = {dual for w in _COUNTED_NOUNS for dual in _dual_forms(w)}
 
 
 def _has_article(prefix: str) -> bool:
@@ -510,7 +549,7 @@ class _Reader:
             return hour, None, hour.last
         how, j = link
         e = self.items[j].entry
-        if how == "and" and e is not None and e.kind == "fraction":
+        if how == "and" and e is not None and e.kind == "fraction" and not self._heads_a_phrase(j):
             return hour, e.minutes, j
         if how == "space" and e is not None and e.kind == "except":
             after = self.next(j)
@@ -519,6 +558,18 @@ class _Reader:
                 earlier = int(hour.value) - 1 if hour.value > 1 else 12
                 return _Phrase(Decimal(earlier), hour.first, hour.last), 60 - f.minutes, after[1]
         return hour, None, hour.last
+
+    def _heads_a_phrase(self, j: int) -> bool:
+        """True when a fraction without the article governs the definite noun after it (ونصف الطلاب:
+        "and half of the students"): then it is no part of the time before it."""
+        if _has_article(self.items[j].prefix):
+            return False
+        link = self.next(j)
+        if link is None or link[0] != "space":
+            return False
+        noun = self.items[link[1]]
+        # Words outside the lexicon carry no parsed clitic: their article is read off the spelling.
+        return _has_article(noun.prefix) or (noun.entry is None and noun.key.startswith("ال") and len(noun.key) > 3)
 
     def _after_hour_noun(self, i: int) -> bool:
         """True when items[i] follows الساعة directly: الساعة ثلاثة is an hour."""
@@ -535,6 +586,7 @@ class _Reader:
 
     def read(self) -> list[NumberToken]:
         tokens: list[NumberToken] = []
+        hour_last = -2  # the last item of the latest hour read
         i = 0
         while i < len(self.items):
             item = self.items[i]
@@ -542,8 +594,16 @@ class _Reader:
             clock = item.sentence in self.clock
             phrase: _Phrase | None = None
             hour = False
+            if e is not None and e.kind == "fraction" and (scaled := self._fraction_of_scale(i)) is not None:
+                tokens.append(scaled[0])
+                i = scaled[1] + 1
+                continue
             if e is None:
-                pass
+                counted = self._counted_noun_alone(i)
+                if counted is not None:
+                    found, i = counted
+                    tokens.extend(found)
+                    continue
             elif e.kind == "digits":
                 phrase, hour = self._digits(i), clock
             elif e.kind == "ordinal":
@@ -563,11 +623,87 @@ class _Reader:
             # A digit run read as written keeps its leading zeros (a phone number's 0).
             as_written = item.digits is not None and phrase.last == i and phrase.value == Decimal(item.digits)
             value = item.digits if as_written and item.digits else _format(phrase.value)
+            if self._after_minus(i):
+                value = value[1:] if value.startswith("-") else "-" + value
             tokens.append(NumberToken(value, item.start, self.items[phrase.last].end))
+            if i == hour_last + 1 and item.prefix == "و" and len(value) == 1:
+                # minutes after the hour (السادسة وخمس دقائق): 6:05 writes them with two digits
+                tokens.append(NumberToken("0" + value, item.start, self.items[phrase.last].end))
+            if hour:
+                hour_last = last
             if minute is not None:
                 tokens.append(NumberToken(str(minute), self.items[last].start, self.items[last].end))
+            elif not hour and (fraction := self._fraction_after_counted(phrase.last)) is not None:
+                # ثلاث ساعات ونصف: three hours and a half, 3.5 (kept next to the plain 3).
+                amount, fraction_end = fraction
+                tokens.append(NumberToken(_format(phrase.value + amount), item.start, fraction_end))
             i = last + 1
         return tokens
+
+    def _fraction_of_scale(self, i: int) -> tuple[NumberToken, int] | None:
+        """نصف مليون (500000), ربع مليون (250000): a bare half or quarter of a scale word after it."""
+        item = self.items[i]
+        e = item.entry
+        link = self.next(i)
+        scale = self.entry(link[1]) if link and link[0] == "space" else None
+        if e is None or e.fraction is None or item.prefix or scale is None or scale.kind != "scale" or scale.count != 1:
+            return None
+        last = link[1]  # type: ignore[index]
+        return NumberToken(_format(e.fraction * scale.value), item.start, self.items[last].end), last
+
+    def _after_minus(self, i: int) -> bool:
+        """True when ناقص/سالب stands right before items[i]."""
+        before = self.items[i - 1] if i > 0 else None
+        return before is not None and before.key in _MINUS_WORDS and self._spaces(before.end, self.items[i].word_start)
+
+    def _bare_fraction(self, j: int) -> tuple[Decimal, int] | None:
+        """(fraction, end) of ونصف / وربع at items[j] qualifying what precedes it, else None.
+
+        Not with the article (والنصف is clock talk), and not where the fraction heads a phrase of
+        its own (ونصف الطلاب: "and half of the students").
+        """
+        if not 0 <= j < len(self.items):
+            return None
+        item = self.items[j]
+        e = item.entry
+        if e is None or e.kind != "fraction" or e.fraction is None or item.prefix != "و" or self._heads_a_phrase(j):
+            return None
+        return e.fraction, item.end
+
+    def _fraction_after_counted(self, last: int) -> tuple[Decimal, int] | None:
+        """The half or quarter after a counted noun that follows a number (ثلاث ساعات ونصف)."""
+        link = self.next(last)
+        if link is None or link[0] != "space":
+            return None
+        noun = self.items[link[1]]
+        if noun.entry is not None or noun.prefix or noun.key not in _COUNTED_SINGULAR | _COUNTED_PLURAL:
+            return None
+        after = self.next(link[1])
+        return self._bare_fraction(after[1]) if after is not None and after[0] == "and" else None
+
+    def _counted_noun_alone(self, i: int) -> tuple[list[NumberToken], int] | None:
+        """A counted noun that says its own count: a dual is two (ساعتين, يومين), and an indefinite
+        singular or a dual followed by ونصف/وربع is one or two and that fraction (ساعة ونصف = 1.5).
+
+        Returns the tokens and the index to go on from; a dual with a fraction gives 2 and, over
+        the same words, 2.5.
+        """
+        item = self.items[i]
+        stem = item.key[len(item.prefix) :] if _has_article(item.prefix) or not item.prefix else item.key
+        dual = stem in _COUNTED_DUAL or item.key in _COUNTED_DUAL
+        single = item.key in _COUNTED_SINGULAR and not item.prefix
+        if not dual and not single:
+            return None
+        after = self.next(i)
+        fraction = self._bare_fraction(after[1]) if after is not None and after[0] == "and" else None
+        tokens = []
+        if dual:
+            tokens.append(NumberToken("2", item.word_start, item.end))
+        if fraction is not None:
+            count = Decimal(2 if dual else 1)
+            tokens.append(NumberToken(_format(count + fraction[0]), item.word_start, fraction[1]))
+            return tokens, after[1] + 1  # type: ignore[index]
+        return (tokens, i + 1) if tokens else None
 
     def _digits(self, i: int) -> _Phrase:
         """A digit run, times a scale word right after it (3 آلاف, ١٫٥ مليون)."""

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal
 
-from pytest_ttsbench.scorers.numbers import NumberToken
+from pytest_ttsbench.scorers.number_tokens import NumberToken
 
 # --- vocabulary ---------------------------------------------------------------------------------
 
@@ -68,6 +68,18 @@ _HYPHENS = {"-", "‐", "‑", "–"}
 _TIME_PREPOSITIONS = {"at", "by", "until", "till", "from", "before", "after", "around"}
 #: Words after which "second" is the unit of time, not the ordinal ("a second", "per second").
 _SECOND_AS_UNIT_AFTER = {"a", "per", "each", "split", "this", "that", "just"}
+#: Clock idioms: "quarter past six" (6:15), "ten to nine" (8:50). "past" names the hour after it;
+#: "to"/"till"/"of" the hour the minutes run up to. "to" also joins a range ("ten to twelve
+#: weeks"), so a clock reading with it is only an alternative, offered where a time is likely.
+_PAST_WORDS = {"past", "after"}
+_TO_WORDS = {"to", "till", "til", "of"}
+_MINUTE_WORDS = {"minute", "minutes"}
+_OCLOCK = {"o'clock", "o’clock", "oclock"}
+#: Noon and midnight are the hour twelve and zero minutes; midnight may also be written 0:00.
+_NAMED_HOURS = {"noon": ("12",), "midday": ("12",), "midnight": ("12", "0", "00")}
+_SINGULAR_CURRENCY = {"dollar", "buck", "euro", "pound"}
+#: Fractions after "and" ("two and a half", "one and three quarters").
+_AND_FRACTIONS = {("a", "half"): ".5", ("one", "half"): ".5", ("a", "quarter"): ".25", ("three", "quarters"): ".75"}
 
 AtomClass = Literal["zero", "unit", "teen", "tens", "hundred", "scale", "big"]
 
@@ -328,7 +340,7 @@ class _Reader:
         tokens: list[NumberToken] = []
         index = 0
         while index < len(self.lex):
-            reading = self._number(index)
+            reading = self._clock_idiom(index) or self._number(index) or self._clock_word(index)
             if reading is None:
                 index += 1
                 continue
@@ -356,6 +368,10 @@ class _Reader:
         if reading is None:
             return None
         reading = self._with_cents(reading)
+        below = self._below_zero(reading.next_index - 1) if len(reading.tokens) == 1 else None
+        if below is not None:
+            # "five (degrees) below zero" is -5; the zero names the reference, not a number heard.
+            negative, reading = not negative, _Reading(reading.tokens, below + 1)
         if negative:
             if len(reading.tokens) != 1:
                 return reading  # a clock time has no sign
@@ -363,6 +379,10 @@ class _Reader:
             signed = token.value if token.value.startswith("-") else "-" + token.value
             return _Reading([NumberToken(signed, self.lex[start].start, token.end)], reading.next_index)
         return reading
+
+    def _below_zero(self, last: int) -> int | None:
+        """Index of "zero" in "... (degrees) below zero" right after lexeme ``last``, else None."""
+        return self._followed_by(last, "below", "zero") or self._followed_by(last, "degrees", "below", "zero")
 
     def _unsigned(self, index: int) -> _Reading | None:
         lexeme = self.lex[index]
@@ -381,6 +401,24 @@ class _Reader:
             phrase = _Phrase(lexeme.start, lexeme.end)
             phrase.add("unit", 1, lexeme.end)
             return self._phrase(phrase, index)
+        if word == "a" and self._linked_word(index) in _SINGULAR_CURRENCY:
+            reading = _Reading([self._token("1", index, index)], index + 1)  # "a dollar fifty"
+            reading.integer = True
+            return reading
+        if word == "quarter":
+            before_scale = self._followed_by(index, "of", "a") or index
+            if self._scale_after(before_scale) is not None:
+                return self._maybe_scaled("0.25", lexeme.start, before_scale)  # "a quarter of a million"
+            return None
+        if word == "hundred" and self._linked_word(index) == "and" and self.last_number_lexeme != index - 1:
+            # "the hundred and first", "a hundred and fifty" without the "a": one hundred.
+            phrase = _Phrase(lexeme.start, lexeme.end)
+            phrase.add("unit", 1, lexeme.start)
+            phrase.add("hundred", 100, lexeme.end)
+            reading = self._phrase(phrase, index)
+            if reading.tokens[0].value != "100":
+                return reading
+            return None
         if word in _OH_WORDS:
             if not self._oh_is_zero(index):
                 return None
@@ -451,9 +489,19 @@ class _Reader:
                 break
             phrase.add(cls, value, self.lex[nxt].end, ordinal=ordinal)
             index = nxt
+        if phrase.total and not phrase.ordinal and phrase.group == 0 and phrase.last == "scale":
+            # "a million and a half": half of the scale just said.
+            last = self._followed_by(index, "and", "a", "half")
+            if last is not None:
+                and_a_half = Decimal(phrase.total) + Decimal(phrase.smallest_scale) / 2
+                return _Reading([NumberToken(_fmt(and_a_half), phrase.start, self.lex[last].end)], last + 1)
         if phrase.ordinal or phrase.total:
             return _Reading([NumberToken(str(phrase.value), phrase.start, phrase.end)], index + 1, alternatives)
-        fraction = self._half(phrase, index) or self._decimal(str(phrase.value), index, None, start=phrase.start)
+        fraction = (
+            self._half(phrase, index)
+            or self._quarters_of(phrase, index)
+            or self._decimal(str(phrase.value), index, None, start=phrase.start)
+        )
         if fraction is not None:
             return fraction
         reading = _Reading([NumberToken(str(phrase.value), phrase.start, phrase.end)], index + 1, alternatives)
@@ -533,11 +581,22 @@ class _Reader:
         return index
 
     def _half(self, phrase: _Phrase, index: int) -> _Reading | None:
-        """A phrase followed by "and a half": "two and a half million" → 2500000, "one and a half" → 1.5."""
-        last = self._followed_by(index, "and", "a", "half")
-        if last is None:
+        """A phrase followed by a fraction after "and": "two and a half million" → 2500000,
+        "one and a half" → 1.5, "two and a quarter" → 2.25, "one and three quarters" → 1.75."""
+        for words, fraction in _AND_FRACTIONS.items():
+            last = self._followed_by(index, "and", *words)
+            if last is not None:
+                return self._maybe_scaled(f"{phrase.value}{fraction}", phrase.start, last)
+        return None
+
+    def _quarters_of(self, phrase: _Phrase, index: int) -> _Reading | None:
+        """ "three quarters of a million" → 750000 (a count of quarters, then "of a" and a scale)."""
+        if not 1 <= phrase.value <= 3:
             return None
-        return self._maybe_scaled(f"{phrase.value}.5", phrase.start, last)
+        before_scale = self._followed_by(index, "quarters", "of", "a") or self._followed_by(index, "quarters")
+        if before_scale is None or self._scale_after(before_scale) is None:
+            return None
+        return self._maybe_scaled(str(Decimal(phrase.value) / 4), phrase.start, before_scale)
 
     def _numeral(self, index: int) -> _Reading:
         lexeme = self.lex[index]
@@ -634,28 +693,122 @@ class _Reader:
     def _with_cents(self, reading: _Reading) -> _Reading:
         """An amount read as "12 dollars and 99 cents" is 12.99.
 
-        Only when the cents are named: "5 dollars and 20 people" stays 5 and 20.
+        Only when the cents are named: "5 dollars and 20 people" stays 5 and 20. Two readings are
+        offered next to the plain numbers: "three dollars fifty" (3.50) when nothing is counted
+        after the fifty, and "fifty cents" alone (0.50).
         """
         if not reading.integer:
             return reading
         last = reading.next_index - 1
         link = self._link(last)
+        (amount,) = reading.tokens
+        if link is not None and self._word(link[0]) in _CENT_WORDS and int(amount.value) < 100:
+            reading.alternatives.append(NumberToken(f"0.{int(amount.value):02d}", amount.start, self.lex[link[0]].end))
+            return reading
         if link is None or self._word(link[0]) not in _CURRENCY_WORDS:
             return reading
         nxt = self._link(link[0])
-        if nxt and self._word(nxt[0]) == "and":
+        and_between = bool(nxt and self._word(nxt[0]) == "and")
+        if nxt and and_between:
             nxt = self._link(nxt[0])
         if nxt is None:
             return reading
         cents = self._unsigned(nxt[0])
-        if cents is None or not cents.integer or int(cents.tokens[0].value) >= 100:
+        if cents is None or not cents.integer or not 0 < int(cents.tokens[0].value) < 100:
             return reading
+        value = f"{amount.value}.{int(cents.tokens[0].value):02d}"
         after = self._link(cents.next_index - 1)
-        if after is None or self._word(after[0]) not in _CENT_WORDS:
-            return reading
-        (dollars,) = reading.tokens
-        value = f"{dollars.value}.{int(cents.tokens[0].value):02d}"
-        return _Reading([NumberToken(value, dollars.start, self.lex[after[0]].end)], after[0] + 1)
+        if after is not None and self._word(after[0]) in _CENT_WORDS:
+            return _Reading([NumberToken(value, amount.start, self.lex[after[0]].end)], after[0] + 1)
+        if after is None and not and_between:
+            # "three dollars fifty": the cents go unnamed; unless a word follows that they count.
+            cents.alternatives.append(NumberToken(value, amount.start, cents.tokens[0].end))
+            return _Reading(reading.tokens + cents.tokens, cents.next_index, reading.alternatives + cents.alternatives)
+        return reading
+
+    def _hour_at(self, index: int) -> tuple[int, int] | None:
+        """(hour 1..12, last lexeme) of an hour said at ``index`` ("six", "6", "twelve"), else None."""
+        if not 0 <= index < len(self.lex):
+            return None
+        reading = self._unsigned(index)
+        if reading is None or not reading.integer or len(reading.tokens) != 1:
+            return None
+        hour = int(reading.tokens[0].value)
+        return (hour, reading.next_index - 1) if 1 <= hour <= 12 else None
+
+    def _clock_idiom(self, index: int) -> _Reading | None:
+        """ "quarter past six" (6, 15), "half past six" (6, 30), "ten past nine" (9, 10), "quarter to
+        seven" (6, 45), "twenty to nine" (8, 40); the minutes keep two digits ("05").
+
+        With "past" (or after "quarter"/"half") the words can only be a time. "twenty to nine" can
+        also be a range, so there the hour-and-minutes reading is an alternative to 20 and 9.
+        """
+        word = self._word(index)
+        plain: list[NumberToken] = []
+        half_hour = self._half_hour(index)
+        if half_hour is not None:
+            return half_hour
+        if word in ("quarter", "half"):
+            minutes, last_minute, certain = (15 if word == "quarter" else 30), index, True
+        else:
+            said = self._unsigned(index)
+            if said is None or not said.integer or len(said.tokens) != 1:
+                return None
+            plain, last_minute, certain = list(said.tokens), said.next_index - 1, False
+            minutes = int(said.tokens[0].value)
+            if not 1 <= minutes <= 30:
+                return None
+            if (unit := self._link(last_minute)) and self._word(unit[0]) in _MINUTE_WORDS:
+                last_minute = unit[0]
+        link = self._link(last_minute)
+        if link is None or link[1]:
+            return None
+        relation = self._word(link[0])
+        if relation not in _PAST_WORDS | _TO_WORDS or (word == "half" and relation not in _PAST_WORDS):
+            return None
+        hour_link = self._link(link[0])
+        hour = self._hour_at(hour_link[0]) if hour_link and not hour_link[1] else None
+        if hour_link is None or hour is None:
+            return None
+        value, last_hour = hour
+        said_hour = self._token(str(value), hour_link[0], last_hour)
+        if relation in _TO_WORDS:
+            value, minutes = (value - 1 or 12), 60 - minutes
+        minute_token = NumberToken(f"{minutes:02d}", self.lex[index].start, self.lex[last_minute].end)
+        hour_token = self._token(str(value), hour_link[0], last_hour)
+        if certain or relation == "past":
+            return _Reading([hour_token, minute_token], last_hour + 1)
+        if self._word(index - 1) not in _TIME_PREPOSITIONS and self._word(last_minute) not in _MINUTE_WORDS:
+            return None  # "ten to twelve weeks": a range unless a time is announced
+        return _Reading([*plain, said_hour], last_hour + 1, [hour_token, minute_token])
+
+    def _half_hour(self, index: int) -> _Reading | None:
+        """British "(at) half six": half past six, 6:30. Only after a word that announces a time."""
+        if self._word(index) != "half" or self._word(index - 1) not in _TIME_PREPOSITIONS:
+            return None
+        link = self._link(index)
+        hour = self._hour_at(link[0]) if link and not link[1] else None
+        if link is None or hour is None:
+            return None
+        value, last_hour = hour
+        minute = NumberToken("30", self.lex[index].start, self.lex[index].end)
+        return _Reading([self._token(str(value), link[0], last_hour), minute], last_hour + 1)
+
+    def _clock_word(self, index: int) -> _Reading | None:
+        """ "o'clock" after an hour is zero minutes; "noon"/"midday"/"midnight" are 12 and 00.
+
+        A word that says both hour and minutes gives each its own part of the word's span, so the
+        matcher can use both.
+        """
+        lexeme = self.lex[index]
+        if lexeme.word in _OCLOCK and self.last_number_lexeme == index - 1:
+            return _Reading([self._token("00", index, index)], index + 1)
+        if lexeme.word not in _NAMED_HOURS:
+            return None
+        hour, *alternatives = _NAMED_HOURS[lexeme.word]
+        middle = lexeme.start + 2
+        tokens = [NumberToken(hour, lexeme.start, middle), NumberToken("00", middle, lexeme.end)]
+        return _Reading(tokens, index + 1, [NumberToken(a, lexeme.start, middle) for a in alternatives])
 
 
 def parse_numbers(text: str) -> list[NumberToken]:

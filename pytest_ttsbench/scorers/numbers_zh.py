@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
-from pytest_ttsbench.scorers.numbers import NumberToken
+from pytest_ttsbench.scorers.number_tokens import NumberToken
 
 NumberKind = Literal["digits", "integer", "decimal", "percent", "fraction"]
 
@@ -319,6 +319,10 @@ def _quantity(text: str, start: int) -> ZhNumber | None:
                 integer = total + section + (pending or 0)
                 return _decimal(str(integer), point[0], start, point[1], text, small_too=False)
         break
+    if pending is not None and text[pending_start] == "两" and (last_small or last_big):
+        # 两 is said before a unit (两千, 两万) but never as the last digit of a short form: 一万二,
+        # not 一万两. A 两 left over is the weight unit (三千两 = 3000 liang), not 3200.
+        pending, end = None, pending_start
     if pending is not None:
         # The spoken short form: a lone digit right after 百/千/万/亿 counts in the next lower unit.
         short = pending < 10 and not after_zero
@@ -384,7 +388,15 @@ def _body(text: str, start: int, bare_units: bool = False) -> ZhNumber | None:
 
 
 def _sign_length(text: str, pos: int) -> int:
-    """Length of a minus sign at ``pos`` (负, 零下, or a '-' that cannot be a joiner), else 0."""
+    """Length of a minus sign at ``pos`` (负, 零下, or a '-' that cannot be a joiner), else 0.
+
+    减/减去 right after a number is a subtraction, and the number after it is taken away: a range
+    2028-2030 read 二零二八减二零三零 gives 2028 and -2030, never the range's 2030.
+    """
+    if pos > 0 and _ends_number(text[pos - 1]):
+        for word in ("减去", "减"):
+            if text.startswith(word, pos):
+                return len(word)
     if text.startswith("负", pos):
         return 0 if pos > 0 and text[pos - 1] == "正" else 1
     if text.startswith("零下", pos):
@@ -394,6 +406,10 @@ def _sign_length(text: str, pos: int) -> int:
         joins = before.isalnum() and before not in _SIGN_AFTER  # letters, digits and ideographs
         return 0 if joins else 1
     return 0
+
+
+def _ends_number(ch: str) -> bool:
+    return (ch.isascii() and ch.isdigit()) or ch in DIGIT_WORDS or ch in SMALL_UNITS or ch in BIG_UNITS
 
 
 def _number_at(text: str, pos: int, blocked: set[int]) -> ZhNumber | None:

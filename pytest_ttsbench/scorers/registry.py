@@ -9,44 +9,39 @@ A third-party package registers a :class:`~pytest_ttsbench.scorers.base.Scorer` 
 from __future__ import annotations
 
 from functools import cache
-from importlib.metadata import entry_points
 
+from pytest_ttsbench.registry import Registry, UnknownName
 from pytest_ttsbench.scorers.base import Scorer
 
 ENTRY_POINT_GROUP = "pytest_ttsbench.scorers"
 
+#: scorer name → its class; built-ins imported on first use, so importing the registry stays cheap.
+SCORERS: Registry[type[Scorer]] = Registry(
+    "scorer",
+    ENTRY_POINT_GROUP,
+    {
+        "numbers": "pytest_ttsbench.scorers.numbers:NumbersScorer",
+        "keyword": "pytest_ttsbench.scorers.keyword:KeywordScorer",
+        "readings": "pytest_ttsbench.scorers.readings:ReadingsScorer",
+        "semantic": "pytest_ttsbench.scorers.semantic_zh:SemanticScorer",
+        "listening": "pytest_ttsbench.scorers.listening:ListeningScorer",
+    },
+)
 
-class UnknownScorerError(LookupError):
+
+class UnknownScorerError(UnknownName):
     """Raised for a scorer name that is neither built in nor registered."""
-
-
-def _builtin() -> dict[str, type[Scorer]]:
-    # Imported here so that importing the registry stays cheap and free of cycles.
-    from pytest_ttsbench.scorers.keyword import KeywordScorer
-    from pytest_ttsbench.scorers.numbers import NumbersScorer
-    from pytest_ttsbench.scorers.readings import ReadingsScorer
-    from pytest_ttsbench.scorers.semantic_zh import SemanticScorer
-
-    return {cls.name: cls for cls in (NumbersScorer, KeywordScorer, ReadingsScorer, SemanticScorer)}
-
-
-@cache
-def _all_scorer_classes() -> dict[str, type[Scorer]]:
-    found = _builtin()
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        found.setdefault(ep.name, ep.load())
-    return found
 
 
 def available_scorers() -> list[str]:
     """Names of every scorer that can be used in a case file."""
-    return sorted(_all_scorer_classes())
+    return SCORERS.names()
 
 
 @cache
 def get_scorer(name: str) -> Scorer:
     """The scorer registered under ``name``; raises :class:`UnknownScorerError` listing the known ones."""
-    classes = _all_scorer_classes()
-    if name not in classes:
-        raise UnknownScorerError(f"unknown scorer {name!r}; known scorers: {', '.join(sorted(classes))}")
-    return classes[name]()
+    try:
+        return SCORERS.get(name)()
+    except UnknownName as exc:
+        raise UnknownScorerError(str(exc)) from None

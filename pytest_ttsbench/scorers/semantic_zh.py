@@ -37,7 +37,7 @@ from typing import Any, ClassVar
 
 from pytest_ttsbench.scorers.base import ScoreContext, Scorer
 from pytest_ttsbench.scorers.numbers import same_value
-from pytest_ttsbench.scorers.numbers_zh import ZhNumber, normalize, parse_spans
+from pytest_ttsbench.scorers.numbers_zh import DIGIT_WORDS, ZhNumber, normalize, parse_spans
 from pytest_ttsbench.verdict import Verdict
 
 LANGUAGES = ("zh", "cmn")
@@ -58,22 +58,22 @@ CURRENCIES: dict[str, Currency] = {
     c.code: c
     for c in (
         Currency("CNY", ("人民币", "元", "块钱", "块"), ("CNY", "RMB")),
-        Currency("USD", ("美元", "美金"), ("US$", "USD")),
-        Currency("HKD", ("港元", "港币"), ("HK$", "HKD")),
-        Currency("MOP", ("澳门元", "澳门币"), ("MOP$", "MOP")),
+        Currency("USD", ("美元", "美金", "美刀", "刀"), ("US$", "USD")),
+        Currency("HKD", ("港元", "港币", "港纸"), ("HK$", "HKD")),
+        Currency("MOP", ("澳门元", "澳门币", "葡币"), ("MOP$", "MOP")),
         Currency("TWD", ("新台币", "台币"), ("NT$", "TWD")),
         Currency("CAD", ("加元", "加币", "加拿大元"), ("C$", "CA$", "CAD")),
         Currency("AUD", ("澳元", "澳币", "澳大利亚元"), ("A$", "AU$", "AUD")),
         Currency("NZD", ("新西兰元", "纽元", "纽币"), ("NZ$", "NZD")),
         Currency("SGD", ("新加坡元", "新币", "坡币"), ("S$", "SG$", "SGD")),
         Currency("JPY", ("日元", "日币", "日圆"), ("JPY", "円")),
-        Currency("KRW", ("韩元",), ("₩", "KRW")),
-        Currency("EUR", ("欧元",), ("€", "EUR")),
+        Currency("KRW", ("韩元", "韩币"), ("₩", "KRW")),
+        Currency("EUR", ("欧元", "欧"), ("€", "EUR")),
         Currency("GBP", ("英镑", "镑"), ("£", "GBP")),
         Currency("CHF", ("瑞士法郎", "瑞郎"), ("CHF",)),
         Currency("RUB", ("卢布",), ("₽", "RUB")),
         Currency("INR", ("印度卢比", "卢比"), ("₹", "INR")),
-        Currency("THB", ("泰铢",), ("฿", "THB")),
+        Currency("THB", ("泰铢", "泰币"), ("฿", "THB")),
     )
 }
 DOLLARS = ("USD", "HKD", "CAD", "AUD", "NZD", "SGD", "TWD")
@@ -83,6 +83,12 @@ AMBIGUOUS_MARKS: dict[str, tuple[str, ...]] = {"$": DOLLARS, "¥": ("CNY", "JPY"
 _TRANSCRIPT_SYMBOLS = {"$": "USD", "¥": "CNY", "￥": "CNY"}
 # Readings that name no country: valid after the amount only, and overruled by a name next to them.
 _GENERIC = ("元", "块钱", "块")
+# Short names heard only after an amount (一百刀, 五十欧), never before one; 欧 not where it opens a
+# word of its own (欧洲, 欧盟, 欧美).
+_AFTER_ONLY = ("刀", "欧")
+_NOT_AFTER_SHORT_NAME = set("洲盟美式亚版")
+# Yuan, jiao and fen said the colloquial way: 三块五 is 3.5, 三块五毛八 3.58, 两元五角 2.5.
+_YUAN_THEN_JIAO = re.compile(r"\s*(?:块钱|块|元)([一二两三四五六七八九])(?:[毛角])?(?:([一二三四五六七八九])分?)?")
 
 
 def _upper_ascii(text: str) -> str:
@@ -112,7 +118,12 @@ def currencies_in_written(text: str) -> tuple[str, ...]:
     upper = _upper_ascii(text)
     pos = 0
     marks = sorted(
-        [(_upper_ascii(m), (c.code,)) for c in CURRENCIES.values() for m in (*c.marks, *c.names)]
+        [
+            (_upper_ascii(m), (c.code,))
+            for c in CURRENCIES.values()
+            for m in (*c.marks, *c.names)
+            if m not in _AFTER_ONLY
+        ]
         + [(m, codes) for m, codes in AMBIGUOUS_MARKS.items()],
         key=lambda pair: len(pair[0]),
         reverse=True,
@@ -147,13 +158,20 @@ def _currency_next_to(text: str, number: ZhNumber) -> tuple[str, str] | None:
     upper = _upper_ascii(text)
     head = upper[: number.start].rstrip()
     for form, code in _TRANSCRIPT_READINGS:
-        if form not in _GENERIC and head.endswith(form) and not _inside_latin_word(head, len(head) - len(form), form):
+        if (
+            form not in _GENERIC
+            and form not in _AFTER_ONLY
+            and head.endswith(form)
+            and not _inside_latin_word(head, len(head) - len(form), form)
+        ):
             return code, text[len(head) - len(form) : len(head)]
     pos = number.end
     while pos < len(upper) and upper[pos].isspace():
         pos += 1
     for form, code in _TRANSCRIPT_READINGS:
         if upper.startswith(form, pos) and not _inside_latin_word(upper, pos, form):
+            if form in _AFTER_ONLY and upper[pos + len(form) : pos + len(form) + 1] in _NOT_AFTER_SHORT_NAME:
+                continue
             if form in _GENERIC:
                 after = pos + len(form)
                 for name, named in _TRANSCRIPT_READINGS:
@@ -187,7 +205,7 @@ UNITS: dict[str, tuple[str, ...]] = {
     "kW": ("千瓦", "kW", "KW"),
     "MW": ("兆瓦", "MW"),
     "GW": ("吉瓦", "GW"),
-    "kWh": ("千瓦时", "kWh", "KWH", "kwh"),
+    "kWh": ("千瓦时", "度电", "kWh", "KWH", "kwh"),
     "MWh": ("兆瓦时", "MWh"),
     "V": ("伏", "伏特", "V"),
     "kV": ("千伏", "kV", "KV"),
@@ -203,7 +221,7 @@ UNITS: dict[str, tuple[str, ...]] = {
     "MPa": ("兆帕", "MPa"),
     "N": ("牛", "牛顿", "N"),
     "N·m": ("牛米", "牛顿米", "牛·米", "N·m", "N.m", "Nm"),
-    "℃": ("摄氏度", "℃", "°C"),
+    "℃": ("摄氏度", "℃", "°C", "度"),
     "s": ("秒", "s"),
     "ms": ("毫秒", "ms"),
     "min": ("分钟", "min"),
@@ -215,7 +233,9 @@ LENGTH_UNITS = frozenset({"km", "m", "dm", "cm", "mm", "µm", "nm", "in", "ft"})
 # Spellings accepted in ``expect.unit`` besides the keys of UNITS.
 UNIT_SPELLINGS: dict[str, str] = {"um": "µm", "μm": "µm", "Nm": "N·m", "°C": "℃"}
 # Colloquial forms that carry their own power: 平米 is a square metre.
-_POWERED_ALIASES: dict[str, tuple[str, int]] = {"平米": ("m", 2)}
+_POWERED_ALIASES: dict[str, tuple[str, int]] = {"平米": ("m", 2), "平": ("m", 2)}
+# After a number, 平 opens these words instead of naming square metres (三平方公里 is read whole).
+_NOT_AFTER_PING = set("方均安台衡价稳")
 
 _ALIASES: list[tuple[str, str]] = sorted(
     [(alias, unit) for unit, aliases in UNITS.items() for alias in aliases]
@@ -258,12 +278,14 @@ def _unit_at(text: str, pos: int) -> tuple[str, int, int] | None:
             power, pos = value, pos + len(word)
             break
     for alias, unit in _ALIASES:
-        if not text.startswith(alias, pos):
+        if not text.startswith(alias, pos) or (power and alias in _POWERED_ALIASES):
             continue
         end = pos + len(alias)
         nxt = text[end] if end < len(text) else ""
         if alias[-1].isascii() and alias[-1].isalpha() and nxt.isascii() and nxt.isalpha():
             continue  # "m" is not the start of "min" or "mAh"
+        if alias == "平" and nxt in _NOT_AFTER_PING:
+            continue
         if alias in _POWERED_ALIASES:
             power = power or _POWERED_ALIASES[alias][1]
         for mark, value in _POWER_MARKS.items():
@@ -275,7 +297,15 @@ def _unit_at(text: str, pos: int) -> tuple[str, int, int] | None:
             if alias[-1].isascii() and text[end : end + 1] in ("2", "3") and not text[end + 1 : end + 2].isdigit():
                 power, end = power or int(text[end]), end + 1
         return unit, power or 1, end
+    if power:
+        return "m", power, pos  # 一百二十平方, 三十立方: square or cubic metres, the metre unsaid
     return None
+
+
+# Said before the number, these make a following distance a speed: 时速一百二十公里 is 120 km/h.
+_PER_HOUR_BEFORE = ("时速", "每小时")
+# Before the number, 华氏 makes a following 度 Fahrenheit, which is no ℃.
+_FAHRENHEIT_BEFORE = "华氏"
 
 
 def _unit_readings(text: str, numbers: Sequence[ZhNumber]) -> list[UnitReading]:
@@ -287,6 +317,11 @@ def _unit_readings(text: str, numbers: Sequence[ZhNumber]) -> list[UnitReading]:
         while pos < len(text) and text[pos].isspace():
             pos += 1
         found = _unit_at(text, pos)
+        before = "".join(text[: number.start].split())
+        if found is not None and found[0] == "℃" and before.endswith(_FAHRENHEIT_BEFORE):
+            found = None
+        if found is not None and found[0] in ("km", "m") and found[1] == 1 and before.endswith(_PER_HOUR_BEFORE):
+            found = (f"{found[0]}/h" if found[0] == "km" else found[0], 1, found[2])
         if found is not None:
             unit, power, end = found
             readings.append(UnitReading(number.value, unit, power, text[number.start : end]))
@@ -315,6 +350,11 @@ OPERATORS: dict[str, str] = {
     "∕": "divide",
 }
 _SYMBOL = {"multiply": "×", "divide": "÷"}
+# "A除B" (without 以) divides B by A: 十四除九 is 9 ÷ 14, the written order reversed.
+_REVERSED_DIVIDE = "除"
+# "A和B相乘": A and B multiplied.
+_BOTH_WORDS = ("和", "与", "跟")
+_MULTIPLIED = "相乘"
 
 
 @dataclass(frozen=True)
@@ -337,8 +377,14 @@ def _formulas(text: str, numbers: Sequence[ZhNumber]) -> list[Formula]:
             found.append(Formula("divide", numerator.value, denominator.value))
     for left, right in itertools.pairwise(numbers):
         gap = "".join(text[left.end : right.start].split())
-        if gap in OPERATORS and "fraction" not in (left.kind, right.kind):
+        if "fraction" in (left.kind, right.kind):
+            continue
+        if gap in OPERATORS:
             found.append(Formula(OPERATORS[gap], left.value, right.value))
+        elif gap == _REVERSED_DIVIDE:
+            found.append(Formula("divide", right.value, left.value))
+        elif gap in _BOTH_WORDS and "".join(text[right.end :].split()).startswith(_MULTIPLIED):
+            found.append(Formula("multiply", left.value, right.value))
     return found
 
 
@@ -596,6 +642,11 @@ def _score_currency(text: str, expect: Mapping[str, Any], numbers: Sequence[ZhNu
     amount = expect["amount"]
     allowed = _allowed_currencies(expect)
     wanted = f"{amount} {'/'.join(allowed)}"
+    if "CNY" in allowed:
+        for number in numbers:
+            colloquial = _yuan_and_jiao(text, number)
+            if colloquial is not None and same_value(amount, colloquial[0]):
+                return Verdict("correct", matched=(wanted,), heard=(f"{colloquial[0]} CNY ({colloquial[1]})",))
     candidates = [n for n in numbers if n.kind not in ("percent", "fraction") and same_value(amount, n.value)]
     pairs: list[str] = []
     for number in candidates:
@@ -615,6 +666,19 @@ def _score_currency(text: str, expect: Mapping[str, Any], numbers: Sequence[ZhNu
         heard=tuple(pairs),
         note=f"amount heard, but no reading of {' or '.join(allowed)} next to it",
     )
+
+
+def _yuan_and_jiao(text: str, number: ZhNumber) -> tuple[str, str] | None:
+    """(amount, words heard) of a yuan amount said with its jiao (and fen) after 块/元, else None."""
+    if number.kind not in ("integer", "digits") or number.value.startswith("-"):
+        return None
+    match = _YUAN_THEN_JIAO.match(text, number.end)
+    if match is None:
+        return None
+    jiao = DIGIT_WORDS[match.group(1)]
+    fen = DIGIT_WORDS[match.group(2)] if match.group(2) else 0
+    amount = Decimal(number.value) + Decimal(jiao) / 10 + Decimal(fen) / 100
+    return _plain(amount), text[number.start : match.end()]
 
 
 def _score_formula(text: str, expect: Mapping[str, Any], numbers: Sequence[ZhNumber]) -> Verdict:

@@ -71,9 +71,11 @@ def server() -> Iterator[FakeServer]:
                     file_bytes=upload.get_payload(decode=True) if upload else b"",
                 )
             )
-            status, reply = state.replies.pop(0) if state.replies else (200, {"text": "default"})
+            status, reply, *extra = state.replies.pop(0) if state.replies else (200, {"text": "default"})
             data = json.dumps(reply).encode() if isinstance(reply, dict) else reply.encode()
             self.send_response(status)
+            for name, value in (extra[0] if extra else {}).items():
+                self.send_header(name, value)
             self.send_header("Content-Type", "application/json" if isinstance(reply, dict) else "text/plain")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
@@ -140,7 +142,7 @@ def test_transient_failures_are_retried(server: FakeServer) -> None:
 
 def test_retries_are_bounded(server: FakeServer) -> None:
     server.replies += [(503, {"error": {"message": "loading model"}})] * 3
-    with pytest.raises(AsrError, match=r"after 2 attempt\(s\): HTTP 503: loading model"):
+    with pytest.raises(AsrError, match=r"HTTP 503: loading model \(gave up after 2 attempts\)"):
         _route(server, max_retries=1).transcribe(_clip(), "en")
     assert len(server.received) == 2
 
@@ -173,8 +175,23 @@ def test_unreachable_server_is_an_error_after_retries() -> None:
     route = create_route(
         {"type": "openai", "base_url": "http://127.0.0.1:9/v1", "max_retries": 1, "retry_min_wait_s": 0.01}
     )
-    with pytest.raises(AsrError, match=r"after 2 attempt\(s\): ConnectError"):
+    with pytest.raises(AsrError, match=r"ConnectError.*\(gave up after 2 attempts\)"):
         route.transcribe(_clip(), "en")
+
+
+def test_retry_after_is_honoured_like_the_engines(server: FakeServer) -> None:
+    """One retry policy for engines and routes: a wait longer than retry_max_wait_s fails at once."""
+    server.replies.append((429, {"error": {"message": "rate limited"}}, {"Retry-After": "3600"}))
+    with pytest.raises(AsrError, match=r"HTTP 429: rate limited \(the provider asked to wait 3600 s"):
+        _route(server, max_retries=3).transcribe(_clip(), "en")
+    assert len(server.received) == 1
+
+
+def test_not_implemented_is_not_retried(server: FakeServer) -> None:
+    server.replies += [(501, {"error": {"message": "no such model"}})] * 2
+    with pytest.raises(AsrError, match="HTTP 501: no such model"):
+        _route(server, max_retries=3).transcribe(_clip(), "en")
+    assert len(server.received) == 1
 
 
 @pytest.mark.parametrize(

@@ -177,6 +177,7 @@ class FakeSegment:
     end: float
     text: str
     tokens: list[int]
+    compression_ratio: float | None = None
 
 
 TS = 50_000  # fake first timestamp id
@@ -192,7 +193,8 @@ def test_a_normal_stream_is_read_whole() -> None:
 
 
 def test_an_endless_stream_stops_at_the_clip_budget() -> None:
-    endless = (FakeSegment(i, 0.1 * i, 0.1 * i + 0.1, " 4", [7, 8]) for i in itertools.count())
+    # distinct tokens, so that only the budget (not the loop detector) can stop this stream
+    endless = (FakeSegment(i, 0.1 * i, 0.1 * i + 0.1, " 4", [2 * i, 2 * i + 1]) for i in itertools.count())
     reading = read_bounded(endless, 30.0, window_budget=1000, clip_budget=50)
     assert reading.flags == [FLAG_BOUNDED] and reading.tokens == 50 and len(reading.segments) == 25
 
@@ -223,6 +225,49 @@ def test_a_window_that_spent_its_budget_is_flagged() -> None:
     full = FakeSegment(0, 0.0, 5.0, " 3-4-4-4", [TS, *range(60), TS + 250])
     reading = read_bounded(iter([full]), 5.0, window_budget=62, clip_budget=500, timestamp_begin=TS)
     assert reading.flags == [FLAG_BOUNDED] and reading.segments == [full]
+
+
+def _windows_pulled(segments: Iterator[FakeSegment], pulled: list[int]) -> Iterator[FakeSegment]:
+    """Records the window (seek) of every segment the reader asks for, as the decoder would decode it."""
+    for segment in segments:
+        pulled.append(segment.seek)
+        yield segment
+
+
+def test_windows_after_a_looping_one_are_never_decoded() -> None:
+    # Window 0 loops ("-4-4-4…" in two segments); windows 3000, 6000, … would loop on and on.
+    looping = [
+        FakeSegment(0, 0.0, 10.0, " 3-4-4-4", [TS, 3, *[9, 4] * 4, TS + 500]),
+        FakeSegment(0, 10.0, 30.0, "-4-4-4-4", [TS + 500, *[9, 4] * 4, TS + 1500]),
+    ]
+    later = (FakeSegment(3000 * i, 30.0 * i, 30.0 * i + 30, " 4-4", [9, 4]) for i in itertools.count(1))
+    pulled: list[int] = []
+    stream = _windows_pulled(itertools.chain(looping, later), pulled)
+    reading = read_bounded(stream, 300.0, window_budget=220, clip_budget=5000, timestamp_begin=TS)
+    assert reading.segments == looping  # the looping window is kept whole
+    assert FLAG_REPETITION in reading.flags and FLAG_BOUNDED in reading.flags
+    assert set(pulled) == {0, 3000}  # one segment of the next window was read, to see the window change
+    assert any("repeated" in reason for reason in reading.reasons)
+
+
+def test_text_that_compresses_like_a_loop_stops_the_reading() -> None:
+    segments = [
+        FakeSegment(0, 0.0, 30.0, " one two three", [1, 2, 3], compression_ratio=1.2),
+        FakeSegment(3000, 30.0, 60.0, " yes yes yes", [4, 5, 6], compression_ratio=3.1),
+        FakeSegment(6000, 60.0, 90.0, " yes yes yes", [4, 5, 6], compression_ratio=3.1),
+    ]
+    reading = read_bounded(iter(segments), 90.0, window_budget=220, clip_budget=5000)
+    assert reading.segments == segments[:2]
+    assert reading.flags == [FLAG_REPETITION, FLAG_BOUNDED] and "3.1x" in reading.reasons[0]
+
+
+def test_speech_over_several_windows_is_read_whole() -> None:
+    segments = [
+        FakeSegment(3000 * i, 30.0 * i, 30.0 * i + 29, f" part {i}", [10 * i + 1, 10 * i + 2], compression_ratio=1.1)
+        for i in range(4)
+    ]
+    reading = read_bounded(iter(segments), 120.0, window_budget=220, clip_budget=5000)
+    assert reading.segments == segments and reading.flags == []
 
 
 # --- loop detection ---------------------------------------------------------------------------

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import io
-import wave
 
 import av
 import numpy as np
 import pytest
 
 from pytest_ttsbench.audio import AudioDecodeError, AudioPolicy, check_audio, decode_audio, decode_pcm16
-from pytest_ttsbench.pipeline import safe_name
+from pytest_ttsbench.naming import safe_name
+from pytest_ttsbench.wav import pcm16_wav
 
 
 def tone(seconds: float, rate: int = 22_050, amplitude: float = 0.3) -> np.ndarray:
@@ -20,13 +20,7 @@ def tone(seconds: float, rate: int = 22_050, amplitude: float = 0.3) -> np.ndarr
 
 def wav_bytes(samples: np.ndarray, rate: int = 22_050, channels: int = 1) -> bytes:
     pcm = (np.repeat(samples[:, None], channels, axis=1) * 32767).astype("<i2").tobytes()
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(channels)
-        out.setsampwidth(2)
-        out.setframerate(rate)
-        out.writeframes(pcm)
-    return buffer.getvalue()
+    return pcm16_wav(pcm, rate, channels)
 
 
 def mp3_bytes(samples: np.ndarray, rate: int = 22_050) -> bytes:

@@ -19,12 +19,17 @@ from pytest_ttsbench.results import read_results
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cn-news-tts-bench-v0.1"
 needs_data = pytest.mark.skipif(not SHARED.is_dir(), reason="CN-NewsTTS Bench data not found at ../shared/data")
 
-# Published by CN-NewsTTS Bench v0.1 (three-route majority vote, 992 auto-evaluable targets):
-# (strict accuracy, coverage, resolved accuracy, correct, wrong, unknown)
+# Our figures on CN-NewsTTS Bench v0.1's published transcripts (three-route majority vote, 992
+# auto-evaluable targets): (strict accuracy, coverage, resolved accuracy, correct, wrong, unknown).
+# google_cloud_tts is exactly as published. Our readings rules are stricter than the benchmark's
+# matcher where a reading says another value (a score read 至 or 减, a range read 减, Q六六 for Q6),
+# so aliyun_tts (published 0.471774, 0.533266, 0.884688, 468, 61, 463) and aws_polly (published
+# 0.243952, 0.569556, 0.428319, 242, 323, 427) have more wrong and fewer unknown targets; see the
+# calibration test in tests/gating, which reproduces the published figures rule by rule.
 PUBLISHED = {
     "google_cloud_tts": (0.603831, 0.860887, 0.701405, 599, 255, 138),
-    "aliyun_tts": (0.471774, 0.533266, 0.884688, 468, 61, 463),
-    "aws_polly": (0.243952, 0.569556, 0.428319, 242, 323, 427),
+    "aliyun_tts": (0.471774, 0.72379, 0.651811, 468, 250, 274),
+    "aws_polly": (0.242944, 0.681452, 0.356509, 241, 435, 316),
 }
 ROUTES = ["mimo_v2_5_asr", "paraformer_zh", "sensevoice_small"]
 
@@ -87,13 +92,13 @@ def test_markdown_and_csv_renderings(runs: dict[str, Path], capsys: pytest.Captu
     assert lines[0].startswith("| rank | system | strict_accuracy |")
     assert lines[2].startswith("| 1 | google_cloud_tts | 0.603831 | 0.860887 | 0.701405 | 599 | 255 | 138 |")
     assert lines[3].startswith("| 2 | aliyun_tts | 0.471774 |")
-    assert lines[4].startswith("| 3 | aws_polly | 0.243952 |")
+    assert lines[4].startswith("| 3 | aws_polly | 0.242944 |")
     assert main(["leaderboard", *folders, "--format", "csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [(r["system"], r["strict_accuracy"]) for r in rows] == [
         ("google_cloud_tts", "0.603831"),
         ("aliyun_tts", "0.471774"),
-        ("aws_polly", "0.243952"),
+        ("aws_polly", "0.242944"),
     ]
     assert rows[0]["asr_routes"] == ";".join(ROUTES)
 
@@ -210,7 +215,7 @@ def test_diagnostics_text_and_leaderboard_flag(runs: dict[str, Path], capsys: py
     full = [
         line for line in out.splitlines() if line.strip().startswith("mimo_v2_5_asr + paraformer_zh + sensevoice_small")
     ]
-    assert [line.split()[5:9] for line in full] == [["992", "468", "61", "463"], ["992", "242", "323", "427"]]
+    assert [line.split()[5:9] for line in full] == [["992", "468", "250", "274"], ["992", "241", "435", "316"]]
 
 
 def test_missing_run_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -246,3 +251,44 @@ def test_copy_of_run_folder_is_still_a_run(tmp_path: Path, capsys: pytest.Captur
         ("good", 1.0, ["transcript"]),
         ("poor", 0.5, ["transcript"]),
     ]
+
+
+@needs_data
+def test_news_diagnostics_on_the_published_transcripts(
+    runs: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    folders = [str(runs[s]) for s in ("aliyun_tts", "aws_polly", "google_cloud_tts")]
+    assert main(["diagnostics", *folders, "--json", "--bootstrap", "300"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    systems = {s["system"]: s for s in report["systems"]}
+    # routes split evenly on 8 of aliyun's 992 targets
+    assert systems["aliyun_tts"]["tie_rate"] == pytest.approx(8 / 992)
+    # pooled figures are the three systems' figures added up
+    comparison = report["comparison"]
+    assert (comparison["pooled"]["n"], comparison["pooled"]["correct"]) == (3 * 992, 468 + 599 + 241)
+    assert comparison["pooled"]["wrong"] == 250 + 255 + 435
+    # the ranking survives every route subset, and the bootstrap interval is one rank wide
+    assert len(comparison["rank_by_routes"]) == 7
+    for row in comparison["rank_by_routes"]:
+        assert row["ranks"] == {"google_cloud_tts": 1, "aliyun_tts": 2, "aws_polly": 3}
+    assert {s: (i["low"], i["high"]) for s, i in comparison["rank_interval"].items()} == {
+        "google_cloud_tts": (1, 1),
+        "aliyun_tts": (2, 2),
+        "aws_polly": (3, 3),
+    }
+    # aws_polly reads hyphens between numbers as a subtraction; the others as a range or a score
+    ranges = {s: r["range_readings"] for s, r in systems.items()}
+    assert ranges["aws_polly"]["sports_score"]["subtraction"] > ranges["aws_polly"]["sports_score"].get("score", 0)
+    assert ranges["aws_polly"]["range_hyphen"]["subtraction"] > 0
+    assert all("subtraction" not in counts for counts in ranges["aliyun_tts"].values())
+    assert ranges["google_cloud_tts"]["sports_score"]["range"] > ranges["google_cloud_tts"]["sports_score"]["score"]
+    # a single route changes the voted label of some targets, and says from what to what
+    changes = {tuple(r["routes"]): r["changes"] for r in systems["aliyun_tts"]["label_changes"]}
+    assert {"from": "correct", "to": "unknown", "n": 131} in changes[("mimo_v2_5_asr",)]
+    capsys.readouterr()
+    assert main(["diagnostics", *folders, "--bootstrap", "100"]) == 0
+    text = capsys.readouterr().out
+    assert "  tie rate (routes split evenly): 0.008065" in text
+    assert "rank with a 95% bootstrap interval (targets resampled):" in text
+    assert "  hyphen between numbers read as (route transcripts):" in text

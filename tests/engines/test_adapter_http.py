@@ -14,18 +14,11 @@ from tts_providers import pcm_bytes, wav_bytes
 
 from pytest_ttsbench.config import EngineProfile
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, SynthesisRequest
-from pytest_ttsbench.engines.http import (
-    HttpClient,
-    HttpOptions,
-    ProviderPolicy,
-    ensure_audio,
-    html_summary,
-    json_error_message,
-    parse_retry_after,
-    wav_shortfall,
-)
+from pytest_ttsbench.engines.http import HttpOptions, ensure_audio, wav_shortfall
 from pytest_ttsbench.engines.openai import OpenAIEngine
-from pytest_ttsbench.engines.secrets import REDACTED, Redactor, read_api_key, redact
+from pytest_ttsbench.engines.secrets import read_api_key
+from pytest_ttsbench.httpclient import HttpClient, ProviderPolicy, html_summary, json_error_message, parse_retry_after
+from pytest_ttsbench.redaction import REDACTED, Redactor, redact
 
 NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=timezone.utc)
 
@@ -86,7 +79,11 @@ def test_wav_shortfall():
 
 def _client(redactor: Redactor | None = None) -> HttpClient:
     return HttpClient(
-        HttpOptions(base_url="http://127.0.0.1:9"), ProviderPolicy("t"), redactor or Redactor(), label="t profile 'x'"
+        HttpOptions(base_url="http://127.0.0.1:9"),
+        ProviderPolicy("t"),
+        redactor or Redactor(),
+        label="t profile 'x'",
+        error_type=EngineError,
     )
 
 

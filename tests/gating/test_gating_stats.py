@@ -7,8 +7,9 @@ import math
 import pytest
 from result_rows import make_result
 
-from pytest_ttsbench.gating.stats import compare_runs, mcnemar_exact, wilson_interval
+from pytest_ttsbench.gating.baseline import compare
 from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.stats import mcnemar_exact, wilson_interval
 
 Z95 = 1.959963984540054  # the 97.5 % normal quantile
 
@@ -76,7 +77,7 @@ def _row(item: str, verdict: str, auto: bool = True) -> ItemResult:
     return make_result(id=f"s/{item}", language="zh", verdict=verdict, expected=None, auto_evaluable=auto)
 
 
-def test_compare_runs_pairs_by_key_and_counts_discordant_targets() -> None:
+def test_compare_pairs_by_key_and_counts_discordant_targets() -> None:
     baseline = [
         _row("a", "correct"),
         _row("b", "correct"),
@@ -93,14 +94,15 @@ def test_compare_runs_pairs_by_key_and_counts_discordant_targets() -> None:
         _row("only-cand", "correct"),
         _row("opt", "wrong", auto=False),
     ]
-    cmp = compare_runs(baseline, candidate)
-    assert (cmp.n, cmp.both_correct, cmp.only_baseline, cmp.only_candidate, cmp.neither) == (4, 1, 1, 1, 1)
-    assert cmp.p_value == 1.0
+    cmp = compare(baseline, candidate)
+    assert (cmp.regressions, cmp.fixes, cmp.unchanged) == (["s/b"], ["s/c"], 2)
+    assert (cmp.new, cmp.missing) == (["s/only-cand"], ["s/only-base"])
+    assert cmp.mcnemar_p == 1.0
 
 
-def test_compare_runs_detects_a_consistent_regression() -> None:
+def test_compare_detects_a_consistent_regression() -> None:
     baseline = [_row(f"t{i}", "correct") for i in range(8)]
     candidate = [_row(f"t{i}", "wrong") for i in range(8)]
-    cmp = compare_runs(baseline, candidate)
-    assert (cmp.only_baseline, cmp.only_candidate) == (8, 0)
-    assert cmp.p_value == pytest.approx(2 / 2**8)
+    cmp = compare(baseline, candidate)
+    assert (len(cmp.regressions), len(cmp.fixes)) == (8, 0)
+    assert cmp.mcnemar_p == pytest.approx(2 / 2**8)

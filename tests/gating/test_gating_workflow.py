@@ -48,3 +48,14 @@ def test_replay_rows_without_timings_print_nothing() -> None:
 def test_duplicate_route_names_are_refused() -> None:
     with pytest.raises(ValueError, match="repeated: same"):
         create_routes({"routes": [{"type": "whisper", "name": "same"}, {"type": "whisper", "name": "same"}]})
+
+
+def test_the_failed_stage_decides_not_the_wording_of_the_message() -> None:
+    rows = [row("p", f"ok{k}", synth=1.0, first=None) for k in range(3)]
+    silent = row("p", "quiet", synth=3.0, first=None)  # audio came back, then failed its checks
+    silent.error, silent.error_stage = "engine audio was silent", "audio"
+    refused = row("p", "refused", synth=0.001, first=None)  # no audio: says nothing about speed
+    refused.error, refused.error_stage = "HTTP 400: text too long", "synthesis"
+    figures = workflow_figures([*rows, silent, refused])
+    assert figures["p"].requests == 4
+    assert figures["p"].synthesis.p95 == pytest.approx(2.7)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,6 @@ from result_rows import make_result
 from pytest_ttsbench.reporting.leaderboard import (
     COLUMNS,
     LeaderboardEntry,
-    Run,
     entry_from_run,
     merge_leaderboard,
     parse_leaderboard,
@@ -25,6 +25,7 @@ from pytest_ttsbench.reporting.leaderboard import (
     update_leaderboard_file,
 )
 from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.runs import Run
 
 ROUTES = ("paraformer_zh", "sensevoice_small")
 
@@ -33,20 +34,25 @@ def entry(system: str, strict: float | None, resolved: float | None, date: str =
     return LeaderboardEntry(system, date, ROUTES, strict, 0.5, resolved, 1, 2, 3)
 
 
-def _row(verdict: str, auto: bool = True) -> ItemResult:
-    return make_result(language="zh", verdict=verdict, expected=None, auto_evaluable=auto)
+def _row(n: int, verdict: str, auto: bool = True) -> ItemResult:
+    routes = dict.fromkeys(ROUTES, verdict)
+    return make_result(
+        id=f"s/{n}", language="zh", verdict=verdict, expected=None, auto_evaluable=auto, route_verdicts=routes
+    )
 
 
 def test_entry_from_run_counts_auto_evaluable_targets_only() -> None:
     results = [
-        _row("correct"),
-        _row("correct"),
-        _row("wrong"),
-        _row("unknown"),
-        _row("error"),
-        _row("wrong", auto=False),
+        _row(1, "correct"),
+        _row(2, "correct"),
+        _row(3, "wrong"),
+        _row(4, "unknown"),
+        _row(5, "error"),
+        _row(6, "wrong", auto=False),
     ]
-    e = entry_from_run(Run("sys", "2026-06-20", list(ROUTES), results))
+    started = datetime(2026, 6, 20, 9, 30, tzinfo=timezone.utc)
+    e = entry_from_run(Run("night", Path("night/results.jsonl"), "sys", started, tuple(results)))
+    assert (e.system, e.date) == ("sys", "2026-06-20")
     assert (e.correct, e.wrong, e.unknown) == (2, 1, 1)
     assert e.strict_accuracy == 2 / 5  # the error stays in the denominator
     assert e.coverage == 3 / 5

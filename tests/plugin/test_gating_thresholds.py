@@ -9,7 +9,6 @@ import pytest
 from plugin_projects import NEWS, NUMERALS, read_jsonl, write_project
 from result_rows import make_result
 
-from pytest_ttsbench.gating.stats import wilson_interval
 from pytest_ttsbench.gating.summary import summarize
 from pytest_ttsbench.gating.thresholds import (
     FloorLayer,
@@ -20,6 +19,7 @@ from pytest_ttsbench.gating.thresholds import (
     resolve_floor,
 )
 from pytest_ttsbench.results import ItemResult, read_results
+from pytest_ttsbench.stats import wilson_interval
 
 CASE = {"s": {"default": 0.5, "years": 0.9}}
 

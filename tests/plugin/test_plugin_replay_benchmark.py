@@ -32,4 +32,4 @@ def test_pytest_replay_matches_rescore(pytester: pytest.Pytester) -> None:
     outcomes = result.parseoutcomes()
     assert outcomes["skipped"] == 16  # the optional targets: recorded, excluded
     assert outcomes["passed"] == 468
-    assert outcomes["failed"] == 61 + 463  # wrong and unknown targets fail
+    assert outcomes["failed"] == 250 + 274  # wrong and unknown targets fail

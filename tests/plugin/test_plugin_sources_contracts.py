@@ -7,20 +7,7 @@ import wave
 from pathlib import Path
 
 import pytest
-from plugin_projects import NUMERALS, read_jsonl, write_project
-
-THAI = """\
-suite: demo-th
-language: th
-scorer: keyword
-items:
-  - id: cs-1
-    category: code_switch
-    text: "ผมติดตั้งแอป LINE ใหม่"
-    text_mono: "ผมติดตั้งแอปไลน์ใหม่"
-    text_bilingual: "ผมติดตั้งแอป LINE (ไลน์) ใหม่"
-    expect: {keyword: "LINE", expected: "ไลน์", alternates: ["LINE"]}
-"""
+from plugin_projects import NUMERALS, THAI, read_jsonl, write_project
 
 
 def test_profiles_from_pyproject(pytester: pytest.Pytester) -> None:

@@ -38,17 +38,17 @@ KEY = "sk-stochastic-vendor-do-not-print"
 RERUNS = 5
 
 # The vendor's repertoire is fixed (VOICE_SEED), which variant answers a request is not. On these
-# items every steady variant is heard right; at 1.8x under noise year-2008 and range-3-5 never are,
-# range-1939-1945 always is, and date-dec-31 is a coin.
+# items every steady variant is heard right and alike; at 1.8x under noise year-2008 is never
+# heard right, year-2026 always is, and the other two are coins.
 VOICE_SEED = 1818
 ITEMS = {
     "year-2008": ("years", "Many families lost their savings in the crash of 2008.", ["2008"]),
-    "range-3-5": ("ranges", "Bake the cookies for 3 to 5 minutes, until golden.", ["3", "5"]),
+    "year-2026": ("years", "The new bridge over the river is scheduled to open in 2026.", ["2026"]),
     "range-1939-1945": ("ranges", "The war in Europe lasted from 1939 to 1945.", ["1939", "1945"]),
     "date-dec-31": ("dates", "We close the books on December 31 every year.", ["31"]),
 }
-ALWAYS_BROKEN = ["release/range-3-5", "release/year-2008"]
-NEVER_BROKEN = "release/range-1939-1945"
+ALWAYS_BROKEN = ["release/year-2008"]
+NEVER_BROKEN = "release/year-2026"
 
 
 def _case_file() -> str:
@@ -171,7 +171,7 @@ def test_unchanged_stochastic_voice_passes_every_rerun_and_a_degraded_one_fails_
             assert f"release/{category}: strict accuracy" in reasons
         # The cause is in front of the reader: the voice now speaks about 1.8x faster.
         assert gate_json["baseline"]["audio"]["speed_ratio"] == pytest.approx(1.8, rel=0.2)
-        assert {"years", "ranges"} <= breached
+        assert "years" in breached
         suite, gate = _junit_gate(pytester.path / "runs" / name / "junit.xml")
         failure = gate.find("failure")
         assert failure is not None and suite.get("failures") != "0"

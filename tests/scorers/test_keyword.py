@@ -304,3 +304,25 @@ def test_recorded_transcript_verdict(index: int, outcome: str) -> None:
     context = ScoreContext(language=item.get("language", SUITE["language"]), text=item["text"])
     verdict = SCORER.score(row["text"], item["expect"], context)
     assert verdict.outcome == outcome, verdict.explain()
+
+
+@pytest.mark.parametrize(
+    ("transcript", "keyword", "outcome"),
+    [
+        # a keyword spelled with ๆ in the middle, the formal space kept or left out on either side
+        ("มีปัญหาต่างๆ นานาเกิดขึ้น", "ต่าง ๆ นานา", "correct"),
+        ("มีปัญหาต่าง ๆ นานาเกิดขึ้น", "ต่างๆนานา", "correct"),
+        ("มีปัญหาต่างต่างนานาเกิดขึ้น", "ต่างๆ นานา", "correct"),
+        ("มีปัญหาต่างนานาเกิดขึ้น", "ต่างๆ นานา", "wrong"),
+        ("จะไปเร็วๆนี้", "เร็ว ๆ นี้", "correct"),
+        ("จะไปเร็ว ๆ นี้", "เร็วๆนี้", "correct"),
+        ("จะไปเร็วนี้", "เร็ว ๆ นี้", "wrong"),
+        ("จะไปเร็ว ๆ ที่นี่", "เร็ว ๆ นี้", "wrong"),
+        # written out by the recognizer, with the spaces a typist leaves around ๆ
+        ("ได้ไปเที่ยวบ่อย ๆ ", "บ่อยๆ", "correct"),
+        ("ได้ไปเที่ยวบ่อยบ่อย", "บ่อย ๆ", "correct"),
+        ("ได้ไปเที่ยวบ่อย", "บ่อย ๆ", "wrong"),
+    ],
+)
+def test_keywords_spelled_with_mai_yamok_both_ways(transcript: str, keyword: str, outcome: str) -> None:
+    assert score(transcript, {"expected": keyword}).outcome == outcome

@@ -219,7 +219,7 @@ def test_ordinals(text: str, expected: list[str]) -> None:
         ("بعد نصف ساعة", [], "no-overfire: half an hour is no 30"),
         ("النصف الثاني من الساعة", ["2"], "no-overfire: النصف not after an hour"),
         ("خلال الربع الأخير من العام", [], "no-overfire: الربع outside a clock"),
-        ("ثلاث ساعات ونصف", ["3"], "no-overfire: ساعات is not ساعة"),
+        ("ثلاث ساعات ونصف", ["3", "3.5"], "ساعات is not ساعة: no clock, three and a half hours"),
         ("الساعة العاشرة من صباح يوم الثامن والعشرين", ["10", "28"], "no-overfire: a masculine date ordinal"),
         ("بعد أربع وعشرين ساعة", ["24"], "no-overfire: a count before ساعة is no hour"),
         ("الدورة الثالثة والعشرين", ["23"], "no-overfire: no ساعة, the ordinal joins its tens"),
@@ -529,3 +529,64 @@ def test_recorded_transcript_verdict(index: int, outcome: str) -> None:
     context = ScoreContext(language=item.get("language", SUITE["language"]), text=item["text"])
     verdict = SCORER.score(row["text"], item["expect"], context)
     assert verdict.outcome == outcome, verdict.explain()
+
+
+# --- readings a native listener accepts, and their near misses (issue #15) -------------------------
+
+NATIVE_READINGS = [
+    # duals: the noun alone says two
+    ("انتظرنا ساعتين", ["2"], "correct"),
+    ("بعد يومين", ["2"], "correct"),
+    ("خلال عامين", ["2"], "correct"),
+    ("دفع دينارين", ["2"], "correct"),
+    ("انتظرنا دقيقتين", ["2"], "correct"),
+    ("بعد يومين", ["3"], "wrong"),
+    ("بعد يوم", ["2"], "wrong"),
+    ("ألفين", ["2000"], "correct"),
+    ("مئتين", ["200"], "correct"),
+    ("ألفين", ["2"], "wrong"),
+    # a half or a quarter after a counted noun
+    ("انتظرت ساعة ونصف", ["1.5"], "correct"),
+    ("بعد ساعتين ونصف", ["2.5"], "correct"),
+    ("ثلاث ساعات ونصف", ["3.5"], "correct"),
+    ("ثلاثة أيام وربع", ["3.25"], "correct"),
+    ("ثلاث ساعات ونصف", ["3.25"], "wrong"),
+    ("انتظرت ساعة ونصف", ["30"], "wrong"),  # no clock: ساعة without the article is a duration
+    # a half or a quarter of a scale
+    ("نصف مليون", ["500000"], "correct"),
+    ("ربع مليون", ["250000"], "correct"),
+    ("نصف مليون", ["1000000"], "wrong"),
+    # minutes under ten after the hour keep two digits, as 6:05 is written
+    ("الساعة السادسة وخمس دقائق", ["6", "05"], "correct"),
+    ("الساعة السادسة وخمس دقائق", ["6", "50"], "wrong"),
+    # feminine and masculine agreement
+    ("ثلاث عشرة", ["13"], "correct"),
+    ("ثلاثة عشر", ["13"], "correct"),
+    ("إحدى عشرة", ["11"], "correct"),
+    ("اثنتا عشرة", ["12"], "correct"),
+    ("ثماني عشرة", ["18"], "correct"),
+    ("الحادية والعشرون", ["21"], "correct"),
+    ("ثلاث عشرة", ["3", "10"], "wrong"),
+    ("إحدى عشرة", ["1"], "wrong"),
+    # الساعة makes النصف/الربع minutes only where they qualify the hour
+    ("الساعة الخامسة والنصف", ["5", "30"], "correct"),
+    ("الساعة الخامسة ونصف", ["5", "30"], "correct"),
+    ("الساعة الخامسة ونصف الطلاب غادروا", ["5"], "correct"),
+    ("الساعة الخامسة ونصف الطلاب غادروا", ["5", "30"], "wrong"),
+    ("في الساعة الخامسة ثم أكل ربع التفاحة", ["5", "15"], "wrong"),
+    ("وصلنا في الثالثة والنصف", ["3", "30"], "wrong"),
+    # readings that change the value
+    ("ألف وخمسة", ["1005"], "correct"),
+    ("ألف وخمسمائة", ["1005"], "wrong"),
+    ("من عشرة إلى عشرين", ["10", "20"], "correct"),
+    ("عشرة ناقص عشرين", ["10", "20"], "wrong"),  # a range read as a subtraction
+    ("ناقص خمسة", ["-5"], "correct"),
+    ("رقم الهاتف صفر واحد اثنان", ["012"], "correct"),
+    ("رقم الهاتف اثنا عشر", ["012"], "wrong"),  # an identifier read as a quantity
+]
+
+
+@pytest.mark.parametrize(("transcript", "expected", "outcome"), NATIVE_READINGS)
+def test_native_readings_both_ways(transcript: str, expected: list[str], outcome: str) -> None:
+    result = SCORER.score(transcript, {"values": expected}, ScoreContext("ar"))
+    assert result.outcome == outcome, result.heard

@@ -107,7 +107,7 @@ def verdict(transcript: str, expected: list[str]) -> str:
         ("leaves at 930 p.m.", ["9", "30"]),
         ("opens at 7am", ["7"]),
         ("opens at 7 a.m.", ["7"]),
-        ("six o'clock", ["6"]),
+        ("six o'clock", ["6", "00"]),  # zero minutes, so 6:00 is heard too
         # dates
         ("March 3rd, 2026", ["3", "2026"]),
         ("on July 4, 1776", ["4", "1776"]),
@@ -346,3 +346,88 @@ def test_each_pack_text_read_back_verbatim_is_correct(pack: dict) -> None:
     for item in pack["items"]:
         result = scorer.score(item["text"], item["expect"], ScoreContext("en", item["text"]))
         assert result.outcome == "correct", (item["id"], result.explain())
+
+
+# --- readings a native listener accepts, and their near misses (issue #15) -------------------------
+
+NATIVE_READINGS = [
+    # ordinals with "hundred and ...th", with or without the "one"
+    ("his one hundred and first birthday", ["101"], "correct"),
+    ("the hundred and first day", ["101"], "correct"),
+    ("the two hundred and twenty-second", ["222"], "correct"),
+    ("the hundred and first day", ["100"], "wrong"),
+    ("the hundred and first day", ["1"], "wrong"),
+    # clock idioms
+    ("at quarter past six", ["6", "15"], "correct"),
+    ("at a quarter past six", ["6", "15"], "correct"),
+    ("at quarter to seven", ["6", "45"], "correct"),
+    ("quarter to one", ["12", "45"], "correct"),
+    ("at quarter to seven", ["7", "45"], "wrong"),
+    ("at half past six", ["6", "30"], "correct"),
+    ("at half past six", ["6", "15"], "wrong"),
+    ("at ten past nine", ["9", "10"], "correct"),
+    ("at five past nine", ["9", "05"], "correct"),
+    ("at five past nine", ["9", "50"], "wrong"),
+    ("at twenty to nine", ["8", "40"], "correct"),
+    ("twenty minutes to nine", ["8", "40"], "correct"),
+    ("ten to twelve weeks", ["10", "12"], "correct"),  # a range stays a range
+    ("ten to twelve weeks", ["11", "50"], "wrong"),  # and is no time without a time word
+    ("at noon", ["12"], "correct"),
+    ("at noon", ["12", "00"], "correct"),
+    ("at twelve noon", ["12", "00"], "correct"),
+    ("at noon", ["6", "00"], "wrong"),
+    ("at six o'clock", ["6", "00"], "correct"),
+    ("at six o'clock", ["6", "30"], "wrong"),
+    # "oh" inside times and digit strings
+    ("at six oh five", ["6", "05"], "correct"),
+    ("at six five", ["6", "05"], "wrong"),
+    ("room one oh one", ["101"], "correct"),
+    ("room one one", ["101"], "wrong"),
+    # "a hundred", "twelve hundred", "two and a half"
+    ("a hundred", ["100"], "correct"),
+    ("a hundred and fifty", ["150"], "correct"),
+    ("a hundred and fifty", ["100", "50"], "wrong"),
+    ("twelve hundred", ["1200"], "correct"),
+    ("twelve hundred", ["12", "100"], "wrong"),
+    ("two and a half", ["2.5"], "correct"),
+    ("two and a half", ["2"], "wrong"),
+    ("two and a quarter", ["2.25"], "correct"),
+    ("one and three quarters", ["1.75"], "correct"),
+    ("one and three quarters", ["1.25"], "wrong"),
+    ("a quarter of a million", ["250000"], "correct"),
+    ("a quarter of a million", ["1000000"], "wrong"),
+    ("a million and a half", ["1500000"], "correct"),
+    ("a million and a half", ["1000000.5"], "wrong"),
+    ("three quarters of a million", ["750000"], "correct"),
+    ("three quarters of a million", ["3000000"], "wrong"),
+    # below zero is negative
+    ("five below zero", ["-5"], "correct"),
+    ("five degrees below zero", ["-5"], "correct"),
+    ("five degrees below zero", ["5"], "wrong"),
+    ("five degrees above zero", ["-5"], "wrong"),
+    # the British "half six" after a word that announces a time
+    ("see you at half six", ["6", "30"], "correct"),
+    ("see you at half six", ["5", "30"], "wrong"),
+    ("half six people", ["6", "30"], "wrong"),
+    # money read as dollars and cents
+    ("three dollars and fifty cents", ["3.50"], "correct"),
+    ("three dollars fifty", ["3.50"], "correct"),
+    ("a dollar fifty", ["1.50"], "correct"),
+    ("twelve pounds fifty", ["12.50"], "correct"),
+    ("fifty cents", ["0.50"], "correct"),
+    ("three dollars and fifty cents", ["3.05"], "wrong"),
+    ("three fifty", ["3.50"], "wrong"),  # no currency word: 350, or a time
+    ("five dollars twenty people", ["5.20"], "wrong"),  # the twenty counts people
+    ("five cents", ["0.50"], "wrong"),
+    # readings that change the value
+    ("a thousand and five", ["1005"], "correct"),
+    ("fifteen hundred", ["1005"], "wrong"),
+    ("ten minus twelve weeks", ["10", "12"], "wrong"),  # a range read as a subtraction
+    ("2028 minus 2030", ["2028", "2030"], "wrong"),
+    ("twenty two six", ["2026"], "wrong"),  # the digits regrouped: 22 and 6
+]
+
+
+@pytest.mark.parametrize(("transcript", "expected", "outcome"), NATIVE_READINGS)
+def test_native_readings_both_ways(transcript: str, expected: list[str], outcome: str) -> None:
+    assert verdict(transcript, expected) == outcome

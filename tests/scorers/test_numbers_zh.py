@@ -386,10 +386,56 @@ def test_parses_every_bench_transcript_with_sound_offsets() -> None:
     """Thousands of real Chinese ASR transcripts: no crash, every span starts on a number character."""
     if not BENCH.is_dir():
         pytest.skip(f"CN-NewsTTS Bench data not found at {BENCH}")
-    starts = set("零〇○一幺二两三四五六七八九十百千负-0123456789０１２３４５６７８９")
+    starts = set("零〇○一幺二两三四五六七八九十百千负减-0123456789０１２３４５６７８９")
     texts = _bench_transcripts()
     assert len(texts) > 1000
     for text in texts:
         for number in parse_spans(text):
             assert 0 <= number.start < number.end <= len(text), text
             assert text[number.start] in starts, (text, number)
+
+
+# --- readings a native listener accepts, and their near misses (issue #15) -------------------------
+
+NATIVE_READINGS = [
+    # colloquial short forms keep the next lower unit
+    ("一万二", ["12000"], "correct"),
+    ("一万二", ["10002"], "wrong"),
+    ("两千", ["2000"], "correct"),
+    ("两千五", ["2500"], "correct"),
+    ("两千五", ["2005"], "wrong"),
+    ("一千二", ["1200"], "correct"),
+    ("一千二", ["1002"], "wrong"),
+    # 两 is a digit before a unit, never the last digit of a short form (三千两 is 3000 liang)
+    ("一万两千", ["12000"], "correct"),
+    ("三千两银子", ["3200"], "wrong"),
+    # 幺 is one in digit strings
+    ("幺幺零", ["110"], "correct"),
+    ("幺零幺", ["101"], "correct"),
+    ("幺零幺", ["11"], "wrong"),
+    # a dropped 零 changes the value
+    ("一千零五", ["1005"], "correct"),
+    ("一千五", ["1005"], "wrong"),
+    ("一百零一", ["101"], "correct"),
+    ("一百一", ["101"], "wrong"),
+    ("一万零五", ["10005"], "correct"),
+    ("一万五", ["10005"], "wrong"),
+    # a range read as a subtraction
+    ("二零二八至二零三零年", ["2028", "2030"], "correct"),
+    ("二零二八到二零三零年", ["2028", "2030"], "correct"),
+    ("二零二八减二零三零年", ["2028", "2030"], "wrong"),
+    ("四到五天", ["4", "5"], "correct"),
+    ("四减五天", ["4", "5"], "wrong"),
+    ("十减去五", ["10", "5"], "wrong"),
+]
+
+
+@pytest.mark.parametrize(("transcript", "expected", "outcome"), NATIVE_READINGS)
+def test_native_readings_both_ways(transcript: str, expected: list[str], outcome: str) -> None:
+    result = NumbersScorer().score(transcript, {"values": expected}, ScoreContext("zh"))
+    assert result.outcome == outcome, result.heard
+
+
+def test_subtraction_is_shown_as_a_negative_operand() -> None:
+    assert [t.value for t in parse_numbers("四减五天")] == ["4", "-5"]
+    assert [t.value for t in parse_numbers("减少五个")] == ["5"]  # 减少 after no number: no sign

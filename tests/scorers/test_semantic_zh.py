@@ -423,7 +423,8 @@ def test_every_unit_alias_reads_as_its_unit(unit: str, alias: str) -> None:
     [
         ("十二厘米", "the power differs: 2 expected"),
         ("十二平方毫米", "another unit was heard, cm expected"),
-        ("十二平方", "12 heard without a unit"),
+        ("十二平方", "another unit was heard, cm expected"),  # 平方 alone is square metres
+        ("十二", "12 heard without a unit"),
         ("十三平方厘米", "12 not heard"),
     ],
 )
@@ -954,3 +955,56 @@ def test_recorded_news_transcript(index: int, outcomes: tuple[str, ...]) -> None
     context = ScoreContext(language="zh", text=item["text"])
     got = tuple(READINGS.score(row["text"], target, context).outcome for target in item["expect"]["targets"])
     assert got == outcomes
+
+
+# --- colloquial currency and unit names, and their near misses (issue #15) ---------------------
+
+NATIVE_SEMANTIC = [
+    ("一百块", {"type": "currency", "amount": "100", "currency": "CNY"}, "correct"),
+    ("一百块", {"type": "currency", "amount": "100", "currency": "USD"}, "wrong"),
+    ("三块五", {"type": "currency", "amount": "3.5", "currency": "CNY"}, "correct"),
+    ("三块五毛八", {"type": "currency", "amount": "3.58", "currency": "CNY"}, "correct"),
+    ("两元五角", {"type": "currency", "amount": "2.5", "currency": "CNY"}, "correct"),
+    ("三块五", {"type": "currency", "amount": "3.05", "currency": "CNY"}, "wrong"),
+    ("三块五", {"type": "currency", "amount": "3.5", "currency": "USD"}, "wrong"),
+    ("一百刀", {"type": "currency", "amount": "100", "currency": "USD"}, "correct"),
+    ("一百美刀", {"type": "currency", "amount": "100", "currency": "USD"}, "correct"),
+    ("一百刀", {"type": "currency", "amount": "100", "currency": "CAD"}, "wrong"),
+    ("五十欧", {"type": "currency", "amount": "50", "currency": "EUR"}, "correct"),
+    ("五十欧洲国家", {"type": "currency", "amount": "50", "currency": "EUR"}, "wrong"),
+    ("一百港纸", {"type": "currency", "amount": "100", "currency": "HKD"}, "correct"),
+    ("一百韩币", {"type": "currency", "amount": "100", "currency": "KRW"}, "correct"),
+    ("一百韩币", {"type": "currency", "amount": "100", "currency": "JPY"}, "wrong"),
+    ("一百泰币", {"type": "currency", "amount": "100", "currency": "THB"}, "correct"),
+    ("一百日币", {"type": "currency", "amount": "100", "currency": "JPY"}, "correct"),
+    ("一百澳币", {"type": "currency", "amount": "100", "currency": "AUD"}, "correct"),
+    ("一百澳元", {"type": "currency", "amount": "100", "currency": "MOP"}, "wrong"),
+    ("一百二十平米", {"type": "unit", "value": "120", "unit": "m", "exponent": 2}, "correct"),
+    ("一百二十平", {"type": "unit", "value": "120", "unit": "m", "exponent": 2}, "correct"),
+    ("一百二十平方", {"type": "unit", "value": "120", "unit": "m", "exponent": 2}, "correct"),
+    ("一百二十米", {"type": "unit", "value": "120", "unit": "m", "exponent": 2}, "wrong"),
+    ("一百二十平均", {"type": "unit", "value": "120", "unit": "m", "exponent": 2}, "wrong"),
+    ("三十立方", {"type": "unit", "value": "30", "unit": "m", "exponent": 3}, "correct"),
+    ("三十度", {"type": "unit", "value": "30", "unit": "℃"}, "correct"),
+    ("三十度电", {"type": "unit", "value": "30", "unit": "kWh"}, "correct"),
+    ("三十度电", {"type": "unit", "value": "30", "unit": "℃"}, "wrong"),
+    ("十四除九", {"type": "formula", "op": "divide", "operands": ["9", "14"]}, "correct"),  # A除B is B÷A
+    ("九除十四", {"type": "formula", "op": "divide", "operands": ["9", "14"]}, "wrong"),  # 14 ÷ 9
+    ("九除以十四", {"type": "formula", "op": "divide", "operands": ["9", "14"]}, "correct"),
+    ("九和十四相乘", {"type": "formula", "op": "multiply", "operands": ["9", "14"]}, "correct"),
+    ("九和十四相加", {"type": "formula", "op": "multiply", "operands": ["9", "14"]}, "wrong"),
+    ("时速一百二十公里", {"type": "unit", "value": "120", "unit": "km/h"}, "correct"),
+    ("每小时一百二十公里", {"type": "unit", "value": "120", "unit": "km/h"}, "correct"),
+    ("一百二十公里", {"type": "unit", "value": "120", "unit": "km/h"}, "wrong"),
+    ("摄氏三十度", {"type": "unit", "value": "30", "unit": "℃"}, "correct"),
+    ("华氏三十度", {"type": "unit", "value": "30", "unit": "℃"}, "wrong"),  # Fahrenheit
+    ("幺幺零", {"type": "identifier", "digits": "110"}, "correct"),
+    ("一百一十", {"type": "identifier", "digits": "110"}, "wrong"),  # an identifier read as a quantity
+    ("幺三八零零", {"type": "identifier", "digits": "13800"}, "correct"),
+    ("十三 八百", {"type": "identifier", "digits": "13800"}, "wrong"),  # the digits regrouped
+]
+
+
+@pytest.mark.parametrize(("transcript", "expect", "outcome"), NATIVE_SEMANTIC)
+def test_colloquial_names_both_ways(transcript: str, expect: dict[str, Any], outcome: str) -> None:
+    assert score(transcript, expect).outcome == outcome

@@ -53,6 +53,21 @@ TRANSCRIPTS = {
 }
 
 
+# A Thai keyword item with its three text contracts (raw, mono, bilingual).
+THAI = """\
+suite: demo-th
+language: th
+scorer: keyword
+items:
+  - id: cs-1
+    category: code_switch
+    text: "ผมติดตั้งแอป LINE ใหม่"
+    text_mono: "ผมติดตั้งแอปไลน์ใหม่"
+    text_bilingual: "ผมติดตั้งแอป LINE (ไลน์) ใหม่"
+    expect: {keyword: "LINE", expected: "ไลน์", alternates: ["LINE"]}
+"""
+
+
 def write_project(
     pytester: pytest.Pytester,
     cases: dict[str, str] | None = None,

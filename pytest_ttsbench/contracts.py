@@ -1,0 +1,39 @@
+"""Text contracts across runs: which text variant (raw, mono, bilingual) each run sent.
+
+A Thai item may be sent as written (``raw``), with its English keyword transliterated (``mono``)
+or with both (``bilingual``); the three measure different things. Every result row records the
+contract of its run, and the commands that put runs side by side (``compare``, ``leaderboard``)
+refuse to mix contracts silently: a score moved by the contract would read as a score moved by
+the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from pytest_ttsbench.results import ItemResult
+
+
+class ContractMixError(ValueError):
+    """Runs (or rows of one run) that sent different text contracts, compared as if they had not."""
+
+
+def contracts_of(results: Sequence[ItemResult]) -> list[str]:
+    """The distinct text contracts of some rows, sorted."""
+    return sorted({row.contract or "raw" for row in results})
+
+
+def require_one_contract(runs: Mapping[str, Sequence[ItemResult]]) -> str | None:
+    """The one contract every run used, or :class:`ContractMixError` naming what each run used.
+
+    Returns None when there are no rows at all.
+    """
+    used = {name: contracts_of(rows) for name, rows in runs.items() if rows}
+    every = sorted({c for contracts in used.values() for c in contracts})
+    if len(every) <= 1:
+        return every[0] if every else None
+    detail = "; ".join(f"{name}: {', '.join(contracts)}" for name, contracts in used.items())
+    raise ContractMixError(
+        f"runs with different text contracts ({detail}) would be compared as one: compare runs of one "
+        "contract, or pass --allow-contract-mix to put them side by side knowingly"
+    )

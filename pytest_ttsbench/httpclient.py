@@ -1,0 +1,411 @@
+"""The one HTTP client, shared by the cloud engine adapters and the ASR routes: one retry policy.
+
+One :class:`HttpClient` per engine profile or ASR route holds an ``httpx.Client`` and enforces
+
+* connect and read timeouts (``connect_timeout_s``, ``timeout_s``);
+* retries with exponential backoff and jitter (tenacity) on 408, 429, 5xx but 501, connection
+  errors, timeouts, bodies cut short, and provider throttling signals that use another status
+  (Polly's HTTP 400 ``ThrottlingException``); OpenAI's ``x-should-retry`` hint wins when given.
+  ``Retry-After`` (seconds or an HTTP date, or OpenAI's ``retry-after-ms``) sets the wait; a
+  wait longer than ``retry_max_wait_s`` is not worth a benchmark's time, so the request fails
+  at once with the provider's message;
+* a concurrency limit (``concurrency``, a semaphore held per attempt) and request rate limit
+  (``requests_per_second``); both are per process, so with pytest-xdist each worker has its own;
+* time to the first body byte and total time, measured while streaming with ``iter_bytes``.
+
+Failures are raised as the caller's own error type (``EngineError`` for engines, ``AsrError``
+for routes), every message passed through the caller's :class:`Redactor` first.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import html
+import json
+import random
+import re
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import httpx
+from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
+
+from pytest_ttsbench.redaction import Redactor
+
+USER_AGENT = "pytest-ttsbench"
+
+# Signs one attempt: (method, full URL, headers, body) → headers to send. Called again on every
+# retry, because signatures carry a timestamp.
+Signer = Callable[[str, str, dict[str, str], bytes], dict[str, str]]
+
+
+@dataclass(frozen=True)
+class ClientOptions:
+    """Where requests go and how patiently: timeouts, retries and limits."""
+
+    base_url: str
+    timeout_s: float = 60.0
+    connect_timeout_s: float = 10.0
+    max_retries: int = 3
+    retry_min_wait_s: float = 0.5
+    retry_max_wait_s: float = 30.0
+    concurrency: int = 4
+    requests_per_second: float | None = None
+    max_response_bytes: int = 200 * 1024 * 1024
+
+
+# --- provider policy -------------------------------------------------------------------------
+
+
+def clip_text(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _join(*parts: Any) -> str:
+    seen: list[str] = []
+    for part in parts:
+        if part is None or part == "":
+            continue
+        text = str(part)
+        if text not in seen:
+            seen.append(text)
+    return ": ".join(seen)
+
+
+def json_error_message(document: Any) -> str | None:
+    """The message in a provider's JSON error, for the shapes the adapters meet.
+
+    OpenAI and Azure APIM ``{"error": {"message", "code"|"type"}}``; Google adds ``status``;
+    ElevenLabs ``{"detail": {"status", "message"}}`` or FastAPI's list-shaped ``detail``;
+    Fish ``{"status", "message"}``; Polly ``{"message"}`` or ``{"Message"}``; whisper.cpp and
+    vLLM's ``{"error": "..."}``.
+    """
+    if not isinstance(document, Mapping):
+        return None
+    error = document.get("error")
+    if isinstance(error, Mapping):
+        code = error.get("status") or error.get("code") or error.get("type")
+        return _join(code if isinstance(code, str) else None, error.get("message")) or None
+    if isinstance(error, str) and error:
+        return error
+    detail = document.get("detail")
+    if isinstance(detail, Mapping):
+        return _join(detail.get("status"), detail.get("message")) or None
+    if isinstance(detail, list):
+        parts = []
+        for entry in detail:
+            if isinstance(entry, Mapping):
+                loc = ".".join(str(p) for p in entry.get("loc", []) if p is not None)
+                parts.append(_join(loc, entry.get("msg")))
+        return "; ".join(p for p in parts if p) or None
+    if isinstance(detail, str) and detail:
+        return detail
+    message = document.get("message") or document.get("Message")
+    if isinstance(message, str) and message:
+        return message
+    return None
+
+
+def html_summary(body: bytes) -> str:
+    """An HTML page in a few words: its title, heading and the start of its text."""
+    page = body.decode("utf-8", errors="replace")
+    found = []
+    for tag in ("title", "h1"):
+        match = re.search(rf"<{tag}\b[^>]*>(.*?)</{tag}\s*>", page, re.IGNORECASE | re.DOTALL)
+        if match:
+            found.append(html.unescape(re.sub(r"<[^>]+>", " ", match.group(1))).strip())
+    if not found:
+        page = re.sub(r"<(script|style)\b.*?</\1\s*>", " ", page, flags=re.IGNORECASE | re.DOTALL)
+        found.append(html.unescape(re.sub(r"<[^>]+>", " ", page)))
+    return clip_text(_join(*(" ".join(f.split()) for f in found))) or "an empty page"
+
+
+def looks_like_html(body: bytes) -> bool:
+    head = body[:1024].lstrip().lower()
+    return head.startswith((b"<!doctype html", b"<html", b"<head", b"<body"))
+
+
+def describe_error_body(status: int, headers: httpx.Headers, body: bytes) -> str:
+    """What an error body says, whatever its shape; falls back to naming an empty body."""
+    if not body.strip():
+        return "empty body"
+    if looks_like_html(body) or "html" in headers.get("content-type", "").lower():
+        return f"HTML page: {html_summary(body)}"
+    try:
+        document = json.loads(body)
+    except ValueError:
+        return clip_text(body.decode("utf-8", errors="replace"))
+    return json_error_message(document) or clip_text(body.decode("utf-8", errors="replace"))
+
+
+@dataclass(frozen=True)
+class ProviderPolicy:
+    """How one provider words its errors and signals throttling.
+
+    ``error_message(status, headers, body)`` returns the provider's message (None: fall back to
+    :func:`describe_error_body`); ``is_throttled`` marks responses to retry whatever their
+    status (Polly throttles with 400).
+    """
+
+    name: str
+    error_message: Callable[[int, httpx.Headers, bytes], str | None] | None = None
+    is_throttled: Callable[[int, httpx.Headers, bytes], bool] | None = None
+    request_id_headers: tuple[str, ...] = ("x-request-id", "request-id")
+
+    def message(self, status: int, headers: httpx.Headers, body: bytes) -> str:
+        found = self.error_message(status, headers, body) if self.error_message else None
+        return found or describe_error_body(status, headers, body)
+
+
+# --- retry-after -----------------------------------------------------------------------------
+
+
+def parse_retry_after(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` (OpenAI) or ``Retry-After`` (seconds or HTTP date)."""
+    lowered = {k.lower(): v for k, v in headers.items()}
+    millis = lowered.get("retry-after-ms")
+    if millis:
+        try:
+            return max(0.0, float(millis) / 1000.0)
+        except ValueError:
+            pass
+    value = lowered.get("retry-after", "").strip()
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    now = now or datetime.now(timezone.utc)
+    return max(0.0, (when - now).total_seconds())
+
+
+# --- limits ----------------------------------------------------------------------------------
+
+
+class RateLimiter:
+    """Spaces request starts at least ``1 / per_second`` apart across threads (None: no limit)."""
+
+    def __init__(self, per_second: float | None) -> None:
+        self._interval = 1.0 / per_second if per_second else 0.0
+        self._next = 0.0
+        self._lock = threading.Lock()
+
+    def wait(self) -> None:
+        if not self._interval:
+            return
+        with self._lock:
+            now = time.monotonic()
+            slot = max(now, self._next)
+            self._next = slot + self._interval
+        if slot > now:
+            time.sleep(slot - now)
+
+
+# --- the client ------------------------------------------------------------------------------
+
+
+@dataclass
+class HttpResult:
+    """One successful response, read whole, with how long it took and how many attempts."""
+
+    status: int
+    headers: httpx.Headers
+    body: bytes
+    first_byte_seconds: float | None
+    total_seconds: float
+    wall_seconds: float
+    attempts: int
+    retry_reasons: list[str] = field(default_factory=list)
+    # (seconds since the request was sent, bytes received so far) after each body chunk.
+    arrivals: list[tuple[float, int]] = field(default_factory=list)
+
+    @property
+    def streamed(self) -> bool:
+        """A reply sent with chunked transfer: the body arrived as it was generated."""
+        return "chunked" in self.headers.get("transfer-encoding", "").lower()
+
+    @property
+    def content_type(self) -> str:
+        return self.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
+class _Retryable(Exception):
+    """An attempt that failed in a way worth trying again."""
+
+    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+_RETRY_STATUSES = frozenset({408, 429})
+
+
+class HttpClient:
+    """Sends one provider's requests under the profile's timeouts, retries and limits."""
+
+    def __init__(
+        self,
+        options: ClientOptions,
+        policy: ProviderPolicy,
+        redactor: Redactor,
+        *,
+        label: str,
+        error_type: type[Exception],
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.options = options
+        self.policy = policy
+        self.error_type = error_type  # what every failure is raised as: the caller's own error class
+        self.label = label  # "openai profile 'x'": starts every error message
+        self._redact = redactor
+        self._semaphore = threading.BoundedSemaphore(options.concurrency)
+        self._rate = RateLimiter(options.requests_per_second)
+        self._client = httpx.Client(
+            timeout=httpx.Timeout(options.timeout_s, connect=options.connect_timeout_s),
+            limits=httpx.Limits(max_connections=options.concurrency, max_keepalive_connections=options.concurrency),
+            headers={"User-Agent": USER_AGENT, **(headers or {})},
+            follow_redirects=False,
+        )
+
+    def error(self, message: str) -> Exception:
+        """The caller's error type, labelled with the engine or route, every known secret scrubbed."""
+        return self.error_type(self._redact(f"{self.label}: {message}"))
+
+    def url(self, path: str) -> str:
+        return self.options.base_url + path
+
+    def close(self) -> None:
+        self._client.close()
+
+    # The wait before the next attempt: the provider's Retry-After when it gave one, else
+    # exponential backoff (retry_min_wait_s doubling up to retry_max_wait_s); both get a little
+    # jitter so parallel workers do not come back in lockstep.
+    def _wait(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        jitter = random.uniform(0, self.options.retry_min_wait_s)
+        if isinstance(exc, _Retryable) and exc.retry_after is not None:
+            return exc.retry_after + jitter
+        backoff = self.options.retry_min_wait_s * 2 ** (state.attempt_number - 1)
+        return min(backoff + jitter, self.options.retry_max_wait_s)
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        params: Mapping[str, str] | None = None,
+        content: bytes | None = None,
+        sign: Signer | None = None,
+    ) -> HttpResult:
+        """Send until a response is final; raise the caller's error type (redacted) when retries run out."""
+        reasons: list[str] = []
+
+        def note(state: RetryCallState) -> None:
+            exc = state.outcome.exception() if state.outcome else None
+            if exc is not None:
+                reasons.append(self._redact(str(exc)))
+
+        retrying = Retrying(
+            stop=stop_after_attempt(self.options.max_retries + 1),
+            wait=self._wait,
+            retry=retry_if_exception_type(_Retryable),
+            before_sleep=note,
+            reraise=True,
+        )
+        started = time.perf_counter()
+        url = httpx.URL(self.url(path), params=params or None)
+        last: _Retryable | None = None
+        try:
+            result = retrying(self._attempt, method, url, dict(headers or {}), content or b"", sign)
+        except _Retryable as exc:
+            last = exc
+        if last is not None:
+            # Raised outside the except block, so the unredacted attempt error is not its context.
+            attempts = retrying.statistics.get("attempt_number", self.options.max_retries + 1)
+            raise self.error(f"{last.reason} (gave up after {attempts} attempts)")
+        result.attempts = retrying.statistics.get("attempt_number", 1)
+        result.retry_reasons = reasons
+        result.wall_seconds = time.perf_counter() - started
+        return result
+
+    def _attempt(
+        self, method: str, url: httpx.URL, headers: dict[str, str], content: bytes, sign: Signer | None
+    ) -> HttpResult:
+        with self._semaphore:
+            self._rate.wait()
+            send_headers = sign(method, str(url), dict(headers), content) if sign else headers
+            request = self._client.build_request(method, url, headers=send_headers, content=content or None)
+            start = time.perf_counter()
+            first: float | None = None
+            chunks: list[bytes] = []
+            arrivals: list[tuple[float, int]] = []
+            size = 0
+            try:
+                response = self._client.send(request, stream=True)
+            except httpx.TimeoutException:
+                raise _Retryable(f"no response within {self.options.timeout_s:g} s (timeout_s)") from None
+            except httpx.TransportError as exc:
+                raise _Retryable(f"connection failed: {type(exc).__name__}: {exc}") from None
+            except httpx.RequestError as exc:
+                raise self.error(f"request failed: {type(exc).__name__}: {exc}") from None
+            try:
+                for chunk in response.iter_bytes():
+                    if not chunk:
+                        continue
+                    now = time.perf_counter() - start
+                    if first is None:
+                        first = now
+                    size += len(chunk)
+                    arrivals.append((now, size))
+                    if size > self.options.max_response_bytes:
+                        raise self.error(f"response larger than {self.options.max_response_bytes} bytes")
+                    chunks.append(chunk)
+            except httpx.TimeoutException:
+                raise _Retryable(
+                    f"body stalled for {self.options.timeout_s:g} s after {size} bytes (timeout_s)"
+                ) from None
+            except httpx.TransportError as exc:
+                raise _Retryable(f"body cut short after {size} bytes: {type(exc).__name__}: {exc}") from None
+            except httpx.RequestError as exc:
+                raise self.error(f"reading the body failed: {type(exc).__name__}: {exc}") from None
+            finally:
+                response.close()
+            total = time.perf_counter() - start
+        body = b"".join(chunks)
+        status = response.status_code
+        throttled = bool(self.policy.is_throttled and self.policy.is_throttled(status, response.headers, body))
+        if status >= 300 or throttled:
+            self._fail(status, response.headers, body, throttled)
+        return HttpResult(status, response.headers, body, first, total, total, 1, arrivals=arrivals)
+
+    def _fail(self, status: int, headers: httpx.Headers, body: bytes, throttled: bool) -> None:
+        if 300 <= status < 400:
+            raise self.error(f"HTTP {status}: unexpected redirect to {headers.get('location', '(no location)')}")
+        message = f"HTTP {status}: {self.policy.message(status, headers, body)}"
+        should = headers.get("x-should-retry", "").lower()  # OpenAI's explicit hint wins when present
+        retryable = throttled or status in _RETRY_STATUSES or (status >= 500 and status != 501)
+        if should in ("true", "false"):
+            retryable = should == "true"
+        if not retryable:
+            raise self.error(message)
+        delay = parse_retry_after(headers)
+        if delay is not None and delay > self.options.retry_max_wait_s:
+            raise self.error(
+                f"{message} (the provider asked to wait {delay:g} s, more than retry_max_wait_s "
+                f"{self.options.retry_max_wait_s:g} s)"
+            )
+        raise _Retryable(message, delay)

@@ -1,0 +1,18 @@
+"""Small helpers with no dependencies inside the package: every layer may import them."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+
+def safe_name(text: str) -> str:
+    """A file name that cannot leave its directory, whatever ``text`` holds.
+
+    Anything outside ``[A-Za-z0-9._-]`` becomes ``_``; leading dots are dropped; and when the
+    name had to change, a short hash of the original keeps distinct ids distinct.
+    """
+    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", text).lstrip(".")[:80] or "item"
+    if cleaned != text:
+        cleaned += "-" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:8]
+    return cleaned
