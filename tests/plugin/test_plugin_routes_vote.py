@@ -124,7 +124,8 @@ def test_manifest_covers_replayed_clips_and_kept_audio(
     pytester.runpytest("--tts-engine=clips", "--tts-results=out/r.jsonl", "-k", "says")
     manifest = json.loads((root / "out" / "r.manifest.sha256.json").read_text(encoding="utf-8"))
     roles = {key: entry["role"] for key, entry in manifest["files"].items()}
-    assert roles[str(root / "clips" / "vote" / "says-2026.wav")] == "input"
+    assert roles["clips/vote/says-2026.wav"] == "input"  # relative to the project, marked so
+    assert manifest["files"]["clips/vote/says-2026.wav"]["root"] == "project"
     kept = [key for key, role in roles.items() if key.startswith("r-audio/") and key.endswith(".wav")]
     assert len(kept) == 1 and roles[kept[0]] == "output"
     capsys.readouterr()

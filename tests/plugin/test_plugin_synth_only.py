@@ -5,7 +5,6 @@ duration control of the numeral forms on them; and the same clips scored later, 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 import yaml
@@ -66,7 +65,8 @@ def test_synth_only_writes_clips_without_asr_and_the_duration_control_flags_a_sk
     for row in rows:
         assert row["evidence"]["synth_only"] is True and row["verdict"] == "unknown"
         assert row["transcripts"] == {} and row["asr_seconds"] is None  # no recognizer ran
-        assert Path(row["audio_path"]).is_file() and row["audio_seconds"] > 1
+        clip = pytester.path / "out" / row["audio_path"]  # relative to the run's folder
+        assert clip.is_file() and row["audio_seconds"] > 1
     manifest = json.loads((pytester.path / "out" / "manifest.sha256.json").read_text(encoding="utf-8"))
     assert sum(1 for key in json.dumps(manifest).split('"') if key.endswith(".wav")) >= 6
 
@@ -99,7 +99,7 @@ def test_synth_only_clips_are_scored_later_through_the_audio_dir_engine(pytester
         assert row["audio_sha256"] == clips[row["id"]]["audio_sha256"]  # the very clip synthesized before
 
     # a clip changed after the synthesize-only run is refused, never scored
-    Path(clips["split-en/lease-date"]["audio_path"]).write_bytes(b"RIFF" + b"\0" * 64)
+    (pytester.path / "split" / clips["split-en/lease-date"]["audio_path"]).write_bytes(b"RIFF" + b"\0" * 64)
     tampered = pytester.runpytest("--tts-engine=later", "--tts-results=again.jsonl", "-k", "lease")
     tampered.assert_outcomes(failed=1)
     (row,) = read_jsonl(pytester.path / "again.jsonl")
