@@ -152,10 +152,12 @@ def history_chart_svg(points: Sequence[Point], runs: Sequence[str], title: str) 
     axes.set_ylim(0, 105)
     axes.set_ylabel("strict accuracy (%)", fontsize=10)
     axes.tick_params(axis="y", labelsize=9)
-    axes.set_title(title + " (light bands: Wilson 95% intervals)", fontsize=11)
+    axes.set_title(title, fontsize=11)
     axes.grid(alpha=0.3)
     if axes.lines:
-        axes.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.0, 0.5))
+        axes.legend(
+            fontsize=9, title="bands: Wilson 95%", title_fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5)
+        )
     return _svg(figure)
 
 

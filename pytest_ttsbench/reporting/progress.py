@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from pytest_ttsbench.reporting.gate_item import GATE_NODEID
 from pytest_ttsbench.results import ItemResult, result_from_report
 
 DEFAULT_EVERY = 25
@@ -101,6 +102,8 @@ class Progress:
         self.total = max(self.total or 0, len(ids))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if getattr(report, "nodeid", None) == GATE_NODEID:  # the gate's verdict, after the last test: not progress
+            return
         if report.when == "call":
             result = result_from_report(report)
             if result is not None:
