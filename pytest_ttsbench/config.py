@@ -25,7 +25,13 @@ CONFIG_FILE = "ttsbench.yaml"
 
 # Profiles that work with no configuration at all: the embedded default and the local neural voice.
 BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
-    "espeak": {"type": "espeak", "voice": {"en": "en-us", "ar": "ar", "zh": "cmn", "th": "th"}},
+    # eSpeak NG speaks the other languages too, but only its English survives a Whisper round trip:
+    # the profile is judged on English alone (the voices stay for --tts-all-languages).
+    "espeak": {
+        "type": "espeak",
+        "voice": {"en": "en-us", "ar": "ar", "zh": "cmn", "th": "th"},
+        "languages": ["en"],
+    },
     "piper": {"type": "piper"},
 }
 
@@ -36,6 +42,7 @@ _PROFILE_SCHEMA = {
         "type": {"type": "string", "minLength": 1},
         "voice": {"oneOf": [{"type": "string"}, {"type": "object", "additionalProperties": {"type": "string"}}]},
         "api_key_env": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+        "languages": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
     },
 }
 
@@ -64,6 +71,8 @@ class EngineProfile:
     type: str
     voice: str | Mapping[str, str] | None = None
     api_key_env: str | None = None
+    #: the languages this profile is fit to be judged on (None: every language; see languages.py)
+    languages: tuple[str, ...] | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     base_dir: Path = field(default_factory=Path.cwd)
 
@@ -138,11 +147,13 @@ def load_settings(rootdir: Path) -> Settings:
     merged = {**BUILTIN_PROFILES, **raw.get("engines", {})}
     for name, spec in merged.items():
         spec = dict(spec)
+        languages = spec.pop("languages", None)
         profiles[name] = EngineProfile(
             name=name,
             type=spec.pop("type"),
             voice=spec.pop("voice", None),
             api_key_env=spec.pop("api_key_env", None),
+            languages=tuple(languages) if languages is not None else None,
             options=spec,
             base_dir=rootdir,
         )

@@ -9,8 +9,10 @@ the release gate's floors and verdict, and the accuracy charts.
 
 Everything shown comes from the :class:`~pytest_ttsbench.results.ItemResult` carried in each test
 report's ``user_properties`` (``RESULT_PROPERTY``), so rows are complete under pytest-xdist too.
-Clips are copied into an ``audio/`` folder beside the report and linked relatively, so the report
-folder can be moved as a whole; with ``--self-contained-html`` they are embedded as data: URIs.
+The report's side files sit in one folder beside it, named after it (``--html=out/report.html``
+→ ``out/report_files/``): pytest-html's ``assets/``, the clips under ``audio/`` and the charts
+under ``charts/``, all linked relatively, so the report and its folder can be moved together and
+several reports can share a directory; with ``--self-contained-html`` everything is embedded.
 
 The helpers at module level (escaping, clip lookup and copying, the summary tables) are shared
 with the static dashboard (:mod:`pytest_ttsbench.reporting.dashboard`).
@@ -19,6 +21,7 @@ with the static dashboard (:mod:`pytest_ttsbench.reporting.dashboard`).
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
 import json
 import os
@@ -32,7 +35,7 @@ import pytest
 
 from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.naming import safe_name
-from pytest_ttsbench.reporting.terminal import floor_rows
+from pytest_ttsbench.reporting.terminal import floor_rows, percent
 from pytest_ttsbench.results import ItemResult, result_from_report
 from pytest_ttsbench.verdict import explain_evidence
 
@@ -180,10 +183,6 @@ class ClipStore:
         return f'<audio controls preload="none" src="{esc(src)}" type="{esc(mime)}"></audio>'
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
-
-
 def _interval(bucket: Bucket) -> str:
     ci = bucket.ci95
     return "-" if ci is None else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
@@ -199,7 +198,7 @@ def bucket_cells(bucket: Bucket) -> list[str]:
         str(bucket.wrong),
         str(bucket.unknown),
         str(bucket.error),
-        _pct(bucket.strict_accuracy),
+        percent(bucket.strict_accuracy),
         _interval(bucket),
     ]
 
@@ -277,27 +276,88 @@ class SessionSummary:
 SummarySource = Callable[[], "SessionSummary | None"]
 
 
-def register_html_report(config: pytest.Config, summary: SummarySource) -> None:
+def html_report_path(config: pytest.Config) -> Path | None:
+    """Where pytest-html writes its report (resolved as pytest-html does), None without ``--html``."""
+    option = config.getoption("htmlpath", None)
+    if not option or not config.pluginmanager.hasplugin("html"):
+        return None
+    path = Path(os.path.expandvars(str(option))).expanduser()
+    return path if path.is_absolute() else Path.cwd() / path
+
+
+def side_folder(report_path: Path) -> Path:
+    """The folder beside a report that holds its side files: ``report.html`` → ``report_files``."""
+    return report_path.with_name(f"{report_path.stem}_files")
+
+
+def register_html_report(config: pytest.Config, summary: SummarySource, assets_existed: bool = True) -> None:
     """Add the benchmark columns and summary to pytest-html's report, when one is being written.
 
     ``summary`` is asked once the session has finished (None: nothing was benchmarked).
+    ``assets_existed``: whether ``assets/`` was beside the report before pytest-html started, so
+    the stylesheet it writes there can be moved into the side folder without touching older files.
     """
-    if not config.pluginmanager.hasplugin("html") or not config.getoption("htmlpath", None):
+    report_path = html_report_path(config)
+    if report_path is None or hasattr(config, "workerinput"):  # pytest-html writes on the controller only
         return
-    if hasattr(config, "workerinput"):  # pytest-html writes the report on the controller only
-        return
-    config.pluginmanager.register(HtmlReport(config, summary), "ttsbench-html")
+    if not config.getoption("self_contained_html", False):
+        _assets_into_side_folder(config, report_path, assets_existed)
+    config.pluginmanager.register(HtmlReport(config, summary, report_path), "ttsbench-html")
+
+
+def _assets_into_side_folder(config: pytest.Config, report_path: Path, assets_existed: bool) -> None:
+    """Swap pytest-html's report writer for one that keeps ``assets/`` in the report's side folder.
+
+    pytest-html fixes its assets folder beside the report and offers no option for it; its
+    writer is a registered plugin, so it is replaced by a subclass before any test runs.
+    """
+    from pytest_html.report import Report
+
+    writers = [plugin for plugin in config.pluginmanager.get_plugins() if type(plugin) is Report]
+    if len(writers) != 1:
+        return  # not the pytest-html this was written for: leave its layout alone
+    (writer,) = writers
+    moved = _side_folder_report(Report)(
+        writer._report_path, config, writer._report, writer._template, writer._css, side_folder(report_path)
+    )
+    config.pluginmanager.unregister(writer)
+    config.pluginmanager.register(moved, "ttsbench-html-writer")
+    stray = writer._assets_path
+    if not assets_existed and stray.is_dir():
+        (stray / "style.css").unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # not empty: something else wrote there meanwhile
+            stray.rmdir()
+
+
+def _side_folder_report(base: type) -> type:
+    from pytest_html.basereport import BaseReport
+
+    class SideFolderReport(base):
+        """pytest-html's linked report with ``assets/`` inside the report's side folder."""
+
+        def __init__(self, report_path: Path, config: Any, data: Any, template: Any, css: str, folder: Path) -> None:
+            BaseReport.__init__(self, report_path, config, data, template, css)
+            self._assets_path = folder / "assets"
+            self._assets_path.mkdir(parents=True, exist_ok=True)
+            self._css_path = self._assets_path / "style.css"
+            self._css_path.write_text(self._css, encoding="utf-8")
+
+        @property
+        def css(self) -> str:
+            return self._css_path.relative_to(self._report_path.parent).as_posix()
+
+    return SideFolderReport
 
 
 class HtmlReport:
     """pytest-html hooks: benchmark columns per row, summary tables, gate and charts on top."""
 
-    def __init__(self, config: pytest.Config, summary: SummarySource) -> None:
+    def __init__(self, config: pytest.Config, summary: SummarySource, report_path: Path) -> None:
         self.config = config
         self.summary = summary
-        path = Path(os.path.expandvars(str(config.getoption("htmlpath")))).expanduser()
-        self.report_path = path if path.is_absolute() else Path.cwd() / path
-        self.root = self.report_path.parent
+        self.report_path = report_path
+        self.page_dir = report_path.parent
+        self.root = side_folder(report_path)  # clips and charts; links are relative to the page
         self.embed = bool(config.getoption("self_contained_html", False))
         self.clips = ClipStore(self.root, embed=self.embed)
 
@@ -329,7 +389,7 @@ class HtmlReport:
             "" if result.cer is None else f"{result.cer:.3f}",
             seconds(result.synth_seconds),
             seconds(result.asr_seconds),
-            self.clips.player(result),
+            self.clips.player(result, page_dir=self.page_dir),
         ]
         # pytest-html sorts on the text of <td class="col-KEY">; plain <td> for the others.
         return [
@@ -363,4 +423,4 @@ class HtmlReport:
         path = self.root / CHART_FOLDER / f"{stem}.svg"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(svg)
-        return path.relative_to(self.root).as_posix()
+        return path.relative_to(self.page_dir).as_posix()

@@ -21,8 +21,13 @@ class _Writer(Protocol):
     def write_line(self, line: str, **markup: bool) -> None: ...
 
 
+def percent(value: float | None, missing: str = "-") -> str:
+    """A rate as every human-facing table shows it (``74.5%``): summary, gate, HTML and leaderboard."""
+    return missing if value is None else f"{100 * value:.1f}%"
+
+
 def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:5.1f}%"
+    return percent(value).rjust(6)
 
 
 def _interval(bucket: Bucket) -> str:
@@ -87,10 +92,16 @@ def summary_lines(results: Sequence[ItemResult], breakdown: Sequence[str] = ()) 
 
 
 def write_summary(
-    writer: _Writer, results: Sequence[ItemResult], breakdown: Sequence[str], results_path: Path | None
+    writer: _Writer,
+    results: Sequence[ItemResult],
+    breakdown: Sequence[str],
+    results_path: Path | None,
+    notes: Sequence[str] = (),
 ) -> None:
-    """Print the summary section of a pytest run."""
+    """Print the summary section of a pytest run; ``notes`` come first (e.g. items left out by language)."""
     writer.write_sep("=", "ttsbench summary")
+    for line in notes:
+        writer.write_line(line)
     for line in summary_lines(results, breakdown):
         writer.write_line(line)
     lines = workflow_lines(results)

@@ -53,7 +53,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def test_clips_travel_with_the_report(runs: dict) -> None:
     report = runs["linked"]
-    audio = sorted((report.parent / "audio").rglob("*.wav"))
+    # every side file in one folder named after the report
+    assert sorted(p.name for p in report.parent.iterdir()) == ["report.html", "report_files"]
+    assert {p.name for p in (report.parent / "report_files").iterdir()} == {"assets", "audio", "charts"}
+    audio = sorted((report.parent / "report_files" / "audio").rglob("*.wav"))
     # three items, two with the same text: one clip each per distinct audio, named by content hash
     assert {Path(row["audio_path"]).name for row in runs["rows"]} == {path.name for path in audio}
     cells = [
@@ -61,7 +64,7 @@ def test_clips_travel_with_the_report(runs: dict) -> None:
     ]
     players = [cell for cell in cells if "<audio" in cell]
     assert len(players) == 3
-    assert all('src="audio/espeak/report-numerals/' in cell for cell in players)
+    assert all('src="report_files/audio/espeak/report-numerals/' in cell for cell in players)
 
 
 def _check_page(browser: Browser, facts: dict, min_charts: int) -> None:

@@ -116,8 +116,8 @@ def test_summary_tables_match_the_results_file(pytester: pytest.Pytester) -> Non
     assert {(row[2], row[3]) for row in floors if row[0] == "FAIL"} == failing
     assert ("demo-numerals", "percentages") in failing
     assert ("Gate FAILED" in text) == (not gate["passed"])
-    chart = pytester.path / "report" / "charts" / "accuracy-by-category.svg"
-    assert 'src="charts/accuracy-by-category.svg"' in text and chart.read_bytes().startswith(b"<?xml")
+    chart = pytester.path / "report" / "r_files" / "charts" / "accuracy-by-category.svg"
+    assert 'src="r_files/charts/accuracy-by-category.svg"' in text and chart.read_bytes().startswith(b"<?xml")
     assert b"demo-numerals/percentages" in chart.read_bytes()
 
 
@@ -139,7 +139,7 @@ def test_text_is_escaped_everywhere(pytester: pytest.Pytester) -> None:
     text = (pytester.path / "report" / "r.html").read_text(encoding="utf-8")
     # self-contained: the chart is embedded, nothing is written beside the report
     assert 'src="data:image/svg+xml;base64,' in text
-    assert not (pytester.path / "report" / "charts").exists()
+    assert sorted(p.name for p in (pytester.path / "report").iterdir()) == ["r.html"]
 
 
 def test_no_benchmark_columns_without_pytest_html(pytester: pytest.Pytester) -> None:
@@ -150,3 +150,20 @@ def test_no_benchmark_columns_without_pytest_html(pytester: pytest.Pytester) -> 
     result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/s.jsonl")  # html plugin on, no --html
     result.assert_outcomes(passed=2, failed=1)
     assert not (pytester.path / "charts").exists() and not (pytester.path / "audio").exists()
+
+
+def test_side_files_sit_in_one_folder_named_after_the_report(pytester: pytest.Pytester) -> None:
+    write_project(pytester)
+    pytester.runpytest("--tts-engine=replay", "--tts-results=out/r.jsonl", "--html=fresh/r.html")
+    fresh = pytester.path / "fresh"
+    assert sorted(p.name for p in fresh.iterdir()) == ["r.html", "r_files"]
+    assert {p.name for p in (fresh / "r_files").iterdir()} == {"assets", "charts"}  # replay makes no clips
+    text = (fresh / "r.html").read_text(encoding="utf-8")
+    assert 'href="r_files/assets/style.css"' in text and (fresh / "r_files" / "assets" / "style.css").is_file()
+    # A directory that already holds another report's assets/ keeps it as it was.
+    other = pytester.path / "shared" / "assets" / "other.css"
+    other.parent.mkdir(parents=True)
+    other.write_text("body {}", encoding="utf-8")
+    pytester.runpytest("--tts-engine=replay", "--tts-results=out/q.jsonl", "--html=shared/q.html")
+    assert sorted(p.name for p in (pytester.path / "shared").iterdir()) == ["assets", "q.html", "q_files"]
+    assert other.read_text(encoding="utf-8") == "body {}"
