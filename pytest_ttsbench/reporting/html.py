@@ -14,15 +14,17 @@ The report's side files sit in one folder beside it, named after it (``--html=ou
 under ``charts/``, all linked relatively, so the report and its folder can be moved together and
 several reports can share a directory; with ``--self-contained-html`` everything is embedded.
 
-The helpers at module level (escaping, clip lookup and copying, the summary tables) are shared
-with the static dashboard (:mod:`pytest_ttsbench.reporting.dashboard`).
+Everything is rendered through Jinja2 templates with autoescaping (``reporting/templates/``, via
+:mod:`~pytest_ttsbench.reporting.templating`); the fragments built here are
+:class:`markupsafe.Markup` with every value escaped by ``Markup.format``. The helpers at module
+level (clip lookup and copying, the summary tables) are shared with the static dashboard
+(:mod:`pytest_ttsbench.reporting.dashboard`).
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
-import html
 import json
 import os
 import shutil
@@ -32,9 +34,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from markupsafe import Markup, escape
 
 from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.naming import safe_name
+from pytest_ttsbench.registry import MissingDependency
+from pytest_ttsbench.reporting.templating import macro, render, stylesheet
 from pytest_ttsbench.reporting.terminal import floor_rows, percent
 from pytest_ttsbench.results import ItemResult, result_from_report
 from pytest_ttsbench.verdict import explain_evidence
@@ -72,27 +77,7 @@ COLUMNS: tuple[tuple[str, str | None], ...] = (
 #: pytest-html's own cells are result, test id, duration, links: ours go after the test id.
 _INSERT_AT = 2
 
-CSS = """
-.ttsbench-summary table{border-collapse:collapse;margin:.5em 0 1em}
-.ttsbench-summary th,.ttsbench-summary td{border:1px solid #ccc;padding:2px 6px;text-align:right}
-.ttsbench-summary td.label,.ttsbench-summary th.label{text-align:left}
-.ttsbench-summary img{max-width:100%;height:auto;display:block;margin:.5em 0}
-.ttsbench-verdict-correct{color:#1a7f37;font-weight:bold}
-.ttsbench-verdict-wrong{color:#cf222e;font-weight:bold}
-.ttsbench-verdict-unknown{color:#9a6700;font-weight:bold}
-.ttsbench-verdict-error{color:#8250df;font-weight:bold}
-.ttsbench-gate-failed{color:#cf222e;font-weight:bold}
-.ttsbench-gate-passed{color:#1a7f37;font-weight:bold}
-.ttsbench-route{color:#57606a;font-size:90%}
-"""
-
-
 # --- shared helpers ------------------------------------------------------------------------------
-
-
-def esc(value: Any) -> str:
-    """Text for HTML, quotes included (it also goes into attributes)."""
-    return html.escape("" if value is None else str(value), quote=True)
 
 
 def expected_text(result: ItemResult) -> str:
@@ -112,19 +97,18 @@ def evidence_text(result: ItemResult) -> str:
     return explain_evidence(result.evidence)
 
 
-def heard_html(result: ItemResult) -> str:
+def heard_html(result: ItemResult) -> Markup:
     """Each ASR route's transcript with that route's verdict (just the transcript for one route)."""
     if len(result.transcripts) > 1:
-        return "".join(
-            f'<div><span class="ttsbench-route">{esc(route)} ({esc(result.route_verdicts.get(route, "?"))}):'
-            f"</span> {esc(text)}</div>"
-            for route, text in result.transcripts.items()
+        route = Markup('<div><span class="ttsbench-route">{} ({}):</span> {}</div>')
+        return Markup("").join(
+            route.format(name, result.route_verdicts.get(name, "?"), text) for name, text in result.transcripts.items()
         )
-    return esc(result.transcript if result.transcript is not None else "(nothing)")
+    return escape(result.transcript if result.transcript is not None else "(nothing)")
 
 
-def verdict_html(verdict: str) -> str:
-    return f'<span class="ttsbench-verdict-{esc(verdict)}">{esc(verdict)}</span>'
+def verdict_html(verdict: str) -> Markup:
+    return macro("verdict", verdict)
 
 
 def seconds(value: float | None) -> str:
@@ -175,12 +159,13 @@ class ClipStore:
             shutil.copyfile(clip, target)
         return Path(os.path.relpath(target, page_dir or self.root)).as_posix()
 
-    def player(self, result: ItemResult, results_file: Path | None = None, page_dir: Path | None = None) -> str:
+    def player(self, result: ItemResult, results_file: Path | None = None, page_dir: Path | None = None) -> Markup:
         src = self.href(result, results_file, page_dir)
         if src is None:
-            return "(no audio)" if not result.audio_path else f"(clip not found: {esc(Path(result.audio_path).name)})"
+            missing = f"(clip not found: {Path(result.audio_path).name})" if result.audio_path else "(no audio)"
+            return escape(missing)
         mime = audio_mime(Path(result.audio_path or ""))
-        return f'<audio controls preload="none" src="{esc(src)}" type="{esc(mime)}"></audio>'
+        return Markup('<audio controls preload="none" src="{}" type="{}"></audio>').format(src, mime)
 
 
 def _interval(bucket: Bucket) -> str:
@@ -203,19 +188,12 @@ def bucket_cells(bucket: Bucket) -> list[str]:
     ]
 
 
-def table_html(header: Sequence[str], rows: Sequence[Sequence[str]], labels: int, css_class: str = "") -> str:
-    """A table whose first ``labels`` columns are text (left-aligned); every cell is escaped here."""
-    head = "".join(f'<th class="{"label" if i < labels else ""}">{esc(h)}</th>' for i, h in enumerate(header))
-    body = "".join(
-        "<tr>"
-        + "".join(f'<td class="{"label" if i < labels else ""}">{esc(c)}</td>' for i, c in enumerate(row))
-        + "</tr>"
-        for row in rows
-    )
-    return f'<table class="{esc(css_class)}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+def table_html(header: Sequence[str], rows: Sequence[Sequence[str]], labels: int, css_class: str = "") -> Markup:
+    """A table of figures whose first ``labels`` columns are text (left-aligned)."""
+    return macro("figures_table", header, rows, labels, css_class)
 
 
-def category_table_html(results: Sequence[ItemResult]) -> str:
+def category_table_html(results: Sequence[ItemResult]) -> Markup:
     """The summary table per engine × suite × category, then each engine × suite total."""
     by_category = summarize(results, ["engine", "suite", "category"])
     totals = summarize(results, ["engine", "suite"])
@@ -224,29 +202,28 @@ def category_table_html(results: Sequence[ItemResult]) -> str:
     return table_html(("engine", "suite", "category", *FIGURE_HEADER), rows, 3, "ttsbench-categories")
 
 
-def facet_table_html(results: Sequence[ItemResult], facet: str) -> str:
+def facet_table_html(results: Sequence[ItemResult], facet: str) -> Markup:
     grouped = summarize([r for r in results if facet in r.facets], ["engine", "suite", f"facet:{facet}"])
     rows = [[*key, *bucket_cells(bucket)] for key, bucket in grouped.items()]
     return table_html(("engine", "suite", facet, *FIGURE_HEADER), rows, 3, f"ttsbench-facet-{safe_name(facet)}")
 
 
-def gate_html(outcome: GateOutcome | None) -> str:
-    """The release gate's floors and its verdict (a GateOutcome); empty when nothing was gated."""
+FLOOR_HEADER = ("gate", "engine", "suite", "category", "correct/n", "strict accuracy", "floor", "Wilson 95% CI")
+
+
+def gate_html(outcome: GateOutcome | None) -> Markup:
+    """The release gate's floors and its verdict; empty when nothing was gated."""
     if outcome is None:
-        return ""
-    parts = []
-    if outcome.checks:
-        rows = floor_rows(outcome)
-        header = ("gate", "engine", "suite", "category", "correct/n", "strict accuracy", "floor", "Wilson 95% CI")
-        parts.append("<h4>Floors</h4>" + table_html(header, rows, 4, "ttsbench-floors"))
-    if outcome.reasons:
-        reasons = "".join(f"<li>{esc(reason)}</li>" for reason in outcome.reasons)
-        parts.append(f'<p class="ttsbench-gate-failed">Gate FAILED</p><ul class="ttsbench-gate-reasons">{reasons}</ul>')
-    elif outcome.checks or outcome.comparison is not None:
-        parts.append('<p class="ttsbench-gate-passed">Gate passed</p>')
-    if outcome.fixed_gaps or outcome.xfailed:
-        parts.append(f"<p>Known gaps: {len(outcome.xfailed)} still failing, {len(outcome.fixed_gaps)} fixed</p>")
-    return "".join(parts)
+        return Markup("")
+    gaps = {"xfailed": len(outcome.xfailed), "fixed": len(outcome.fixed_gaps)}
+    return render(
+        "gate.html.j2",
+        floors=floor_rows(outcome),
+        floor_header=FLOOR_HEADER,
+        reasons=outcome.reasons,
+        passed=bool(outcome.checks or outcome.comparison is not None),
+        gaps=gaps if outcome.fixed_gaps or outcome.xfailed else None,
+    )
 
 
 def charts_for(results: Sequence[ItemResult], breakdown: Sequence[str] = ()) -> list[tuple[str, str, bytes]]:
@@ -362,10 +339,8 @@ class HtmlReport:
         self.clips = ClipStore(self.root, embed=self.embed)
 
     def pytest_html_results_table_header(self, cells: list[str]) -> None:
-        ours = [
-            f'<th class="sortable" data-column-type="{key}">{esc(label)}</th>' if key else f"<th>{esc(label)}</th>"
-            for label, key in COLUMNS
-        ]
+        sortable, plain = Markup('<th class="sortable" data-column-type="{}">{}</th>'), Markup("<th>{}</th>")
+        ours = [str(sortable.format(key, label) if key else plain.format(label)) for label, key in COLUMNS]
         cells[_INSERT_AT:_INSERT_AT] = ours
 
     def pytest_html_results_table_row(self, report: Any, cells: list[str]) -> None:
@@ -374,18 +349,19 @@ class HtmlReport:
 
     def row_cells(self, result: ItemResult | None) -> list[str]:
         """The benchmark cells of one row; empty cells for rows that carry no result (setup, collection)."""
+        sortable, plain = Markup('<td class="col-{}">{}</td>'), Markup("<td>{}</td>")
         if result is None:
-            return [f'<td class="col-{key}"></td>' if key else "<td></td>" for _, key in COLUMNS]
+            return [str(sortable.format(key, "") if key else plain.format("")) for _, key in COLUMNS]
         reading = f" [{result.target}]" if result.target else ""
-        values = [
-            esc(result.engine),
-            esc(result.suite),
-            esc(result.category),
+        values: list[Markup | str] = [
+            result.engine,
+            result.suite,
+            result.category,
             verdict_html(result.verdict),
-            esc(result.text),
-            esc(expected_text(result) + reading),
+            result.text,
+            expected_text(result) + reading,
             heard_html(result),
-            esc(evidence_text(result)),
+            evidence_text(result),
             "" if result.cer is None else f"{result.cer:.3f}",
             seconds(result.synth_seconds),
             seconds(result.asr_seconds),
@@ -393,7 +369,7 @@ class HtmlReport:
         ]
         # pytest-html sorts on the text of <td class="col-KEY">; plain <td> for the others.
         return [
-            f'<td class="col-{key}">{value}</td>' if key else f"<td>{value}</td>"
+            str(sortable.format(key, value) if key else plain.format(value))
             for (_, key), value in zip(COLUMNS, values, strict=True)
         ]
 
@@ -405,17 +381,22 @@ class HtmlReport:
             prefix.append(self.summary_html(finished.items, finished.breakdown, finished.gate))
 
     def summary_html(self, items: Sequence[ItemResult], breakdown: Sequence[str], gate: GateOutcome | None) -> str:
-        parts = [f"<style>{CSS}</style>", '<div class="ttsbench-summary">', "<h3>Text-to-speech benchmark</h3>"]
-        parts.append(category_table_html(items))
-        for facet in breakdown:
-            parts.append(f"<h4>By {esc(facet)}</h4>" + facet_table_html(items, facet))
-        gate_part = gate_html(gate)
-        if gate_part:
-            parts.append("<h4>Release gate</h4>" + gate_part)
-        for stem, alt, svg in charts_for(items, breakdown):
-            parts.append(f'<img class="ttsbench-chart" alt="{esc(alt)}" src="{esc(self.chart_src(stem, svg))}">')
-        parts.append("</div>")
-        return "".join(parts)
+        try:
+            charts = [{"alt": alt, "src": self.chart_src(stem, svg)} for stem, alt, svg in charts_for(items, breakdown)]
+            charts_note = None
+        except MissingDependency as exc:  # charts are an extra; the tables are all there without them
+            charts, charts_note = [], str(exc)
+        return str(
+            render(
+                "summary.html.j2",
+                css=stylesheet("report.css"),
+                categories=category_table_html(items),
+                facets=[(facet, facet_table_html(items, facet)) for facet in breakdown],
+                gate=gate_html(gate),
+                charts=charts,
+                charts_note=charts_note,
+            )
+        )
 
     def chart_src(self, stem: str, svg: bytes) -> str:
         if self.embed:
