@@ -9,14 +9,19 @@ from __future__ import annotations
 
 from functools import cache
 from importlib.resources import files
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 
 @cache
 def environment() -> Environment:
+    # Imported on first render: the plugin module imports this one in every pytest process.
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
     return Environment(
         loader=PackageLoader("pytest_ttsbench.reporting", "templates"),
         autoescape=select_autoescape(enabled_extensions=("html", "j2"), default_for_string=True, default=True),
