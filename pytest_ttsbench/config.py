@@ -55,6 +55,17 @@ CONFIG_SCHEMA = {
         "runs_dir": {"type": "string"},
         "thresholds": {"type": "object"},
         "known_gaps_dir": {"type": "string"},
+        # measures: [signal, dnsmos]; floors / ceilings / tolerance (see pytest_ttsbench/quality/gates.py)
+        "quality": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "measures": {"type": "array", "items": {"type": "string"}},
+                "floors": {"type": "object"},
+                "ceilings": {"type": "object"},
+                "tolerance": {"type": "object"},
+            },
+        },
     },
 }
 
@@ -97,6 +108,7 @@ class Settings:
     runs_dir: str = ".ttsbench/runs"
     thresholds: Mapping[str, Any] = field(default_factory=dict)
     known_gaps_dir: str = "known_gaps"
+    quality: Mapping[str, Any] = field(default_factory=dict)
     source: Path | None = None
     base_dir: Path = field(default_factory=Path.cwd)
 
@@ -164,6 +176,7 @@ def load_settings(rootdir: Path) -> Settings:
         runs_dir=raw.get("runs_dir", ".ttsbench/runs"),
         thresholds=raw.get("thresholds", {}),
         known_gaps_dir=raw.get("known_gaps_dir", "known_gaps"),
+        quality=raw.get("quality", {}),
         source=source,
         base_dir=rootdir,
     )

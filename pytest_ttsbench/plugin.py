@@ -13,9 +13,15 @@ from pytest_ttsbench.config import Settings
 from pytest_ttsbench.gating.gate import Collected, evaluate_gate, final_status, write_gate, write_gate_updates
 from pytest_ttsbench.gating.repeats import POLICIES
 from pytest_ttsbench.gating.snapshots import MODES as SNAPSHOT_MODES
+from pytest_ttsbench.quality.measures import measure_names
 from pytest_ttsbench.reporting.html import SessionSummary, register_html_report
 from pytest_ttsbench.reporting.progress import add_progress_option, register_progress
-from pytest_ttsbench.reporting.terminal import write_gate_summary, write_summary, write_synth_only_summary
+from pytest_ttsbench.reporting.terminal import (
+    write_gate_summary,
+    write_quality_summary,
+    write_summary,
+    write_synth_only_summary,
+)
 from pytest_ttsbench.results import result_from_report
 from pytest_ttsbench.runs import gate_path
 from pytest_ttsbench.selection import (
@@ -130,6 +136,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="compare transcripts with __tts_snapshots__/<engine>.ambr: report changes (default), fail on "
         "them (strict), or skip the comparison (off); --snapshot-update records them",
     )
+    gate.addoption(
+        "--tts-quality",
+        action="append",
+        metavar="SET[,SET...]",
+        help="quality measures per clip: signal (default, near-free), dnsmos (extra [quality]), "
+        "similarity (extra [similarity]), or none",
+    )
+    for kind, example in (("floor", "dnsmos_ovrl=3.0"), ("ceiling", "clipping_ratio=0.001")):
+        gate.addoption(
+            f"--tts-quality-{kind}",
+            action="append",
+            default=[],
+            metavar="[SCOPE/]MEASURE=VALUE",
+            help=f"a {kind} on a quality measure's mean per engine/suite/category, e.g. {example}; "
+            "SCOPE names an engine, suite or category; repeatable",
+        )
+    gate.addoption(
+        "--tts-quality-tolerance",
+        action="append",
+        default=[],
+        metavar="[SCOPE/]MEASURE=DELTA",
+        help="fail when a quality measure's mean moves the wrong way by more than DELTA against --tts-baseline",
+    )
 
 
 # Whether the report's directory already held pytest-html's assets/ before this run wrote there.
@@ -152,7 +181,12 @@ def pytest_configure(config: pytest.Config) -> None:
     bench = BenchSession(bench_config, Recorder(bench_config.results_path))
     config.stash[BENCH_KEY] = bench
     config.pluginmanager.register(_ReportListener(bench), "ttsbench-recorder")
-    register_html_report(config, lambda: _session_summary(bench), config.stash.get(HTML_ASSETS_EXISTED_KEY, True))
+    register_html_report(
+        config,
+        lambda: _session_summary(bench),
+        config.stash.get(HTML_ASSETS_EXISTED_KEY, True),
+        measure_names(bench_config.quality_sets) if bench_config.engine_names else (),
+    )
     register_progress(config, bench.config.engine_names)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(), "ttsbench-xdist")
@@ -164,7 +198,7 @@ def _session_summary(bench: BenchSession) -> SessionSummary | None:
     if bench.config.is_worker or not recorder.results:
         return None
     items = recorder.gate.items if recorder.gate is not None else recorder.results
-    return SessionSummary(items, bench.config.breakdown, recorder.gate)
+    return SessionSummary(items, bench.config.breakdown, recorder.gate, recorder.results)
 
 
 class _ReportListener:
@@ -215,6 +249,8 @@ class _XdistHooks:
             reporter.stats.setdefault("deselected", []).extend(deselected)
         for suite, floors in collected["suite_thresholds"].items():
             seen.suite_thresholds.setdefault(suite, dict(floors))
+        for suite, section in collected.get("suite_quality", {}).items():
+            seen.suite_quality.setdefault(suite, dict(section))
         seen.ids.update((engine, gap_id) for engine, gap_id in collected["ids"])
 
 
@@ -224,6 +260,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         seen = session.config.stash[BENCH_KEY].recorder.collected
         workeroutput[COLLECTED_KEY] = {
             "suite_thresholds": seen.suite_thresholds,
+            "suite_quality": seen.suite_quality,
             "ids": sorted([engine, gap_id] for engine, gap_id in seen.ids),
             "selection": worker_report(selection_of(session.config)),
         }
@@ -284,6 +321,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if bench.config.is_worker or not recorder.results or bench.config.synth_only:
         return  # a synthesize-only run has clips, not verdicts: there is nothing to gate
     outcome = evaluate_gate(recorder.results, bench.config.gate, recorder.collected)
+    if outcome.quality_spreads and "similarity" in bench.config.quality_sets:
+        from pytest_ttsbench.quality.similarity import between_generations  # reads the kept clips
+
+        outcome.quality_spreads = between_generations(outcome.quality_spreads, recorder.results)
     write_gate_updates(outcome)
     outcome.exitstatus = final_status(outcome, int(session.exitstatus))
     session.exitstatus = outcome.exitstatus
@@ -304,8 +345,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         return
     if bench.config.synth_only:
         write_synth_only_summary(terminalreporter, finished.items, bench.config.results_path)
+        write_quality_summary(terminalreporter, finished.results, finished.breakdown)
         return
     write_summary(terminalreporter, finished.items, finished.breakdown, bench.config.results_path, left_out)
+    write_quality_summary(terminalreporter, finished.results, finished.breakdown)
     if finished.gate is not None:
         write_gate_summary(terminalreporter, finished.gate)
 

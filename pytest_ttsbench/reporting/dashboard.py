@@ -129,6 +129,7 @@ class Dashboard:
                 {"name": engine, "chart": self.history_html(engine), **self.history_table(engine)}
                 for engine in self.engines
             ],
+            quality=self.quality_sections(),
             categories=category_table_html(latest),
             charts=[self._chart(f"latest-{stem}", alt, svg) for stem, alt, svg in charts_for(latest)],
             change_header=CHANGE_HEADER,
@@ -136,6 +137,15 @@ class Dashboard:
             runs_header=("run", "started", "engines", "targets", "gate"),
             runs=self.runs_rows(),
         )
+
+    def quality_sections(self) -> list[dict[str, Any]]:
+        """Quality over time, one results file per point (every generation's clip counts)."""
+        by_file = [(runs[0].name, [row for run in runs for row in run.rows]) for runs in self.files.values()]
+        if not any(row.quality for _, rows in by_file for row in rows):
+            return []
+        from pytest_ttsbench.reporting.quality_html import quality_trends  # numpy and scipy: only when needed
+
+        return quality_trends(by_file, self._chart)
 
     def runs_rows(self) -> list[list[Any]]:
         """Every run, newest first, with its engines, its size and its release gate's verdict."""

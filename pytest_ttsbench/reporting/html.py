@@ -208,6 +208,40 @@ def facet_table_html(results: Sequence[ItemResult], facet: str) -> Markup:
     return table_html(("engine", "suite", facet, *FIGURE_HEADER), rows, 3, f"ttsbench-facet-{safe_name(facet)}")
 
 
+def quality_header_cells(names: Sequence[str]) -> list[str]:
+    if not names:
+        return []
+    from pytest_ttsbench.reporting import quality_html  # numpy and scipy: only for a run with measures
+
+    return quality_html.header_cells(names)
+
+
+def quality_row_cells(result: ItemResult | None, names: Sequence[str]) -> list[str]:
+    if not names:
+        return []
+    from pytest_ttsbench.reporting import quality_html
+
+    return quality_html.row_cells(result, names)
+
+
+def quality_summary_html(results: Sequence[ItemResult], breakdown: Sequence[str]) -> Markup | None:
+    """The quality table (mean, median, p10, bootstrap interval per slice and measure); None without figures."""
+    if not any(row.quality for row in results):
+        return None
+    from pytest_ttsbench.reporting import quality_html
+
+    rows = quality_html.summary_rows(results, breakdown)
+    return table_html(quality_html.SUMMARY_HEADER, rows, 4, "ttsbench-quality")
+
+
+def quality_gate_html(outcome: GateOutcome | None) -> Markup | None:
+    if outcome is None or not outcome.quality_checks:
+        return None
+    from pytest_ttsbench.reporting import quality_html
+
+    return table_html(quality_html.GATE_HEADER, quality_html.gate_rows(outcome), 6, "ttsbench-quality-gates")
+
+
 FLOOR_HEADER = ("gate", "engine", "suite", "category", "correct/n", "strict accuracy", "floor", "Wilson 95% CI")
 
 
@@ -248,6 +282,8 @@ class SessionSummary:
     items: Sequence[ItemResult]
     breakdown: Sequence[str] = ()
     gate: GateOutcome | None = None  # None when nothing was gated
+    #: every generation's row, for the quality summary (``items`` holds one row per item)
+    results: Sequence[ItemResult] = ()
 
 
 SummarySource = Callable[[], "SessionSummary | None"]
@@ -267,19 +303,23 @@ def side_folder(report_path: Path) -> Path:
     return report_path.with_name(f"{report_path.stem}_files")
 
 
-def register_html_report(config: pytest.Config, summary: SummarySource, assets_existed: bool = True) -> None:
+def register_html_report(
+    config: pytest.Config, summary: SummarySource, assets_existed: bool = True, quality_columns: Sequence[str] = ()
+) -> None:
     """Add the benchmark columns and summary to pytest-html's report, when one is being written.
 
     ``summary`` is asked once the session has finished (None: nothing was benchmarked).
     ``assets_existed``: whether ``assets/`` was beside the report before pytest-html started, so
     the stylesheet it writes there can be moved into the side folder without touching older files.
+    ``quality_columns``: the quality measures the run takes, one sortable column each.
     """
     report_path = html_report_path(config)
     if report_path is None or hasattr(config, "workerinput"):  # pytest-html writes on the controller only
         return
     if not config.getoption("self_contained_html", False):
         _assets_into_side_folder(config, report_path, assets_existed)
-    config.pluginmanager.register(HtmlReport(config, summary, report_path), "ttsbench-html")
+    report = HtmlReport(config, summary, report_path, tuple(quality_columns))
+    config.pluginmanager.register(report, "ttsbench-html")
 
 
 def _assets_into_side_folder(config: pytest.Config, report_path: Path, assets_existed: bool) -> None:
@@ -329,8 +369,11 @@ def _side_folder_report(base: type) -> type:
 class HtmlReport:
     """pytest-html hooks: benchmark columns per row, summary tables, gate and charts on top."""
 
-    def __init__(self, config: pytest.Config, summary: SummarySource, report_path: Path) -> None:
+    def __init__(
+        self, config: pytest.Config, summary: SummarySource, report_path: Path, quality_columns: Sequence[str] = ()
+    ) -> None:
         self.config = config
+        self.quality_columns = quality_columns
         self.summary = summary
         self.report_path = report_path
         self.page_dir = report_path.parent
@@ -341,11 +384,11 @@ class HtmlReport:
     def pytest_html_results_table_header(self, cells: list[str]) -> None:
         sortable, plain = Markup('<th class="sortable" data-column-type="{}">{}</th>'), Markup("<th>{}</th>")
         ours = [str(sortable.format(key, label) if key else plain.format(label)) for label, key in COLUMNS]
-        cells[_INSERT_AT:_INSERT_AT] = ours
+        cells[_INSERT_AT:_INSERT_AT] = ours + quality_header_cells(self.quality_columns)
 
     def pytest_html_results_table_row(self, report: Any, cells: list[str]) -> None:
         result = result_from_report(report)
-        cells[_INSERT_AT:_INSERT_AT] = self.row_cells(result)
+        cells[_INSERT_AT:_INSERT_AT] = self.row_cells(result) + quality_row_cells(result, self.quality_columns)
 
     def row_cells(self, result: ItemResult | None) -> list[str]:
         """The benchmark cells of one row; empty cells for rows that carry no result (setup, collection)."""
@@ -378,9 +421,16 @@ class HtmlReport:
     ) -> None:
         finished = self.summary()
         if finished is not None:
-            prefix.append(self.summary_html(finished.items, finished.breakdown, finished.gate))
+            prefix.append(self.summary_html(finished.items, finished.breakdown, finished.gate, finished.results))
 
-    def summary_html(self, items: Sequence[ItemResult], breakdown: Sequence[str], gate: GateOutcome | None) -> str:
+    def summary_html(
+        self,
+        items: Sequence[ItemResult],
+        breakdown: Sequence[str],
+        gate: GateOutcome | None,
+        every_generation: Sequence[ItemResult] = (),
+    ) -> str:
+        """Accuracy over ``items`` (one row per item); quality over ``every_generation`` (all clips)."""
         try:
             charts = [{"alt": alt, "src": self.chart_src(stem, svg)} for stem, alt, svg in charts_for(items, breakdown)]
             charts_note = None
@@ -393,6 +443,8 @@ class HtmlReport:
                 categories=category_table_html(items),
                 facets=[(facet, facet_table_html(items, facet)) for facet in breakdown],
                 gate=gate_html(gate),
+                quality=quality_summary_html(every_generation or items, breakdown),
+                quality_gate=quality_gate_html(gate),
                 charts=charts,
                 charts_note=charts_note,
             )

@@ -225,12 +225,49 @@ def gate_lines(outcome: GateOutcome) -> list[str]:
                 f"  {len(outcome.excused)} failed generation(s) belong to items correct under the policy: "
                 "they do not fail the run"
             )
+    lines += quality_gate_lines(outcome)
     if outcome.reasons:
         lines.append("gate FAILED:")
         lines += [f"  {reason}" for reason in outcome.reasons]
-    elif outcome.checks or outcome.comparison is not None or outcome.snapshots:
+    elif outcome.checks or outcome.comparison is not None or outcome.snapshots or outcome.quality_checks:
         lines.append("gate passed")
     return lines
+
+
+def quality_summary_lines(results: Sequence[ItemResult], breakdown: Sequence[str] = ()) -> list[str]:
+    """The one compact quality table (every generation's clip counts); empty when no row has quality figures."""
+    from pytest_ttsbench.reporting import quality as quality_tables  # numpy and scipy: only for a run
+
+    table = quality_tables.summary_table(results, breakdown)
+    if table is None:
+        return []
+    header, rows, figures = table
+    title = "quality per clip (mean ± half the bootstrap 95% interval; apart from accuracy):"
+    return [title, *format_table(header, rows, figures=figures)]
+
+
+def quality_gate_lines(outcome: GateOutcome) -> list[str]:
+    """The quality gate table and the spread of each measure across generations."""
+    from pytest_ttsbench.reporting import quality as quality_tables  # numpy and scipy: only for a run
+
+    lines: list[str] = []
+    table = quality_tables.gate_table(outcome)
+    if table is not None:
+        lines.append("quality gates (mean per engine × suite × category; apart from accuracy):")
+        lines += format_table(*table[:2], figures=table[2])
+    table = quality_tables.spread_table(outcome)
+    if table is not None:
+        lines.append("quality across generations (max − min per item; spk gen: similarity between generations):")
+        lines += format_table(*table[:2], figures=table[2])
+    return lines
+
+
+def write_quality_summary(writer: _Writer, results: Sequence[ItemResult], breakdown: Sequence[str]) -> None:
+    lines = quality_summary_lines(results, breakdown)
+    if lines:
+        writer.write_line("")
+    for line in lines:
+        writer.write_line(line)
 
 
 def write_gate_summary(writer: _Writer, outcome: GateOutcome) -> None:

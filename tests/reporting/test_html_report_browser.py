@@ -102,3 +102,27 @@ def test_report_in_chromium(runs: dict, browser: Browser, kind: str, tmp_path: P
     assert "missing: 2027" in text
     shot = browser.screenshot(artifacts_dir(tmp_path) / f"html-report-{kind}.png")
     assert shot.stat().st_size > 10_000
+
+
+LUFS_SORTED = """
+(() => {
+  const header = document.querySelector('#results-table th[data-column-type="q_loudness_lufs"]');
+  header.click();
+  const cells = [...document.querySelectorAll('#results-table tbody.results-table-row td.col-q_loudness_lufs')];
+  return cells.map((td) => td.innerText.trim());
+})()
+"""
+
+
+def test_quality_columns_sort_by_number(runs: dict, browser: Browser) -> None:
+    """The default signal measures get a column each; clicking one orders rows by the figure, not its text."""
+    browser.open(runs["linked"].as_uri())
+    browser.wait_for(ROWS_READY)
+    text = browser.evaluate("document.body.innerText")
+    assert "Quality per clip" in text and "bootstrap 95% CI" in text
+    shown = [float(v) for v in browser.evaluate(LUFS_SORTED)]
+    expected = sorted(float(row["quality"]["loudness_lufs"]) for row in runs["rows"])
+    # First click sorts ascending. Sorting the shown text would put -19.9 before -20.5 (string order).
+    assert len(shown) == 3 and shown == expected
+    again = [float(v) for v in browser.evaluate(LUFS_SORTED)]
+    assert again == shown[::-1]

@@ -13,6 +13,8 @@ import pytest
 from report_helpers import NUMERALS, TRANSCRIPTS, cell_text, read_jsonl, report_data, write_project
 
 from pytest_ttsbench.gating.summary import summarize
+from pytest_ttsbench.quality.measures import DEFAULT_SETS
+from pytest_ttsbench.quality.meter import QualityMeter
 from pytest_ttsbench.reporting.html import COLUMNS
 from pytest_ttsbench.results import ItemResult
 
@@ -69,7 +71,13 @@ def test_rows_carry_the_evidence(pytester: pytest.Pytester, workers: list[str]) 
     assert "歼-20" in news_cells["Expected"]
     assert "forbidden reading heard: 歼负二十" in news_cells["Evidence"]
     # every row has as many cells as the header, or pytest-html's table would shift
-    assert all(len(entry["resultsTableRow"]) == 4 + len(COLUMNS) for e in data["tests"].values() for entry in e)
+    # pytest-html's four cells, ours, and one per default (signal) quality measure
+    quality_columns = len(QualityMeter(DEFAULT_SETS).measure_names)
+    assert all(
+        len(entry["resultsTableRow"]) == 4 + len(COLUMNS) + quality_columns
+        for e in data["tests"].values()
+        for entry in e
+    )
 
 
 def summary_rows(text: str, table_class: str) -> list[list[str]]:
