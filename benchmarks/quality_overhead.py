@@ -4,14 +4,16 @@ Run: ``python benchmarks/quality_overhead.py [--rounds 1] [--cores 2] [-k EXPR] 
 Each round runs ``pytest cases/en-numerals.yaml --tts-engine=espeak`` three times in fresh
 processes, pinned to the first ``--cores`` CPUs: with no quality measures (the baseline), with
 the default ``signal`` set, and with ``dnsmos,signal``. Rounds interleave the three so drifting
-load on a shared machine hits each alike; the script prints each run's wall time and each
-variant's median as a ratio to the baseline measured in the same run of the script.
+load on a shared machine hits each alike; the script prints each run's wall time and CPU time
+(user + system of the pytest process and its children: what other jobs on the machine cannot
+inflate) and each variant's medians as ratios to the baseline measured in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -23,7 +25,13 @@ ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = {"baseline (none)": "none", "signal": "signal", "dnsmos,signal": "dnsmos,signal"}
 
 
-def one_run(quality: str, folder: Path, cores: list[int], extra: list[str]) -> float:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def one_run(quality: str, folder: Path, cores: list[int], extra: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one pytest run."""
     command = [
         sys.executable,
         "-m",
@@ -38,7 +46,7 @@ def one_run(quality: str, folder: Path, cores: list[int], extra: list[str]) -> f
         "no:cacheprovider",
         *extra,
     ]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _children_cpu()
     subprocess.run(
         command,
         cwd=ROOT,
@@ -47,7 +55,7 @@ def one_run(quality: str, folder: Path, cores: list[int], extra: list[str]) -> f
         preexec_fn=lambda: os.sched_setaffinity(0, cores),
         check=False,
     )
-    return time.perf_counter() - started
+    return time.perf_counter() - started, _children_cpu() - cpu
 
 
 def main() -> None:
@@ -61,18 +69,24 @@ def main() -> None:
     extra = ["-k", args.select] if args.select else []
     extra += ["-n", str(args.workers)] if args.workers else []
     times: dict[str, list[float]] = {name: [] for name in VARIANTS}
+    cpu: dict[str, list[float]] = {name: [] for name in VARIANTS}
     with tempfile.TemporaryDirectory(prefix="ttsbench-quality-bench-") as tmp:
         for round_index in range(args.rounds):
             for name, quality in VARIANTS.items():
                 folder = Path(tmp) / f"r{round_index}"
-                seconds = one_run(quality, folder, cores, extra)
+                seconds, used = one_run(quality, folder, cores, extra)
                 times[name].append(seconds)
-                print(f"round {round_index + 1}: {name:<16} {seconds:7.1f} s", flush=True)
+                cpu[name].append(used)
+                print(f"round {round_index + 1}: {name:<16} {seconds:7.1f} s wall  {used:7.1f} s CPU", flush=True)
     base = statistics.median(times["baseline (none)"])
+    base_cpu = statistics.median(cpu["baseline (none)"])
     print(f"en-numerals on espeak, {len(cores)} core(s), median of {args.rounds} round(s):")
-    for name, values in times.items():
-        median = statistics.median(values)
-        print(f"  {name:<16} {median:7.1f} s  ratio {median / base:5.2f}  (+{100 * (median / base - 1):.0f}%)")
+    for name in VARIANTS:
+        wall, used = statistics.median(times[name]), statistics.median(cpu[name])
+        print(
+            f"  {name:<16} wall {wall:7.1f} s  ratio {wall / base:5.2f}   "
+            f"CPU {used:7.1f} s  ratio {used / base_cpu:5.2f}"
+        )
 
 
 if __name__ == "__main__":
