@@ -42,6 +42,8 @@ class CaseFile(pytest.File):
                 f"{self.path}: field 'suite': suite name {suite.name!r} is already used by {clash}"
             )
         bench.recorder.collected.suite_thresholds[suite.name] = dict(suite.thresholds)
+        if suite.quality:
+            bench.recorder.collected.suite_quality[suite.name] = dict(suite.quality)
         engines: list[str | None] = list(bench.config.engine_names) or [None]
         for item in suite.items:
             for target in item.targets:

@@ -25,7 +25,13 @@ CONFIG_FILE = "ttsbench.yaml"
 
 # Profiles that work with no configuration at all: the embedded default and the local neural voice.
 BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
-    "espeak": {"type": "espeak", "voice": {"en": "en-us", "ar": "ar", "zh": "cmn", "th": "th"}},
+    # eSpeak NG speaks the other languages too, but only its English survives a Whisper round trip:
+    # the profile is judged on English alone (the voices stay for --tts-all-languages).
+    "espeak": {
+        "type": "espeak",
+        "voice": {"en": "en-us", "ar": "ar", "zh": "cmn", "th": "th"},
+        "languages": ["en"],
+    },
     "piper": {"type": "piper"},
 }
 
@@ -38,6 +44,7 @@ _PROFILE_SCHEMA = {
         "api_key_env": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
         # generations per item for a stochastic voice (see gating/repeats.py)
         "repeats": {"type": "integer", "minimum": 1},
+        "languages": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
     },
 }
 
@@ -50,6 +57,17 @@ CONFIG_SCHEMA = {
         "runs_dir": {"type": "string"},
         "thresholds": {"type": "object"},
         "known_gaps_dir": {"type": "string"},
+        # measures: [signal, dnsmos]; floors / ceilings / tolerance (see pytest_ttsbench/quality/gates.py)
+        "quality": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "measures": {"type": "array", "items": {"type": "string"}},
+                "floors": {"type": "object"},
+                "ceilings": {"type": "object"},
+                "tolerance": {"type": "object"},
+            },
+        },
     },
 }
 
@@ -66,6 +84,8 @@ class EngineProfile:
     type: str
     voice: str | Mapping[str, str] | None = None
     api_key_env: str | None = None
+    #: the languages this profile is fit to be judged on (None: every language; see languages.py)
+    languages: tuple[str, ...] | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     base_dir: Path = field(default_factory=Path.cwd)
 
@@ -90,6 +110,7 @@ class Settings:
     runs_dir: str = ".ttsbench/runs"
     thresholds: Mapping[str, Any] = field(default_factory=dict)
     known_gaps_dir: str = "known_gaps"
+    quality: Mapping[str, Any] = field(default_factory=dict)
     source: Path | None = None
     base_dir: Path = field(default_factory=Path.cwd)
 
@@ -140,11 +161,13 @@ def load_settings(rootdir: Path) -> Settings:
     merged = {**BUILTIN_PROFILES, **raw.get("engines", {})}
     for name, spec in merged.items():
         spec = dict(spec)
+        languages = spec.pop("languages", None)
         profiles[name] = EngineProfile(
             name=name,
             type=spec.pop("type"),
             voice=spec.pop("voice", None),
             api_key_env=spec.pop("api_key_env", None),
+            languages=tuple(languages) if languages is not None else None,
             options=spec,
             base_dir=rootdir,
         )
@@ -155,6 +178,7 @@ def load_settings(rootdir: Path) -> Settings:
         runs_dir=raw.get("runs_dir", ".ttsbench/runs"),
         thresholds=raw.get("thresholds", {}),
         known_gaps_dir=raw.get("known_gaps_dir", "known_gaps"),
+        quality=raw.get("quality", {}),
         source=source,
         base_dir=rootdir,
     )

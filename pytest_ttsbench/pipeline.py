@@ -25,6 +25,7 @@ from pytest_ttsbench.engines.registry import create_engine
 from pytest_ttsbench.gating.voting import vote
 from pytest_ttsbench.generation import generation_record, generation_seed
 from pytest_ttsbench.naming import safe_name
+from pytest_ttsbench.quality.meter import ClipToMeasure, QualityMeter
 from pytest_ttsbench.results import SYNTH_ONLY, ErrorStage, ItemResult
 from pytest_ttsbench.scorers.base import ScoreContext
 from pytest_ttsbench.scorers.registry import get_scorer
@@ -67,6 +68,16 @@ class Clip:
     metadata: dict[str, Any] = field(default_factory=dict)
     audio_varies: bool | None = None
     generation: dict[str, Any] = field(default_factory=dict)
+    quality: dict[str, float | None] = field(default_factory=dict)
+
+
+def reference_audio(profile: EngineProfile) -> Path | None:
+    """The profile's ``reference_audio`` (the voice it should sound like), relative to the configuration."""
+    value = profile.option("reference_audio")
+    if not isinstance(value, str) or not value:
+        return None
+    path = Path(value)
+    return path if path.is_absolute() else Path(profile.base_dir) / path
 
 
 @dataclass(frozen=True)
@@ -83,6 +94,8 @@ class RunOptions:
     synth_only: bool = False
     #: engines whose first clip is requested twice, to see whether identical requests give identical audio
     probe_engines: frozenset[str] = frozenset()
+    #: quality measures taken of every decoded clip (None: none at all)
+    quality: QualityMeter | None = None
 
 
 class Evaluator:
@@ -199,6 +212,10 @@ class Evaluator:
         check = check_audio(decoded, text, self.options.audio_policy)
         clip.audio_seconds = round(check.seconds, 4)
         clip.audio_checks = {"problems": list(check.problems), **check.figures}
+        if self.options.quality is not None:
+            # Measured before the verdict on purpose: a clip that fails its checks keeps its figures too.
+            measured = ClipToMeasure(decoded.samples, text, reference_audio(self.profiles[engine_name]))
+            clip.quality = self.options.quality.measure(measured)
         if not check.ok:
             clip.error, clip.error_stage = "audio check failed: " + "; ".join(check.problems), "audio"
             return clip
@@ -317,6 +334,8 @@ class Evaluator:
             first_audio_measure=clip.first_audio_measure,
             review=item.review,
             reviewed=item.reviewed,
+            quality=dict(clip.quality),
+            quality_models=self.options.quality.provenance() if clip.quality and self.options.quality else {},
         )
 
 

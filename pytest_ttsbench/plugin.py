@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator
 from pathlib import Path
 
@@ -14,12 +15,24 @@ from pytest_ttsbench.gating.baseline import DEFAULT_ALPHA, DEFAULT_MAX_RATE
 from pytest_ttsbench.gating.gate import Collected, evaluate_gate, final_status, write_gate, write_gate_updates
 from pytest_ttsbench.gating.repeats import POLICIES
 from pytest_ttsbench.gating.snapshots import MODES as SNAPSHOT_MODES
+from pytest_ttsbench.quality.measures import measure_names
 from pytest_ttsbench.reporting.gate_item import GATE_NODEID, gate_is_armed, gate_reports
 from pytest_ttsbench.reporting.html import SessionSummary, register_html_report
 from pytest_ttsbench.reporting.progress import add_progress_option, register_progress
-from pytest_ttsbench.reporting.terminal import write_gate_summary, write_summary, write_synth_only_summary
+from pytest_ttsbench.reporting.terminal import (
+    write_gate_summary,
+    write_quality_summary,
+    write_summary,
+    write_synth_only_summary,
+)
 from pytest_ttsbench.results import result_from_report
 from pytest_ttsbench.runs import gate_path
+from pytest_ttsbench.selection import (
+    leave_out_unfit_languages,
+    merge_worker_report,
+    selection_of,
+    worker_report,
+)
 from pytest_ttsbench.session import BENCH_KEY, RUN_DIR_KEY, BenchSession, Recorder, build_config
 
 # What a worker tells the controller about its collection (the controller collects nothing).
@@ -68,6 +81,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=[],
         metavar="FACET",
         help="also summarize by this facet (e.g. form); repeatable",
+    )
+    group.addoption(
+        "--tts-all-languages",
+        action="store_true",
+        help="also run items in languages an engine profile is not fit for (its 'languages'); "
+        "by default they are left out with one line per engine",
     )
     group.addoption(
         "--tts-synth-only",
@@ -144,15 +163,57 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="compare transcripts with __tts_snapshots__/<engine>.ambr: report changes (default), fail on "
         "them (strict), or skip the comparison (off); --snapshot-update records them",
     )
+    gate.addoption(
+        "--tts-quality",
+        action="append",
+        metavar="SET[,SET...]",
+        help="quality measures per clip: signal (default, near-free), dnsmos (extra [quality]), "
+        "similarity (extra [similarity]), or none",
+    )
+    for kind, example in (("floor", "dnsmos_ovrl=3.0"), ("ceiling", "clipping_ratio=0.001")):
+        gate.addoption(
+            f"--tts-quality-{kind}",
+            action="append",
+            default=[],
+            metavar="[SCOPE/]MEASURE=VALUE",
+            help=f"a {kind} on a quality measure's mean per engine/suite/category, e.g. {example}; "
+            "SCOPE names an engine, suite or category; repeatable",
+        )
+    gate.addoption(
+        "--tts-quality-tolerance",
+        action="append",
+        default=[],
+        metavar="[SCOPE/]MEASURE=DELTA",
+        help="fail when a quality measure's mean moves the wrong way by more than DELTA against --tts-baseline",
+    )
 
 
+# Whether the report's directory already held pytest-html's assets/ before this run wrote there.
+HTML_ASSETS_EXISTED_KEY = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Look beside an ``--html`` report before pytest-html writes its assets (see reporting/html.py)."""
+    report = config.getoption("htmlpath", None)
+    if report:
+        assets = (Path.cwd() / Path(os.path.expandvars(str(report))).expanduser()).parent / "assets"
+        config.stash[HTML_ASSETS_EXISTED_KEY] = assets.exists()
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-html's, whose report writer the HTML report adjusts
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "tts: a text-to-speech benchmark item (pytest-ttsbench)")
     bench_config = build_config(config)
     bench = BenchSession(bench_config, Recorder(bench_config.results_path))
     config.stash[BENCH_KEY] = bench
     config.pluginmanager.register(_ReportListener(bench), "ttsbench-recorder")
-    register_html_report(config, lambda: _session_summary(bench))
+    register_html_report(
+        config,
+        lambda: _session_summary(bench),
+        config.stash.get(HTML_ASSETS_EXISTED_KEY, True),
+        measure_names(bench_config.quality_sets) if bench_config.engine_names else (),
+    )
     register_progress(config, bench.config.engine_names)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(), "ttsbench-xdist")
@@ -164,7 +225,7 @@ def _session_summary(bench: BenchSession) -> SessionSummary | None:
     if bench.config.is_worker or not recorder.results:
         return None
     items = recorder.gate.items if recorder.gate is not None else recorder.results
-    return SessionSummary(items, bench.config.breakdown, recorder.gate)
+    return SessionSummary(items, bench.config.breakdown, recorder.gate, recorder.results)
 
 
 class _ReportListener:
@@ -203,13 +264,20 @@ class _XdistHooks:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error) -> None:  # type: ignore[no-untyped-def]
-        """Merge what a worker collected: suite floors and the ids known gaps are matched against."""
+        """Merge what a worker collected: suite floors, the ids known gaps are matched against, and
+        what it left out (the controller's closing line counts the deselected items)."""
         seen: Collected = node.config.stash[BENCH_KEY].recorder.collected
         collected = getattr(node, "workeroutput", {}).get(COLLECTED_KEY)
         if not collected:
             return
+        deselected = merge_worker_report(selection_of(node.config), collected.get("selection"))
+        reporter = node.config.pluginmanager.get_plugin("terminalreporter")
+        if deselected and reporter is not None:
+            reporter.stats.setdefault("deselected", []).extend(deselected)
         for suite, floors in collected["suite_thresholds"].items():
             seen.suite_thresholds.setdefault(suite, dict(floors))
+        for suite, section in collected.get("suite_quality", {}).items():
+            seen.suite_quality.setdefault(suite, dict(section))
         seen.ids.update((engine, gap_id) for engine, gap_id in collected["ids"])
 
 
@@ -219,8 +287,36 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         seen = session.config.stash[BENCH_KEY].recorder.collected
         workeroutput[COLLECTED_KEY] = {
             "suite_thresholds": seen.suite_thresholds,
+            "suite_quality": seen.suite_quality,
             "ids": sorted([engine, gap_id] for engine, gap_id in seen.ids),
+            "selection": worker_report(selection_of(session.config)),
         }
+
+
+@pytest.hookimpl(trylast=True)  # after -k and -m, so the line counts only items the user selected
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave out items in languages an engine profile is not fit to be judged on (see languages.py).
+
+    A synthesize-only run judges nothing (its clips may be scored later by other means): it keeps them.
+    """
+    bench_config = config.stash[BENCH_KEY].config
+    if not bench_config.engine_names or bench_config.synth_only or config.getoption("tts_all_languages"):
+        return
+    profiles = {name: bench_config.settings.engines[name] for name in bench_config.engine_names}
+    kept, left_out, skips = leave_out_unfit_languages(session, items, profiles)
+    selection_of(config).language_skips = skips
+    if left_out:
+        items[:] = kept
+        config.hook.pytest_deselected(items=left_out)
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    """A worker remembers everything deselected (by -k, -m or language) to tell the controller."""
+    if not items or getattr(items[0].config, "workerinput", None) is None:
+        return
+    if not items[0].config.stash[BENCH_KEY].config.engine_names:
+        return  # only a benchmark run's closing line is this plugin's business
+    selection_of(items[0].config).deselected.extend(item.nodeid for item in items)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
@@ -258,6 +354,10 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]
     if bench.config.is_worker or not recorder.results or bench.config.synth_only:
         return (yield)  # a synthesize-only run has clips, not verdicts: there is nothing to gate
     outcome = evaluate_gate(recorder.results, bench.config.gate, recorder.collected)
+    if outcome.quality_spreads and "similarity" in bench.config.quality_sets:
+        from pytest_ttsbench.quality.similarity import between_generations  # reads the kept clips
+
+        outcome.quality_spreads = between_generations(outcome.quality_spreads, recorder.results)
     write_gate_updates(outcome)
     outcome.exitstatus = final_status(outcome, int(session.exitstatus))
     recorder.gate = outcome
@@ -275,12 +375,19 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:  # type: ignore[no-untyped-def]
     bench: BenchSession = config.stash[BENCH_KEY]
     finished = _session_summary(bench)
+    left_out = [skip.line() for skip in selection_of(config).language_skips]
     if finished is None:
+        if left_out and not bench.config.is_worker:  # everything selected was in another language
+            terminalreporter.write_sep("=", "ttsbench summary")
+            for line in left_out:
+                terminalreporter.write_line(line)
         return
     if bench.config.synth_only:
         write_synth_only_summary(terminalreporter, finished.items, bench.config.results_path)
+        write_quality_summary(terminalreporter, finished.results, finished.breakdown)
         return
-    write_summary(terminalreporter, finished.items, finished.breakdown, bench.config.results_path)
+    write_summary(terminalreporter, finished.items, finished.breakdown, bench.config.results_path, left_out)
+    write_quality_summary(terminalreporter, finished.results, finished.breakdown)
     if finished.gate is not None:
         write_gate_summary(terminalreporter, finished.gate)
 

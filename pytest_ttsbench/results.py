@@ -84,6 +84,10 @@ class ItemResult:
     first_audio_measure: str | None = None
     review: str | None = None  # a review the prompt still needs before publication, e.g. native-speaker
     reviewed: str | None = None
+    #: per-clip quality measures (see pytest_ttsbench/quality), None where a measure does not exist
+    quality: dict[str, float | None] = field(default_factory=dict)
+    #: each measure set's model and version, e.g. {"dnsmos": "speechmos 0.0.1.1 ..."}
+    quality_models: dict[str, str] = field(default_factory=dict)
 
     @property
     def item_id(self) -> str:

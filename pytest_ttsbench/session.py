@@ -13,7 +13,7 @@ owns the results file and the summary (it receives every report); workers only e
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,11 +27,13 @@ from pytest_ttsbench.gating.known_gaps import KnownGaps, KnownGapsError, gaps_pa
 from pytest_ttsbench.gating.snapshots import read_snapshots, snapshot_path
 from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, parse_cli_thresholds
 from pytest_ttsbench.naming import safe_name
+from pytest_ttsbench.quality.measures import DEFAULT_SETS
 from pytest_ttsbench.results import ItemResult, ResultsWriter, read_results
 
 if TYPE_CHECKING:  # the pipeline is imported when the evaluator is first needed
     from pytest_ttsbench.cases.model import Suite
     from pytest_ttsbench.pipeline import Evaluator
+    from pytest_ttsbench.quality.gates import QualityBound
 
 BENCH_KEY = pytest.StashKey["BenchSession"]()
 #: What the controller hands its workers: (results file, audio folder), so a run has one folder.
@@ -74,6 +76,8 @@ class BenchConfig:
     gate: GateConfig = field(default_factory=GateConfig)
     #: --tts-repeats; None lets each profile's ``repeats`` (default 1) decide
     cli_repeats: int | None = None
+    #: quality measure sets taken of every clip (see pytest_ttsbench/quality)
+    quality_sets: tuple[str, ...] = DEFAULT_SETS
 
     @property
     def repeats(self) -> int:
@@ -151,6 +155,7 @@ class BenchSession:
         if self._evaluator is None:
             from pytest_ttsbench.asr.registry import create_routes
             from pytest_ttsbench.pipeline import Evaluator, RunOptions
+            from pytest_ttsbench.quality.meter import QualityMeter
 
             config = self.config
             options = RunOptions(
@@ -160,6 +165,7 @@ class BenchSession:
                 run_id=config.results_path.parent.name if config.results_path else None,
                 synth_only=config.synth_only,
                 probe_engines=frozenset(name for name in config.engine_names if config.repeats_for(name) == 1),
+                quality=QualityMeter(config.quality_sets) if config.quality_sets else None,
             )
             self._evaluator = Evaluator(
                 config.settings.engines, lambda profile: create_routes(config.asr_spec(profile)), options
@@ -235,6 +241,10 @@ def build_config(config: pytest.Config) -> BenchConfig:
         )
     workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
     results_path, audio_dir = _output_paths(config, settings, engines, workerinput)
+    quality_sets, quality_layers = _quality_config(config, settings, engines)
+    gate = _gate_config(config, settings, engines, is_worker=workerinput is not None)
+    if any(b.kind == "tolerance" for layer in quality_layers for b in layer) and not config.getoption("tts_baseline"):
+        raise pytest.UsageError("--tts-quality-tolerance (or quality.tolerance) needs --tts-baseline RESULTS")
     return BenchConfig(
         settings=settings,
         engine_names=tuple(engines),
@@ -252,9 +262,37 @@ def build_config(config: pytest.Config) -> BenchConfig:
         synth_only=bool(config.getoption("tts_synth_only")),
         is_worker=workerinput is not None,
         strict_xfail=bool(config.getoption("tts_strict_xfail")),
-        gate=_gate_config(config, settings, engines, is_worker=workerinput is not None),
         cli_repeats=config.getoption("tts_repeats"),
+        gate=replace(gate, quality_layers=quality_layers),
+        quality_sets=quality_sets,
     )
+
+
+def _quality_config(
+    config: pytest.Config, settings: Settings, engines: Sequence[str]
+) -> tuple[tuple[str, ...], tuple[tuple[QualityBound, ...], ...]]:
+    """Measure sets and quality bounds; the chosen models load now, so a missing extra stops the run at once."""
+    from pytest_ttsbench.quality.gates import override_layers
+    from pytest_ttsbench.quality.measures import QualityOptionError, QualityUnavailable, parse_measure_sets
+
+    where = str(settings.source or "configuration")
+    option = config.getoption("tts_quality")
+    try:
+        sets = parse_measure_sets(option or settings.quality.get("measures"), "--tts-quality" if option else where)
+        layers = override_layers(
+            settings.quality,
+            where,
+            config.getoption("tts_quality_floor"),
+            config.getoption("tts_quality_ceiling"),
+            config.getoption("tts_quality_tolerance"),
+        )
+        if engines and sets:
+            from pytest_ttsbench.quality.meter import QualityMeter
+
+            QualityMeter(sets).load()
+    except (QualityOptionError, QualityUnavailable) as exc:
+        raise pytest.UsageError(str(exc)) from exc
+    return sets, tuple(tuple(layer) for layer in layers)
 
 
 def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[str], *, is_worker: bool) -> GateConfig:

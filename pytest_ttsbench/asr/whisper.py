@@ -30,6 +30,7 @@ import numpy as np
 from pytest_ttsbench.asr.base import AsrError, Transcription
 from pytest_ttsbench.asr.models import AUTO, ModelNotFound, resolve_auto, resolve_model
 from pytest_ttsbench.audio import ASR_SAMPLE_RATE, DecodedAudio, resample
+from pytest_ttsbench.languages import primary_language
 
 WINDOW_SECONDS = 30.0  # Whisper's fixed input window
 # Whisper's decoder holds 448 positions. CTranslate2 lets one window generate at most half of
@@ -50,14 +51,10 @@ COMPRESSION_RATIO_LIMIT = 2.4
 FLAG_BOUNDED = "decoding_bounded"
 FLAG_REPETITION = "repetition"
 
-# Item languages Whisper knows under another code.
-_LANGUAGE_ALIASES = {"cmn": "zh"}
-
 
 def whisper_language(tag: str) -> str:
     """Whisper's code for a BCP-47 tag: the primary subtag (``zh-CN`` → ``zh``, ``cmn`` → ``zh``)."""
-    primary = tag.lower().replace("_", "-").split("-")[0]
-    return _LANGUAGE_ALIASES.get(primary, primary)
+    return primary_language(tag)
 
 
 def window_token_budget(seconds: float) -> int:

@@ -77,6 +77,7 @@ def parse_suite(path: Path, data: Any) -> Suite:
         problems.extend(item_problems)
         if item is not None:
             items.append(item)
+    problems.extend(_quality_problems(path, data.get("quality")))
     if problems:
         raise CaseFileError(problems)
     recognizer = recognizer_labels(data.get("recognizer"))
@@ -89,7 +90,24 @@ def parse_suite(path: Path, data: Any) -> Suite:
         thresholds=dict(data.get("thresholds", {})),
         path=path,
         recognizer=recognizer,
+        quality=dict(data.get("quality") or {}),
     )
+
+
+def _quality_problems(path: Path, section: Any) -> list[Problem]:
+    """A ``quality`` section naming an unknown measure or holding a non-number, as a problem of this file."""
+    if not isinstance(section, dict):
+        return []  # absent, or already reported by the schema
+    from pytest_ttsbench.quality.gates import section_bounds
+    from pytest_ttsbench.quality.measures import QualityOptionError
+
+    try:
+        section_bounds(section, str(path))
+    except QualityOptionError as exc:
+        message = str(exc).removeprefix(f"{path}: ")
+        field_name, _, detail = message.partition(": ")
+        return [Problem(path, None, field_name.removeprefix("field "), detail or message)]
+    return []
 
 
 def _parse_item(

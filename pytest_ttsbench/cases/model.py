@@ -75,6 +75,8 @@ class Suite:
     #: The recognizer(s) the expectations were written against, as route labels: ``whisper:large-v3``
     #: (route ``whisper``, model ``large-v3``) or a bare route name (``paraformer_zh``).
     recognizer: tuple[str, ...] = ()
+    #: the case file's ``quality`` section: floors, ceilings and tolerance on quality measures
+    quality: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,12 @@ CASE_FILE_SCHEMA: dict[str, Any] = {
             "type": "object",
             "additionalProperties": {"type": "number", "minimum": 0, "maximum": 1},
         },
+        # Gates on quality measures for this suite (see pytest_ttsbench/quality/gates.py).
+        "quality": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {key: {"type": "object"} for key in ("floors", "ceilings", "tolerance")},
+        },
         "items": {"type": "array", "minItems": 1, "items": ITEM_SCHEMA},
         "recognizer": {"oneOf": [_RECOGNIZER, {"type": "array", "minItems": 1, "items": _RECOGNIZER}]},
     },

@@ -18,7 +18,8 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     try:
         runs = load_runs([Path(p) for p in args.runs])
         if not args.allow_contract_mix:
-            require_one_contract({f"{run.system} ({run.date})": list(run.rows) for run in runs})
+            # keyed by file and engine: two runs of one engine on one day must both be seen
+            require_one_contract({f"{run.system} in {run.path}": list(run.rows) for run in runs})
         entries = [entry_from_run(run) for run in runs]
         # --store keeps the board's earlier dated entries; without it, the runs given are the board.
         entries = update_leaderboard_file(Path(args.store), entries) if args.store else merge_entries([], entries)

@@ -23,8 +23,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import Synthesis, SynthesisRequest
-from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis
-from pytest_ttsbench.engines.secrets import read_api_key
+from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, key_in_header
 from pytest_ttsbench.httpclient import ProviderPolicy
 
 if TYPE_CHECKING:
@@ -79,19 +78,13 @@ class AzureEngine(HttpEngine):
     """Speech from Azure's ``/cognitiveservices/v1`` endpoint with a subscription key."""
 
     def __init__(self, profile: EngineProfile) -> None:
-        key = read_api_key(profile)
+        credentials = key_in_header(profile, "Ocp-Apim-Subscription-Key")  # a missing key is named first
         region = profile.option("region")
         base_url = profile.option("base_url")
         if not base_url and not (isinstance(region, str) and re.fullmatch(r"[a-z0-9]+", region)):
             raise ConfigError(f"engine profile {profile.name!r}: azure needs region (e.g. westeurope) or base_url")
         default = f"https://{region}.tts.speech.microsoft.com" if region else ""
-        super().__init__(
-            profile,
-            default_base_url=default,
-            policy=POLICY,
-            secrets=(key,),
-            headers={"Ocp-Apim-Subscription-Key": key or ""},
-        )
+        super().__init__(profile, default_base_url=default, policy=POLICY, **credentials)
         self.output_format = self.str_option("output_format", DEFAULT_OUTPUT_FORMAT) or DEFAULT_OUTPUT_FORMAT
         try:
             self.media_type, self.pcm_rate = output_format_info(self.output_format)

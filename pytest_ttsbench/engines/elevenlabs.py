@@ -27,8 +27,7 @@ from urllib.parse import quote
 
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import Synthesis, SynthesisRequest
-from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes
-from pytest_ttsbench.engines.secrets import read_api_key
+from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes, key_in_header
 from pytest_ttsbench.httpclient import ProviderPolicy
 
 if TYPE_CHECKING:
@@ -73,13 +72,8 @@ class ElevenLabsEngine(HttpEngine):
     """Speech from ElevenLabs with an ``xi-api-key``."""
 
     def __init__(self, profile: EngineProfile) -> None:
-        key = read_api_key(profile)
         super().__init__(
-            profile,
-            default_base_url=DEFAULT_BASE_URL,
-            policy=POLICY,
-            secrets=(key,),
-            headers={"xi-api-key": key or ""},
+            profile, default_base_url=DEFAULT_BASE_URL, policy=POLICY, **key_in_header(profile, "xi-api-key")
         )
         self.model = self.str_option("model", DEFAULT_MODEL)
         self.output_format = self.str_option("output_format", DEFAULT_OUTPUT_FORMAT) or DEFAULT_OUTPUT_FORMAT

@@ -24,8 +24,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from pytest_ttsbench.engines.base import Synthesis, SynthesisRequest
-from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes
-from pytest_ttsbench.engines.secrets import read_api_key
+from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes, key_in_header
 from pytest_ttsbench.httpclient import ProviderPolicy, html_summary, json_error_message
 
 if TYPE_CHECKING:
@@ -62,13 +61,8 @@ class GoogleEngine(HttpEngine):
     """Speech from Cloud Text-to-Speech with an API key."""
 
     def __init__(self, profile: EngineProfile) -> None:
-        key = read_api_key(profile)
         super().__init__(
-            profile,
-            default_base_url=DEFAULT_BASE_URL,
-            policy=POLICY,
-            secrets=(key,),
-            headers={"x-goog-api-key": key or ""},
+            profile, default_base_url=DEFAULT_BASE_URL, policy=POLICY, **key_in_header(profile, "x-goog-api-key")
         )
         self.encoding = self.str_option("audio_encoding", "LINEAR16", tuple(MEDIA_TYPES)) or "LINEAR16"
         rate = self.number_option("sample_rate_hertz", None, 8000, 48000)

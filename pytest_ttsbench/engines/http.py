@@ -20,6 +20,7 @@ import httpx
 from pytest_ttsbench.audio import is_playable
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, Synthesis
+from pytest_ttsbench.engines.secrets import read_api_key
 from pytest_ttsbench.httpclient import (
     ClientOptions,
     HttpClient,
@@ -200,6 +201,12 @@ def audio_synthesis(
         streamed=streamed,
         metadata=meta,
     )
+
+
+def key_in_header(profile: EngineProfile, header: str) -> dict[str, Any]:
+    """``secrets`` and ``headers`` for :class:`HttpEngine` when the provider takes its key in ``header``."""
+    key = read_api_key(profile)
+    return {"secrets": (key,), "headers": {header: key or ""}}
 
 
 def engine_label(profile: EngineProfile) -> str:

@@ -16,8 +16,10 @@ the voice's own values, and explicit ``noise_scale`` / ``noise_w_scale`` options
 
 from __future__ import annotations
 
+import json
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +27,7 @@ import numpy as np
 
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
+from pytest_ttsbench.languages import primary_language
 from pytest_ttsbench.wav import pcm16_wav
 
 if TYPE_CHECKING:
@@ -81,18 +84,58 @@ def load_voice(model: Path, config: Path | None = None) -> Any:
         return voice
 
 
-_LANGUAGE_ALIASES = {"cmn": "zh"}
-
-
-def _primary(tag: str) -> str:
-    primary = tag.replace("_", "-").split("-")[0].lower()
-    return _LANGUAGE_ALIASES.get(primary, primary)
-
-
 def _voice_language(voice: Any) -> str | None:
     """The voice's primary language from its espeak voice (``en-us`` → ``en``, ``cmn`` → ``zh``)."""
     espeak_voice = getattr(voice.config, "espeak_voice", None)
-    return _primary(espeak_voice) if espeak_voice else None
+    return primary_language(espeak_voice) if espeak_voice else None
+
+
+def config_language(config: Path) -> str | None:
+    """A voice's primary language read from its ``.onnx.json`` (no model loaded); None when unreadable."""
+    try:
+        data = json.loads(config.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    language = data.get("language")
+    code = language.get("code") if isinstance(language, dict) else None
+    espeak = data.get("espeak")
+    code = code or (espeak.get("voice") if isinstance(espeak, dict) else None)
+    return primary_language(code) if isinstance(code, str) and code else None
+
+
+def fit_languages(profile: EngineProfile) -> tuple[str, ...] | None:
+    """The languages a Piper profile's voices speak, read from their configs (see ``languages.py``).
+
+    None (judge every language) when a voice's config cannot be read: synthesis then says why.
+    """
+    voices: list[tuple[Path, Path | None]] = []
+    model_option = profile.option("model")
+    if model_option is not None:
+        config_option = profile.option("config")
+        config = _profile_path(profile, str(config_option)) if config_option else None
+        voices.append((_profile_path(profile, str(model_option)), config))
+    else:
+        try:
+            voices.append(default_model())
+        except EngineUnavailable:
+            return None
+    mapped = profile.voice.values() if isinstance(profile.voice, Mapping) else [profile.voice]
+    voices += [(_profile_path(profile, v), None) for v in mapped if isinstance(v, str) and v.endswith(".onnx")]
+    found: list[str] = []
+    for model, config in voices:
+        language = config_language(config or Path(f"{model}.json"))
+        if language is None:
+            return None
+        if language not in found:
+            found.append(language)
+    return tuple(found)
+
+
+def _profile_path(profile: EngineProfile, value: str) -> Path:
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else profile.base_dir / path
 
 
 class PiperEngine:
@@ -124,8 +167,7 @@ class PiperEngine:
         self.reproducible = reproducible
 
     def _path(self, value: str) -> Path:
-        path = Path(value).expanduser()
-        return path if path.is_absolute() else self.profile.base_dir / path
+        return _profile_path(self.profile, value)
 
     def _model_for(self, request: SynthesisRequest) -> tuple[Path, Path | None]:
         voice = request.voice or self.profile.voice_for(request.language)
@@ -154,7 +196,7 @@ class PiperEngine:
         model, config = self._model_for(request)
         voice = load_voice(model, config)
         spoken = _voice_language(voice)
-        wanted = _primary(request.language)
+        wanted = primary_language(request.language)
         if spoken is not None and spoken != wanted:
             raise EngineError(
                 f"Piper voice {model.stem!r} speaks {spoken!r}, the item is in {request.language!r}: "

@@ -16,7 +16,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_ttsbench.gating.baseline import Comparison, RegressionRule, compare, comparison_id, regression_reasons
 from pytest_ttsbench.gating.known_gaps import Gap, KnownGaps, unmatched_ids, updated_gaps, write_known_gaps
@@ -25,6 +25,10 @@ from pytest_ttsbench.gating.snapshots import SnapshotCheck, compare_snapshots, r
 from pytest_ttsbench.gating.thresholds import FloorCheck, FloorLayer, breaches
 from pytest_ttsbench.gating.thresholds import evaluate as evaluate_floors
 from pytest_ttsbench.results import ItemResult
+
+if TYPE_CHECKING:  # numpy and scipy load only when a run has quality figures to gate
+    from pytest_ttsbench.quality.gates import QualityBound, QualityCheck
+    from pytest_ttsbench.quality.repeats import GenerationSpread
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,8 @@ class GateConfig:
     update_snapshots: bool = False
     #: engine → (its snapshot file, the serialized transcripts stored there), for each gated engine
     snapshots: Mapping[str, tuple[Path, Mapping[str, str]]] = field(default_factory=dict)
+    #: quality bounds, highest precedence first: command line, then configuration (case files: Collected)
+    quality_layers: tuple[tuple[QualityBound, ...], ...] = ()
 
 
 @dataclass
@@ -54,6 +60,8 @@ class Collected:
 
     #: each collected suite's own ``thresholds`` (on the controller under xdist: sent by the workers)
     suite_thresholds: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: each collected suite's own ``quality`` section (floors, ceilings, tolerance on quality measures)
+    suite_quality: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: (engine, id) for every collected target key and item id, to find known-gap ids that match nothing
     ids: set[tuple[str, str]] = field(default_factory=set)
     #: (engine, target key) of tests that failed on their verdict, and a count of every other failure
@@ -98,6 +106,15 @@ class GateOutcome:
     #: files the run asked to rewrite; :func:`write_gate_updates` writes them
     gap_updates: list[GapUpdate] = field(default_factory=list)
     snapshot_updates: dict[Path, dict[str, str]] = field(default_factory=dict)
+    #: quality measures, gated apart from accuracy (see pytest_ttsbench/quality)
+    quality_checks: list[QualityCheck] = field(default_factory=list)
+    quality_spreads: list[GenerationSpread] = field(default_factory=list)
+    quality_models: dict[str, str] = field(default_factory=dict)
+    quality_summary: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def quality_breaches(self) -> list[QualityCheck]:
+        return [check for check in self.quality_checks if check.breached]
 
     @property
     def breaches(self) -> list[FloorCheck]:
@@ -152,6 +169,13 @@ class GateOutcome:
                 for engine, (varied, checked) in sorted(self.nondeterministic.items())
             },
         }
+        if self.quality_models or self.quality_checks:
+            data["quality"] = {
+                "models": dict(self.quality_models),
+                "summary": list(self.quality_summary),
+                "gates": [check.to_dict() for check in self.quality_checks],
+                "repeats": [spread.to_dict() for spread in self.quality_spreads],
+            }
         if self.snapshot_mode != "off":
             data["snapshots"] = {"mode": self.snapshot_mode, "engines": [c.to_dict() for c in self.snapshots]}
         if self.comparison is not None:
@@ -183,6 +207,7 @@ def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: 
             f"{check.engine} {check.suite}/{check.category}: strict accuracy {check.accuracy:.1%} below floor "
             f"{check.floor:.1%}"
         )
+    _evaluate_quality(results, config, collected, outcome)
     gap_rows = _known_gaps(results, items, config, collected, outcome)
     if config.baseline is not None:
         _compare_baseline(results, config, gap_rows, outcome)
@@ -209,6 +234,30 @@ def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: 
         if failures and all(verdict_of.get(k) == "correct" for k in failures):
             outcome.excused = sorted(f"{key} [{engine}]" for engine, key in failures)
     return outcome
+
+
+def _evaluate_quality(
+    results: Sequence[ItemResult], config: GateConfig, collected: Collected, outcome: GateOutcome
+) -> None:
+    """Quality summaries, bounds and spreads across generations: every generation's clip counts."""
+    for row in results:
+        outcome.quality_models.update(row.quality_models)
+    if not outcome.quality_models:
+        return
+    from pytest_ttsbench.quality.gates import case_file_layer, evaluate_quality
+    from pytest_ttsbench.quality.repeats import generation_spreads
+    from pytest_ttsbench.quality.summary import summarize_quality
+
+    breakdown = sorted({name for row in results for name in row.facets})
+    for by in (["engine", "suite", "category"], *(["engine", "suite", f"facet:{f}"] for f in breakdown)):
+        for key, figures in summarize_quality(results, by).items():
+            group = dict(zip(by, key, strict=True))
+            outcome.quality_summary.append({**group, "measures": {k: v.to_dict() for k, v in figures.items()}})
+    layers = [*config.quality_layers, tuple(case_file_layer(collected.suite_quality))]
+    outcome.quality_checks = evaluate_quality(results, layers, config.baseline)
+    outcome.reasons += [f"quality: {check.describe()}" for check in outcome.quality_breaches]
+    if config.repeats > 1:
+        outcome.quality_spreads = generation_spreads(results)
 
 
 def _known_gaps(

@@ -14,51 +14,60 @@ disk (``file://``) with no server and no network, and survives being moved or ar
   and clip for every engine.
 
 Every figure comes from the results files alone, read by :mod:`pytest_ttsbench.runs`: several
-generations of an item (``--tts-repeats``) count once, under the run's repeat policy, as in the gate
-(in the changes: by majority flip, flaky pairs apart, as the baseline comparison counts them).
+generations of an item (``--tts-repeats``) count once, under the run's repeat policy, as in the gate.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
 
 from pytest_ttsbench.gating.baseline import compare
 from pytest_ttsbench.gating.summary import summarize
 from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.reporting import plots
 from pytest_ttsbench.reporting.html import (
-    CSS,
     ClipStore,
     category_table_html,
     charts_for,
-    esc,
     evidence_text,
     expected_text,
     heard_html,
     verdict_html,
 )
 from pytest_ttsbench.reporting.leaderboard import entry_from_run, ranked
+from pytest_ttsbench.reporting.templating import render, stylesheet
 from pytest_ttsbench.results import ItemResult
 from pytest_ttsbench.runs import Run, find_runs
 
-PAGE_CSS = (
-    CSS
-    + """
-body{font-family:system-ui,sans-serif;margin:1.5em;color:#1f2328;max-width:1400px}
-h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.5em;border-bottom:1px solid #d0d7de}
-table.data{border-collapse:collapse;margin:.5em 0 1em;max-width:100%}
-table.data th,table.data td{border:1px solid #d0d7de;padding:3px 6px;vertical-align:top;text-align:left;
-overflow-wrap:anywhere}
-table.data audio{width:11em;max-width:100%}
-details.pair{margin:.3em 0}details.pair summary{cursor:pointer}
-.wide{overflow-x:auto}
-nav a{margin-right:1em}
-img.chart{max-width:100%;height:auto;display:block;margin:.5em 0}
-.muted{color:#57606a}
-"""
+LEADERBOARD_HEADER = (
+    "rank",
+    "engine",
+    "strict accuracy",
+    "Wilson 95% CI",
+    "correct",
+    "wrong",
+    "unknown",
+    "n",
+    "date",
+    "ASR routes",
 )
+CHANGE_HEADER = (
+    "item",
+    "category",
+    "text",
+    "before",
+    "heard before",
+    "clip before",
+    "now",
+    "heard now",
+    "evidence now",
+    "clip now",
+)
+ITEM_HEADER = ("run", "engine", "expected", "verdict", "heard", "evidence", "CER", "clip")
 
 
 def item_slug(key: str) -> str:
@@ -66,22 +75,10 @@ def item_slug(key: str) -> str:
     return safe_name(key)
 
 
-def _page(title: str, body: str, depth: int = 0) -> str:
-    up = "../" * depth
-    nav = f'<nav><a href="{up}index.html">Dashboard</a><a href="{up}items/index.html">All items</a></nav>'
-    return (
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-        f"<title>{esc(title)}</title><style>{PAGE_CSS}</style></head>"
-        f"<body>{nav}<h1>{esc(title)}</h1>{body}</body></html>\n"
-    )
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A table of cells that are already HTML (callers escape)."""
-    head = "".join(f"<th>{esc(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
-    # Cells wrap; a table with a column per run scrolls inside its own box, never the page.
-    return f'<div class="wide"><table class="data"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+def _page(template: str, title: str, depth: int = 0, **context: Any) -> str:
+    """A whole page: ``template`` extends ``dashboard/page.html.j2`` (nav, title, stylesheets)."""
+    css = stylesheet("report.css") + stylesheet("dashboard.css")
+    return str(render(template, title=title, css=css, up="../" * depth, **context)) + "\n"
 
 
 class Dashboard:
@@ -109,10 +106,10 @@ class Dashboard:
         self.write_item_pages()
         return index
 
-    def _chart(self, stem: str, alt: str, svg: bytes, depth: int = 0) -> str:
+    def _chart(self, stem: str, alt: str, svg: bytes, depth: int = 0) -> Markup:
         path = plots.write_svg(self.site / "charts" / f"{safe_name(stem)}.svg", svg)
         src = "../" * depth + path.relative_to(self.site).as_posix()
-        return f'<img class="chart" alt="{esc(alt)}" src="{esc(src)}">'
+        return Markup('<img class="chart" alt="{}" src="{}">').format(alt, src)
 
     # --- index -------------------------------------------------------------------------------
 
@@ -122,54 +119,63 @@ class Dashboard:
 
     def index_html(self) -> str:
         latest = self.latest_rows()
-        parts = [
-            f'<p class="muted">{len(self.files)} run(s), {len(self.engines)} engine(s): '
-            f"{esc(', '.join(self.engines))}. Latest run: {esc(self.runs[-1].name)}.</p>",
-            "<h2>Leaderboard (each engine's latest run)</h2>",
-            self.leaderboard_html(),
-            "<h2>Strict accuracy over time</h2>",
-        ]
-        for engine in self.engines:
-            parts.append(f"<h3>{esc(engine)}</h3>" + self.history_html(engine) + self.history_table_html(engine))
-        parts.append("<h2>Latest results by category</h2>")
-        parts.append('<div class="ttsbench-summary">' + category_table_html(latest) + "</div>")
-        for stem, alt, svg in charts_for(latest):
-            parts.append(self._chart(f"latest-{stem}", alt, svg))
-        parts.append("<h2>Changes in the latest run</h2>")
-        for engine in self.engines:
-            parts.append(f"<h3>{esc(engine)}</h3>" + self.changes_html(engine))
-        earlier = [(engine, self.earlier_changes_html(engine)) for engine in self.engines]
-        if any(html for _, html in earlier):
-            parts.append("<h2>Earlier changes (each run against the one before it)</h2>")
-            parts += [f"<h3>{esc(engine)}</h3>{html}" for engine, html in earlier if html]
-        parts.append("<h2>Runs</h2>" + self.runs_html())
-        return _page(self.title, "".join(parts))
+        return _page(
+            "dashboard/index.html.j2",
+            self.title,
+            files=len(self.files),
+            engines=self.engines,
+            latest=self.runs[-1].name,
+            leaderboard_header=LEADERBOARD_HEADER,
+            leaderboard=self.leaderboard_rows(),
+            history=[
+                {"name": engine, "chart": self.history_html(engine), **self.history_table(engine)}
+                for engine in self.engines
+            ],
+            quality=self.quality_sections(),
+            categories=category_table_html(latest),
+            charts=[self._chart(f"latest-{stem}", alt, svg) for stem, alt, svg in charts_for(latest)],
+            change_header=CHANGE_HEADER,
+            changes=[self.changes(engine) for engine in self.engines],
+            earlier=[(engine, pairs) for engine in self.engines if (pairs := self.earlier_changes(engine))],
+            runs_header=("run", "started", "engines", "targets", "gate"),
+            runs=self.runs_rows(),
+        )
 
-    def runs_html(self) -> str:
+    def quality_sections(self) -> list[dict[str, Any]]:
+        """Quality over time, one results file per point (every generation's clip counts)."""
+        by_file = [(runs[0].name, [row for run in runs for row in run.rows]) for runs in self.files.values()]
+        if not any(row.quality for _, rows in by_file for row in rows):
+            return []
+        from pytest_ttsbench.reporting.quality_html import quality_trends  # numpy and scipy: only when needed
+
+        return quality_trends(by_file, self._chart)
+
+    def runs_rows(self) -> list[list[Any]]:
         """Every run, newest first, with its engines, its size and its release gate's verdict."""
-        rows = []
+        rows: list[list[Any]] = []
         for runs in reversed(self.files.values()):
             run = runs[0]
+            gate: Markup
             if run.gate is None:
-                gate = '<span class="muted">not gated</span>'
+                gate = Markup('<span class="muted">not gated</span>')
             elif run.gate.get("passed"):
-                gate = '<span class="ttsbench-gate-passed">passed</span>'
+                gate = Markup('<span class="ttsbench-gate-passed">passed</span>')
             else:
-                reasons = "".join(f"<li>{esc(reason)}</li>" for reason in run.gate.get("reasons") or [])
-                gate = f'<span class="ttsbench-gate-failed">FAILED</span><ul>{reasons}</ul>'
+                reasons = Markup("").join(Markup("<li>{}</li>").format(r) for r in run.gate.get("reasons") or [])
+                gate = Markup('<span class="ttsbench-gate-failed">FAILED</span><ul>{}</ul>').format(reasons)
             started = run.started.strftime("%Y-%m-%d %H:%M UTC")
             engines = ", ".join(sorted(r.system for r in runs))
-            rows.append([esc(run.name), esc(started), esc(engines), str(sum(len(r.items) for r in runs)), gate])
-        return _table(("run", "started", "engines", "targets", "gate"), rows)
+            rows.append([run.name, started, engines, str(sum(len(r.items) for r in runs)), gate])
+        return rows
 
-    def history_table_html(self, engine: str) -> str:
+    def history_table(self, engine: str) -> dict[str, Any]:
         """The figures behind the history chart: strict accuracy and Wilson interval per category and run."""
         runs = self.runs_with(engine)
         per_run = [summarize(run.items, ["suite", "category"]) for run in runs]
         lines = sorted({key for figures in per_run for key in figures})
         rows = []
         for key in lines:
-            cells = [esc("/".join(key))]
+            cells: list[Any] = ["/".join(key)]
             for figures in per_run:
                 bucket = figures.get(key)
                 if bucket is None or bucket.strict_accuracy is None:
@@ -177,13 +183,15 @@ class Dashboard:
                     continue
                 low, high = bucket.ci95 or (0.0, 0.0)
                 cells.append(
-                    f"{100 * bucket.strict_accuracy:.1f}% ({bucket.correct}/{bucket.n})"
-                    f'<br><span class="muted">[{100 * low:.1f}, {100 * high:.1f}]</span>'
+                    Markup('{}<br><span class="muted">{}</span>').format(
+                        f"{100 * bucket.strict_accuracy:.1f}% ({bucket.correct}/{bucket.n})",
+                        f"[{100 * low:.1f}, {100 * high:.1f}]",
+                    )
                 )
             rows.append(cells)
-        return _table(("category", *(run.name for run in runs)), rows)
+        return {"header": ("category", *(run.name for run in runs)), "rows": rows}
 
-    def leaderboard_html(self) -> str:
+    def leaderboard_rows(self) -> list[list[str]]:
         entries = [entry_from_run(self.runs_with(engine)[-1]) for engine in self.engines]
         rows = []
         for rank, entry in ranked(entries):
@@ -194,32 +202,20 @@ class Dashboard:
             rows.append(
                 [
                     str(rank),
-                    esc(entry.system),
+                    entry.system,
                     accuracy,
                     interval,
                     str(entry.correct),
                     str(entry.wrong),
                     str(entry.unknown),
                     str(bucket.n),
-                    esc(entry.date),
-                    esc(", ".join(entry.asr_routes)),
+                    entry.date,
+                    ", ".join(entry.asr_routes),
                 ]
             )
-        header = (
-            "rank",
-            "engine",
-            "strict accuracy",
-            "Wilson 95% CI",
-            "correct",
-            "wrong",
-            "unknown",
-            "n",
-            "date",
-            "ASR routes",
-        )
-        return _table(header, rows)
+        return rows
 
-    def history_html(self, engine: str) -> str:
+    def history_html(self, engine: str) -> Markup:
         runs = self.runs_with(engine)
         points = [
             plots.Point(run.name, f"{suite}/{category}", bucket)
@@ -229,77 +225,56 @@ class Dashboard:
         svg = plots.history_chart_svg(points, [run.name for run in runs], f"{engine}: strict accuracy per category")
         return self._chart(f"history-{engine}", f"{engine}: strict accuracy per category over runs", svg)
 
-    def changes_html(self, engine: str) -> str:
-        """The latest run of an engine against the run before it."""
+    def changes(self, engine: str) -> dict[str, Any]:
+        """The regressions and fixes of an engine's latest run against its previous one."""
         runs = self.runs_with(engine)
         if len(runs) < 2:
-            return '<p class="muted">Only one run: nothing to compare.</p>'
-        return self.pair_html(runs[-2], runs[-1])
+            return {"engine": engine, "note": "Only one run: nothing to compare.", "sections": [], "details": []}
+        return {"engine": engine, **self.pair(runs[-2], runs[-1])}
 
-    def earlier_changes_html(self, engine: str) -> str:
-        """Every earlier run against its predecessor, newest first, folded: no regression is ever out of reach."""
+    def earlier_changes(self, engine: str) -> list[dict[str, Any]]:
+        """Every earlier run against its predecessor, newest first: no run's regressions drop out of reach."""
         runs = self.runs_with(engine)
-        parts = []
-        for before_run, after_run in reversed(list(pairwise(runs[:-1]))):
-            comparison = compare(before_run.rows, after_run.rows)
-            summary = (
-                f"{after_run.name} against {before_run.name}: {len(comparison.regressions)} regression(s), "
-                f"{len(comparison.fixes)} fix(es)"
-            )
-            parts.append(
-                f'<details class="pair"><summary>{esc(summary)}</summary>'
-                f"{self.pair_html(before_run, after_run)}</details>"
-            )
-        return "".join(parts)
+        return [self.pair(before, after) for before, after in reversed(list(pairwise(runs[:-1])))]
 
-    def pair_html(self, before_run: Run, after_run: Run) -> str:
-        """One run against its predecessor: counts, McNemar p, audio change, then each changed item.
+    def pair(self, before_run: Run, after_run: Run) -> dict[str, Any]:
+        """One run against its predecessor: counts, McNemar p, audio and provenance change, each changed item.
 
         Pairs count by majority flip over an item's generations, flaky pairs apart, as in the gate.
         """
         comparison = compare(before_run.rows, after_run.rows)
         before = {r.key: r for r in before_run.rows if r.repeat == 0}
         after = {r.key: r for r in after_run.rows if r.repeat == 0}
-        parts = [
-            f'<p class="muted">{esc(after_run.name)} against {esc(before_run.name)}: '
-            f"{len(comparison.regressions)} regression(s), {len(comparison.fixes)} fix(es), "
-            f"{comparison.unchanged} unchanged, {len(comparison.new)} new, {len(comparison.missing)} gone; "
-            f"McNemar exact p = {comparison.mcnemar_p:.3g}.</p>"
+        summary = (
+            f"{after_run.name} against {before_run.name}: "
+            f"{len(comparison.regressions)} regression(s), {len(comparison.fixes)} fix(es)"
+        )
+        note = (
+            f"{summary}, {comparison.unchanged} unchanged, {len(comparison.new)} new, "
+            f"{len(comparison.missing)} gone; McNemar exact p = {comparison.mcnemar_p:.3g}."
+        )
+        details = [comparison.audio.line()] if comparison.audio else []
+        details += [
+            f"changed {name}: {was or '-'} → {now or '-'}" for name, (was, now) in comparison.provenance.items()
         ]
-        if comparison.audio is not None:
-            parts.append(f'<p class="muted">{esc(comparison.audio.line())}</p>')
-        for name, (was, now) in comparison.provenance.items():
-            parts.append(f'<p class="muted">changed {esc(name)}: {esc(was or "-")} → {esc(now or "-")}</p>')
-        for label, keys in (("Regressions", comparison.regressions), ("Fixes", comparison.fixes)):
-            if not keys:
-                continue
-            rows = [self._change_row(before[key], before_run, after[key], after_run) for key in keys]
-            header = (
-                "item",
-                "category",
-                "text",
-                "before",
-                "heard before",
-                "clip before",
-                "now",
-                "heard now",
-                "evidence now",
-                "clip now",
-            )
-            parts.append(f"<h4>{label}</h4>" + _table(header, rows))
-        return "".join(parts)
+        sections = [
+            {"label": label, "rows": [self._change_row(before[k], before_run, after[k], after_run) for k in keys]}
+            for label, keys in (("Regressions", comparison.regressions), ("Fixes", comparison.fixes))
+            if keys
+        ]
+        return {"summary": summary, "note": note, "details": details, "sections": sections}
 
-    def _change_row(self, old: ItemResult, old_run: Run, new: ItemResult, new_run: Run) -> list[str]:
+    def _change_row(self, old: ItemResult, old_run: Run, new: ItemResult, new_run: Run) -> list[Any]:
         return [
-            f'<a href="items/{item_slug(new.key)}.html">{esc(new.key)}</a>',
-            esc(new.category),
-            esc(new.text),
+            Markup('<a href="items/{}.html">{}</a>').format(item_slug(new.key), new.key),
+            new.category,
+            new.text,
             verdict_html(old.verdict),
             heard_html(old),
             self.clips.player(old, old_run.path),
             verdict_html(new.verdict),
             heard_html(new),
-            esc(evidence_text(new)),
+            evidence_text(new),
             self.clips.player(new, new_run.path),
         ]
 
@@ -310,19 +285,24 @@ class Dashboard:
         for run in self.runs:
             for row in run.items:
                 keys.setdefault(row.key, {})[row.engine] = row
-        listing = []
+        listing: list[list[Any]] = []
         for key in sorted(keys):
             slug = item_slug(key)
             (self.site / "items" / f"{slug}.html").write_text(self.item_html(key), encoding="utf-8")
-            latest = "".join(f"<div>{esc(e)}: {verdict_html(r.verdict)}</div>" for e, r in sorted(keys[key].items()))
+            latest = Markup("").join(
+                Markup("<div>{}: {}</div>").format(e, verdict_html(r.verdict)) for e, r in sorted(keys[key].items())
+            )
             any_row = next(iter(keys[key].values()))
-            listing.append([f'<a href="{slug}.html">{esc(key)}</a>', esc(any_row.category), esc(any_row.text), latest])
-        body = _table(("item", "category", "text", "latest verdict"), listing)
-        (self.site / "items" / "index.html").write_text(_page("All items", body, depth=1), encoding="utf-8")
+            link = Markup('<a href="{}.html">{}</a>').format(slug, key)
+            listing.append([link, any_row.category, any_row.text, latest])
+        header = ("item", "category", "text", "latest verdict")
+        page = _page("dashboard/items.html.j2", "All items", depth=1, header=header, rows=listing)
+        (self.site / "items" / "index.html").write_text(page, encoding="utf-8")
 
     def item_html(self, key: str) -> str:
         page_dir = self.site / "items"
-        rows, latest = [], None
+        rows: list[list[Any]] = []
+        latest: ItemResult | None = None
         for run in self.runs:
             for row in run.items:
                 if row.key != key:
@@ -330,23 +310,18 @@ class Dashboard:
                 latest = row
                 rows.append(
                     [
-                        esc(run.name),
-                        esc(row.engine),
-                        esc(expected_text(row)),
+                        run.name,
+                        row.engine,
+                        expected_text(row),
                         verdict_html(row.verdict),
                         heard_html(row),
-                        esc(evidence_text(row)),
+                        evidence_text(row),
                         "" if row.cer is None else f"{row.cer:.3f}",
                         self.clips.player(row, run.path, page_dir),
                     ]
                 )
         assert latest is not None  # only keys seen in some run get a page
-        intro = (
-            f"<p><b>Suite</b> {esc(latest.suite)} · <b>category</b> {esc(latest.category)} · "
-            f"<b>language</b> {esc(latest.language)}</p><p><b>Text</b> {esc(latest.text)}</p>"
-        )
-        table = _table(("run", "engine", "expected", "verdict", "heard", "evidence", "CER", "clip"), rows)
-        return _page(key, intro + table, depth=1)
+        return _page("dashboard/item.html.j2", key, depth=1, latest=latest, header=ITEM_HEADER, rows=rows)
 
 
 def build_dashboard(runs_dir: Path, site: Path, title: str = "TTS benchmark dashboard") -> tuple[Path, list[Run]]:

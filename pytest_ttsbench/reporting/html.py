@@ -9,17 +9,22 @@ the release gate's floors and verdict, and the accuracy charts.
 
 Everything shown comes from the :class:`~pytest_ttsbench.results.ItemResult` carried in each test
 report's ``user_properties`` (``RESULT_PROPERTY``), so rows are complete under pytest-xdist too.
-Clips are copied into an ``audio/`` folder beside the report and linked relatively, so the report
-folder can be moved as a whole; with ``--self-contained-html`` they are embedded as data: URIs.
+The report's side files sit in one folder beside it, named after it (``--html=out/report.html``
+→ ``out/report_files/``): pytest-html's ``assets/``, the clips under ``audio/`` and the charts
+under ``charts/``, all linked relatively, so the report and its folder can be moved together and
+several reports can share a directory; with ``--self-contained-html`` everything is embedded.
 
-The helpers at module level (escaping, clip lookup and copying, the summary tables) are shared
-with the static dashboard (:mod:`pytest_ttsbench.reporting.dashboard`).
+Everything is rendered through Jinja2 templates with autoescaping (``reporting/templates/``, via
+:mod:`~pytest_ttsbench.reporting.templating`); the fragments built here are
+:class:`markupsafe.Markup` with every value escaped by ``Markup.format``. The helpers at module
+level (clip lookup and copying, the summary tables) are shared with the static dashboard
+(:mod:`pytest_ttsbench.reporting.dashboard`).
 """
 
 from __future__ import annotations
 
 import base64
-import html
+import contextlib
 import json
 import os
 import shutil
@@ -29,10 +34,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from markupsafe import Markup, escape
 
 from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.naming import safe_name
-from pytest_ttsbench.reporting.terminal import floor_rows
+from pytest_ttsbench.registry import MissingDependency
+from pytest_ttsbench.reporting.templating import macro, render, stylesheet
+from pytest_ttsbench.reporting.terminal import floor_rows, percent
 from pytest_ttsbench.results import ItemResult, result_from_report
 from pytest_ttsbench.verdict import explain_evidence
 
@@ -70,27 +78,7 @@ COLUMNS: tuple[tuple[str, str | None], ...] = (
 #: pytest-html's own cells are result, test id, duration, links: ours go after the test id.
 _INSERT_AT = 2
 
-CSS = """
-.ttsbench-summary table{border-collapse:collapse;margin:.5em 0 1em}
-.ttsbench-summary th,.ttsbench-summary td{border:1px solid #ccc;padding:2px 6px;text-align:right}
-.ttsbench-summary td.label,.ttsbench-summary th.label{text-align:left}
-.ttsbench-summary img{max-width:100%;height:auto;display:block;margin:.5em 0}
-.ttsbench-verdict-correct{color:#1a7f37;font-weight:bold}
-.ttsbench-verdict-wrong{color:#cf222e;font-weight:bold}
-.ttsbench-verdict-unknown{color:#9a6700;font-weight:bold}
-.ttsbench-verdict-error{color:#8250df;font-weight:bold}
-.ttsbench-gate-failed{color:#cf222e;font-weight:bold}
-.ttsbench-gate-passed{color:#1a7f37;font-weight:bold}
-.ttsbench-route{color:#57606a;font-size:90%}
-"""
-
-
 # --- shared helpers ------------------------------------------------------------------------------
-
-
-def esc(value: Any) -> str:
-    """Text for HTML, quotes included (it also goes into attributes)."""
-    return html.escape("" if value is None else str(value), quote=True)
 
 
 def expected_text(result: ItemResult) -> str:
@@ -110,19 +98,18 @@ def evidence_text(result: ItemResult) -> str:
     return explain_evidence(result.evidence)
 
 
-def heard_html(result: ItemResult) -> str:
+def heard_html(result: ItemResult) -> Markup:
     """Each ASR route's transcript with that route's verdict (just the transcript for one route)."""
     if len(result.transcripts) > 1:
-        return "".join(
-            f'<div><span class="ttsbench-route">{esc(route)} ({esc(result.route_verdicts.get(route, "?"))}):'
-            f"</span> {esc(text)}</div>"
-            for route, text in result.transcripts.items()
+        route = Markup('<div><span class="ttsbench-route">{} ({}):</span> {}</div>')
+        return Markup("").join(
+            route.format(name, result.route_verdicts.get(name, "?"), text) for name, text in result.transcripts.items()
         )
-    return esc(result.transcript if result.transcript is not None else "(nothing)")
+    return escape(result.transcript if result.transcript is not None else "(nothing)")
 
 
-def verdict_html(verdict: str) -> str:
-    return f'<span class="ttsbench-verdict-{esc(verdict)}">{esc(verdict)}</span>'
+def verdict_html(verdict: str) -> Markup:
+    return macro("verdict", verdict)
 
 
 def seconds(value: float | None) -> str:
@@ -173,16 +160,13 @@ class ClipStore:
             shutil.copyfile(clip, target)
         return Path(os.path.relpath(target, page_dir or self.root)).as_posix()
 
-    def player(self, result: ItemResult, results_file: Path | None = None, page_dir: Path | None = None) -> str:
+    def player(self, result: ItemResult, results_file: Path | None = None, page_dir: Path | None = None) -> Markup:
         src = self.href(result, results_file, page_dir)
         if src is None:
-            return "(no audio)" if not result.audio_path else f"(clip not found: {esc(Path(result.audio_path).name)})"
+            missing = f"(clip not found: {Path(result.audio_path).name})" if result.audio_path else "(no audio)"
+            return escape(missing)
         mime = audio_mime(Path(result.audio_path or ""))
-        return f'<audio controls preload="none" src="{esc(src)}" type="{esc(mime)}"></audio>'
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
+        return Markup('<audio controls preload="none" src="{}" type="{}"></audio>').format(src, mime)
 
 
 def _interval(bucket: Bucket) -> str:
@@ -200,24 +184,17 @@ def bucket_cells(bucket: Bucket) -> list[str]:
         str(bucket.wrong),
         str(bucket.unknown),
         str(bucket.error),
-        _pct(bucket.strict_accuracy),
+        percent(bucket.strict_accuracy),
         _interval(bucket),
     ]
 
 
-def table_html(header: Sequence[str], rows: Sequence[Sequence[str]], labels: int, css_class: str = "") -> str:
-    """A table whose first ``labels`` columns are text (left-aligned); every cell is escaped here."""
-    head = "".join(f'<th class="{"label" if i < labels else ""}">{esc(h)}</th>' for i, h in enumerate(header))
-    body = "".join(
-        "<tr>"
-        + "".join(f'<td class="{"label" if i < labels else ""}">{esc(c)}</td>' for i, c in enumerate(row))
-        + "</tr>"
-        for row in rows
-    )
-    return f'<table class="{esc(css_class)}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+def table_html(header: Sequence[str], rows: Sequence[Sequence[str]], labels: int, css_class: str = "") -> Markup:
+    """A table of figures whose first ``labels`` columns are text (left-aligned)."""
+    return macro("figures_table", header, rows, labels, css_class)
 
 
-def category_table_html(results: Sequence[ItemResult]) -> str:
+def category_table_html(results: Sequence[ItemResult]) -> Markup:
     """The summary table per engine × suite × category, then each engine × suite total."""
     by_category = summarize(results, ["engine", "suite", "category"])
     totals = summarize(results, ["engine", "suite"])
@@ -226,84 +203,124 @@ def category_table_html(results: Sequence[ItemResult]) -> str:
     return table_html(("engine", "suite", "category", *FIGURE_HEADER), rows, 3, "ttsbench-categories")
 
 
-def facet_table_html(results: Sequence[ItemResult], facet: str) -> str:
+def facet_table_html(results: Sequence[ItemResult], facet: str) -> Markup:
     grouped = summarize([r for r in results if facet in r.facets], ["engine", "suite", f"facet:{facet}"])
     rows = [[*key, *bucket_cells(bucket)] for key, bucket in grouped.items()]
     return table_html(("engine", "suite", facet, *FIGURE_HEADER), rows, 3, f"ttsbench-facet-{safe_name(facet)}")
 
 
-def gate_html(outcome: GateOutcome | None, clips: ClipStore | None = None) -> str:
-    """The release gate (a GateOutcome): floors, verdict, flaky items, the baseline; empty when nothing was gated."""
+def quality_header_cells(names: Sequence[str]) -> list[str]:
+    if not names:
+        return []
+    from pytest_ttsbench.reporting import quality_html  # numpy and scipy: only for a run with measures
+
+    return quality_html.header_cells(names)
+
+
+def quality_row_cells(result: ItemResult | None, names: Sequence[str]) -> list[str]:
+    if not names:
+        return []
+    from pytest_ttsbench.reporting import quality_html
+
+    return quality_html.row_cells(result, names)
+
+
+def quality_summary_html(results: Sequence[ItemResult], breakdown: Sequence[str]) -> Markup | None:
+    """The quality table (mean, median, p10, bootstrap interval per slice and measure); None without figures."""
+    if not any(row.quality for row in results):
+        return None
+    from pytest_ttsbench.reporting import quality_html
+
+    rows = quality_html.summary_rows(results, breakdown)
+    return table_html(quality_html.SUMMARY_HEADER, rows, 4, "ttsbench-quality")
+
+
+def quality_gate_html(outcome: GateOutcome | None) -> Markup | None:
+    if outcome is None or not outcome.quality_checks:
+        return None
+    from pytest_ttsbench.reporting import quality_html
+
+    return table_html(quality_html.GATE_HEADER, quality_html.gate_rows(outcome), 6, "ttsbench-quality-gates")
+
+
+FLOOR_HEADER = ("gate", "engine", "suite", "category", "correct/n", "strict accuracy", "floor", "Wilson 95% CI")
+
+
+def gate_html(outcome: GateOutcome | None, clips: ClipStore | None = None) -> Markup:
+    """The release gate: floors, verdict, known gaps, flaky items, the baseline; empty when nothing was gated."""
     if outcome is None:
-        return ""
-    parts = []
-    if outcome.checks:
-        rows = floor_rows(outcome)
-        header = ("gate", "engine", "suite", "category", "correct/n", "strict accuracy", "floor", "Wilson 95% CI")
-        parts.append("<h4>Floors</h4>" + table_html(header, rows, 4, "ttsbench-floors"))
-    if outcome.reasons:
-        reasons = "".join(f"<li>{esc(reason)}</li>" for reason in outcome.reasons)
-        parts.append(f'<p class="ttsbench-gate-failed">Gate FAILED</p><ul class="ttsbench-gate-reasons">{reasons}</ul>')
-    elif outcome.checks or outcome.comparison is not None:
-        parts.append('<p class="ttsbench-gate-passed">Gate passed</p>')
-    for line in outcome.nondeterminism_lines():
-        parts.append(f'<p class="ttsbench-nondeterministic">{esc(line)}</p>')
-    if outcome.fixed_gaps or outcome.xfailed:
-        parts.append(f"<p>Known gaps: {len(outcome.xfailed)} still failing, {len(outcome.fixed_gaps)} fixed</p>")
-        parts += [f'<p class="ttsbench-fixed-gap">Fixed known gap: {esc(label)}</p>' for label in outcome.fixed_gaps]
-    if outcome.flaky:
-        rows = [
-            [item.engine, item.key, f"{item.correct_count}/{len(item.verdicts)}", ", ".join(item.verdicts)]
-            for item in outcome.flaky
-        ]
-        flaky_header = ("engine", "item", "correct", "generations")
-        parts.append(
-            "<h4>Flaky items (generations disagree)</h4>" + table_html(flaky_header, rows, 2, "ttsbench-flaky")
-        )
-    if outcome.comparison is not None:
-        parts.append(baseline_html(outcome.comparison, outcome.known_gap_ids, clips))
-    return "".join(parts)
+        return Markup("")
+    gaps = {"xfailed": len(outcome.xfailed), "fixed": len(outcome.fixed_gaps)}
+    flaky = [
+        [item.engine, item.key, f"{item.correct_count}/{len(item.verdicts)}", ", ".join(item.verdicts)]
+        for item in outcome.flaky
+    ]
+    return render(
+        "gate.html.j2",
+        floors=floor_rows(outcome),
+        floor_header=FLOOR_HEADER,
+        reasons=outcome.reasons,
+        passed=bool(outcome.checks or outcome.comparison is not None),
+        gaps=gaps if outcome.fixed_gaps or outcome.xfailed else None,
+        fixed_gaps=outcome.fixed_gaps,
+        nondeterminism=outcome.nondeterminism_lines(),
+        flaky=flaky,
+        flaky_header=("engine", "item", "correct", "generations"),
+        baseline=baseline_context(outcome.comparison, outcome.known_gap_ids, clips) if outcome.comparison else None,
+    )
 
 
-def baseline_html(comparison: Comparison, known_gaps: Collection[str] = (), clips: ClipStore | None = None) -> str:
+BASELINE_HEADER = ("category", "regressions", "fixes", "flaky", "unchanged", "McNemar exact p")
+CHANGE_HEADER = (
+    "change",
+    "item",
+    "text",
+    "before",
+    "heard before",
+    "clip before",
+    "now",
+    "heard now",
+    "clip now",
+    "duration",
+)
+
+
+def baseline_context(comparison: Comparison, known_gaps: Collection[str], clips: ClipStore | None) -> dict[str, Any]:
     """Per-category regressions, fixes and McNemar p; then each change with its text, transcripts and clips."""
-    rows = [
-        [name, str(len(c.regressions)), str(len(c.fixes)), str(len(c.flaky)), str(c.unchanged), f"{c.mcnemar_p:.3g}"]
+    categories = [
+        [name, len(c.regressions), len(c.fixes), len(c.flaky), c.unchanged, f"{c.mcnemar_p:.3g}"]
         for name, c in sorted(comparison.by_category.items())
     ]
-    rows.append(
+    categories.append(
         [
             "(all)",
-            str(len(comparison.regressions)),
-            str(len(comparison.fixes)),
-            str(len(comparison.flaky)),
-            str(comparison.unchanged),
+            len(comparison.regressions),
+            len(comparison.fixes),
+            len(comparison.flaky),
+            comparison.unchanged,
             f"{comparison.mcnemar_p:.3g}",
         ]
     )
-    header = ("category", "regressions", "fixes", "flaky", "unchanged", "McNemar exact p")
-    parts = ["<h4>Against the baseline</h4>", table_html(header, rows, 1, "ttsbench-baseline")]
-    if comparison.audio is not None:
-        parts.append(f'<p class="ttsbench-audio-change">{esc(comparison.audio.line())}</p>')
-    for name, (was, now) in comparison.provenance.items():
-        parts.append(f"<p>changed {esc(name)}: {esc(was or '-')} → {esc(now or '-')}</p>")
     changes = []
     for change in comparison.changes.values():
-        gap = " (known gap)" if change.id in known_gaps else ""
-        cells = [esc(change.kind + gap), esc(change.id), esc(change.text)]
+        cells: list[Any] = [change.kind + (" (known gap)" if change.id in known_gaps else ""), change.id, change.text]
         for side in (change.before, change.after):
-            heard = "<br>".join(esc(row.transcript) for row in side.rows)
-            player = clips.player(side.first) if clips is not None else esc(side.first.audio_path or "")
+            heard = Markup("<br>").join(escape(row.transcript) for row in side.rows)
+            player = clips.player(side.first) if clips is not None else escape(side.first.audio_path or "")
             cells += [f"{side.correct}/{len(side.rows)}", heard, player]
         ratio = change.duration_ratio
         cells.append("" if ratio is None else f"{ratio:.2f}×")
-        changes.append("<tr>" + "".join(f'<td class="label">{cell}</td>' for cell in cells) + "</tr>")
-    if changes:
-        columns = ("change", "item", "text", "before", "heard before", "clip before", "now", "heard now", "clip now")
-        head = "".join(f'<th class="label">{esc(h)}</th>' for h in (*columns, "duration"))
-        body = "".join(changes)
-        parts.append(f'<table class="ttsbench-changes"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>')
-    return "".join(parts)
+        changes.append(cells)
+    return {
+        "header": BASELINE_HEADER,
+        "categories": categories,
+        "audio": comparison.audio.line() if comparison.audio else None,
+        "provenance": [
+            f"changed {name}: {was or '-'} → {now or '-'}" for name, (was, now) in comparison.provenance.items()
+        ],
+        "change_header": CHANGE_HEADER,
+        "changes": changes,
+    }
 
 
 def charts_for(results: Sequence[ItemResult], breakdown: Sequence[str] = ()) -> list[tuple[str, str, bytes]]:
@@ -328,68 +345,137 @@ class SessionSummary:
     items: Sequence[ItemResult]
     breakdown: Sequence[str] = ()
     gate: GateOutcome | None = None  # None when nothing was gated
+    #: every generation's row, for the quality summary (``items`` holds one row per item)
+    results: Sequence[ItemResult] = ()
 
 
 SummarySource = Callable[[], "SessionSummary | None"]
 
 
-def register_html_report(config: pytest.Config, summary: SummarySource) -> None:
+def html_report_path(config: pytest.Config) -> Path | None:
+    """Where pytest-html writes its report (resolved as pytest-html does), None without ``--html``."""
+    option = config.getoption("htmlpath", None)
+    if not option or not config.pluginmanager.hasplugin("html"):
+        return None
+    path = Path(os.path.expandvars(str(option))).expanduser()
+    return path if path.is_absolute() else Path.cwd() / path
+
+
+def side_folder(report_path: Path) -> Path:
+    """The folder beside a report that holds its side files: ``report.html`` → ``report_files``."""
+    return report_path.with_name(f"{report_path.stem}_files")
+
+
+def register_html_report(
+    config: pytest.Config, summary: SummarySource, assets_existed: bool = True, quality_columns: Sequence[str] = ()
+) -> None:
     """Add the benchmark columns and summary to pytest-html's report, when one is being written.
 
     ``summary`` is asked once the session has finished (None: nothing was benchmarked).
+    ``assets_existed``: whether ``assets/`` was beside the report before pytest-html started, so
+    the stylesheet it writes there can be moved into the side folder without touching older files.
+    ``quality_columns``: the quality measures the run takes, one sortable column each.
     """
-    if not config.pluginmanager.hasplugin("html") or not config.getoption("htmlpath", None):
+    report_path = html_report_path(config)
+    if report_path is None or hasattr(config, "workerinput"):  # pytest-html writes on the controller only
         return
-    if hasattr(config, "workerinput"):  # pytest-html writes the report on the controller only
-        return
-    config.pluginmanager.register(HtmlReport(config, summary), "ttsbench-html")
+    if not config.getoption("self_contained_html", False):
+        _assets_into_side_folder(config, report_path, assets_existed)
+    report = HtmlReport(config, summary, report_path, tuple(quality_columns))
+    config.pluginmanager.register(report, "ttsbench-html")
+
+
+def _assets_into_side_folder(config: pytest.Config, report_path: Path, assets_existed: bool) -> None:
+    """Swap pytest-html's report writer for one that keeps ``assets/`` in the report's side folder.
+
+    pytest-html fixes its assets folder beside the report and offers no option for it; its
+    writer is a registered plugin, so it is replaced by a subclass before any test runs.
+    """
+    from pytest_html.report import Report
+
+    writers = [plugin for plugin in config.pluginmanager.get_plugins() if type(plugin) is Report]
+    if len(writers) != 1:
+        return  # not the pytest-html this was written for: leave its layout alone
+    (writer,) = writers
+    moved = _side_folder_report(Report)(
+        writer._report_path, config, writer._report, writer._template, writer._css, side_folder(report_path)
+    )
+    config.pluginmanager.unregister(writer)
+    config.pluginmanager.register(moved, "ttsbench-html-writer")
+    stray = writer._assets_path
+    if not assets_existed and stray.is_dir():
+        (stray / "style.css").unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # not empty: something else wrote there meanwhile
+            stray.rmdir()
+
+
+def _side_folder_report(base: type) -> type:
+    from pytest_html.basereport import BaseReport
+
+    class SideFolderReport(base):
+        """pytest-html's linked report with ``assets/`` inside the report's side folder."""
+
+        def __init__(self, report_path: Path, config: Any, data: Any, template: Any, css: str, folder: Path) -> None:
+            BaseReport.__init__(self, report_path, config, data, template, css)
+            self._assets_path = folder / "assets"
+            self._assets_path.mkdir(parents=True, exist_ok=True)
+            self._css_path = self._assets_path / "style.css"
+            self._css_path.write_text(self._css, encoding="utf-8")
+
+        @property
+        def css(self) -> str:
+            return self._css_path.relative_to(self._report_path.parent).as_posix()
+
+    return SideFolderReport
 
 
 class HtmlReport:
     """pytest-html hooks: benchmark columns per row, summary tables, gate and charts on top."""
 
-    def __init__(self, config: pytest.Config, summary: SummarySource) -> None:
+    def __init__(
+        self, config: pytest.Config, summary: SummarySource, report_path: Path, quality_columns: Sequence[str] = ()
+    ) -> None:
         self.config = config
+        self.quality_columns = quality_columns
         self.summary = summary
-        path = Path(os.path.expandvars(str(config.getoption("htmlpath")))).expanduser()
-        self.report_path = path if path.is_absolute() else Path.cwd() / path
-        self.root = self.report_path.parent
+        self.report_path = report_path
+        self.page_dir = report_path.parent
+        self.root = side_folder(report_path)  # clips and charts; links are relative to the page
         self.embed = bool(config.getoption("self_contained_html", False))
         self.clips = ClipStore(self.root, embed=self.embed)
 
     def pytest_html_results_table_header(self, cells: list[str]) -> None:
-        ours = [
-            f'<th class="sortable" data-column-type="{key}">{esc(label)}</th>' if key else f"<th>{esc(label)}</th>"
-            for label, key in COLUMNS
-        ]
-        cells[_INSERT_AT:_INSERT_AT] = ours
+        sortable, plain = Markup('<th class="sortable" data-column-type="{}">{}</th>'), Markup("<th>{}</th>")
+        ours = [str(sortable.format(key, label) if key else plain.format(label)) for label, key in COLUMNS]
+        cells[_INSERT_AT:_INSERT_AT] = ours + quality_header_cells(self.quality_columns)
 
     def pytest_html_results_table_row(self, report: Any, cells: list[str]) -> None:
         result = result_from_report(report)
-        cells[_INSERT_AT:_INSERT_AT] = self.row_cells(result)
+        cells[_INSERT_AT:_INSERT_AT] = self.row_cells(result) + quality_row_cells(result, self.quality_columns)
 
     def row_cells(self, result: ItemResult | None) -> list[str]:
         """The benchmark cells of one row; empty cells for rows that carry no result (setup, collection)."""
+        sortable, plain = Markup('<td class="col-{}">{}</td>'), Markup("<td>{}</td>")
         if result is None:
-            return [f'<td class="col-{key}"></td>' if key else "<td></td>" for _, key in COLUMNS]
+            return [str(sortable.format(key, "") if key else plain.format("")) for _, key in COLUMNS]
         reading = f" [{result.target}]" if result.target else ""
-        values = [
-            esc(result.engine),
-            esc(result.suite),
-            esc(result.category),
+        values: list[Markup | str] = [
+            result.engine,
+            result.suite,
+            result.category,
             verdict_html(result.verdict),
-            esc(result.text),
-            esc(expected_text(result) + reading),
+            result.text,
+            expected_text(result) + reading,
             heard_html(result),
-            esc(evidence_text(result)),
+            evidence_text(result),
             "" if result.cer is None else f"{result.cer:.3f}",
             seconds(result.synth_seconds),
             seconds(result.asr_seconds),
-            self.clips.player(result),
+            self.clips.player(result, page_dir=self.page_dir),
         ]
         # pytest-html sorts on the text of <td class="col-KEY">; plain <td> for the others.
         return [
-            f'<td class="col-{key}">{value}</td>' if key else f"<td>{value}</td>"
+            str(sortable.format(key, value) if key else plain.format(value))
             for (_, key), value in zip(COLUMNS, values, strict=True)
         ]
 
@@ -398,20 +484,34 @@ class HtmlReport:
     ) -> None:
         finished = self.summary()
         if finished is not None:
-            prefix.append(self.summary_html(finished.items, finished.breakdown, finished.gate))
+            prefix.append(self.summary_html(finished.items, finished.breakdown, finished.gate, finished.results))
 
-    def summary_html(self, items: Sequence[ItemResult], breakdown: Sequence[str], gate: GateOutcome | None) -> str:
-        parts = [f"<style>{CSS}</style>", '<div class="ttsbench-summary">', "<h3>Text-to-speech benchmark</h3>"]
-        parts.append(category_table_html(items))
-        for facet in breakdown:
-            parts.append(f"<h4>By {esc(facet)}</h4>" + facet_table_html(items, facet))
-        gate_part = gate_html(gate, self.clips)
-        if gate_part:
-            parts.append("<h4>Release gate</h4>" + gate_part)
-        for stem, alt, svg in charts_for(items, breakdown):
-            parts.append(f'<img class="ttsbench-chart" alt="{esc(alt)}" src="{esc(self.chart_src(stem, svg))}">')
-        parts.append("</div>")
-        return "".join(parts)
+    def summary_html(
+        self,
+        items: Sequence[ItemResult],
+        breakdown: Sequence[str],
+        gate: GateOutcome | None,
+        every_generation: Sequence[ItemResult] = (),
+    ) -> str:
+        """Accuracy over ``items`` (one row per item); quality over ``every_generation`` (all clips)."""
+        try:
+            charts = [{"alt": alt, "src": self.chart_src(stem, svg)} for stem, alt, svg in charts_for(items, breakdown)]
+            charts_note = None
+        except MissingDependency as exc:  # charts are an extra; the tables are all there without them
+            charts, charts_note = [], str(exc)
+        return str(
+            render(
+                "summary.html.j2",
+                css=stylesheet("report.css"),
+                categories=category_table_html(items),
+                facets=[(facet, facet_table_html(items, facet)) for facet in breakdown],
+                gate=gate_html(gate, self.clips),
+                quality=quality_summary_html(every_generation or items, breakdown),
+                quality_gate=quality_gate_html(gate),
+                charts=charts,
+                charts_note=charts_note,
+            )
+        )
 
     def chart_src(self, stem: str, svg: bytes) -> str:
         if self.embed:
@@ -419,4 +519,4 @@ class HtmlReport:
         path = self.root / CHART_FOLDER / f"{stem}.svg"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(svg)
-        return path.relative_to(self.root).as_posix()
+        return path.relative_to(self.page_dir).as_posix()

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pytest_ttsbench.gating.summary import overall
+from pytest_ttsbench.reporting.terminal import percent
 from pytest_ttsbench.runs import Run
 
 COLUMNS: tuple[str, ...] = (
@@ -180,12 +181,13 @@ def _md_cell(value: object) -> str:
 
 
 def render_markdown(entries: Iterable[LeaderboardEntry]) -> str:
-    """The board as a Markdown table; rates to 6 decimals, '—' where there is none."""
+    """The board as a Markdown table for people; rates as percentages, as pytest's summary prints them
+    (CSV and JSON keep full-precision fractions for tools); '—' where there is none."""
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join("---" for _ in COLUMNS) + "|"]
     for rank, e in ranked(entries):
         row = e.row(rank)
         for name in ("strict_accuracy", "coverage", "resolved_accuracy"):
-            row[name] = _fmt(row[name], "—")
+            row[name] = percent(row[name], "—")
         row["asr_routes"] = ", ".join(e.asr_routes)
         lines.append("| " + " | ".join(_md_cell(row[c]) for c in COLUMNS) + " |")
     return "\n".join(lines) + "\n"

@@ -21,8 +21,13 @@ class _Writer(Protocol):
     def write_line(self, line: str, **markup: bool) -> None: ...
 
 
+def percent(value: float | None, missing: str = "-") -> str:
+    """A rate as every human-facing table shows it (``74.5%``): summary, gate, HTML and leaderboard."""
+    return missing if value is None else f"{100 * value:.1f}%"
+
+
 def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:5.1f}%"
+    return percent(value).rjust(6)
 
 
 def _interval(bucket: Bucket) -> str:
@@ -87,10 +92,16 @@ def summary_lines(results: Sequence[ItemResult], breakdown: Sequence[str] = ()) 
 
 
 def write_summary(
-    writer: _Writer, results: Sequence[ItemResult], breakdown: Sequence[str], results_path: Path | None
+    writer: _Writer,
+    results: Sequence[ItemResult],
+    breakdown: Sequence[str],
+    results_path: Path | None,
+    notes: Sequence[str] = (),
 ) -> None:
-    """Print the summary section of a pytest run."""
+    """Print the summary section of a pytest run; ``notes`` come first (e.g. items left out by language)."""
     writer.write_sep("=", "ttsbench summary")
+    for line in notes:
+        writer.write_line(line)
     for line in summary_lines(results, breakdown):
         writer.write_line(line)
     lines = workflow_lines(results)
@@ -220,12 +231,49 @@ def gate_lines(outcome: GateOutcome) -> list[str]:
                 f"  {len(outcome.excused)} failed generation(s) belong to items correct under the policy: "
                 "they do not fail the run"
             )
+    lines += quality_gate_lines(outcome)
     if outcome.reasons:
         lines.append("gate FAILED:")
         lines += [f"  {reason}" for reason in outcome.reasons]
-    elif outcome.checks or outcome.comparison is not None or outcome.snapshots:
+    elif outcome.checks or outcome.comparison is not None or outcome.snapshots or outcome.quality_checks:
         lines.append("gate passed")
     return lines
+
+
+def quality_summary_lines(results: Sequence[ItemResult], breakdown: Sequence[str] = ()) -> list[str]:
+    """The one compact quality table (every generation's clip counts); empty when no row has quality figures."""
+    from pytest_ttsbench.reporting import quality as quality_tables  # numpy and scipy: only for a run
+
+    table = quality_tables.summary_table(results, breakdown)
+    if table is None:
+        return []
+    header, rows, figures = table
+    title = "quality per clip (mean ± half the bootstrap 95% interval; apart from accuracy):"
+    return [title, *format_table(header, rows, figures=figures)]
+
+
+def quality_gate_lines(outcome: GateOutcome) -> list[str]:
+    """The quality gate table and the spread of each measure across generations."""
+    from pytest_ttsbench.reporting import quality as quality_tables  # numpy and scipy: only for a run
+
+    lines: list[str] = []
+    table = quality_tables.gate_table(outcome)
+    if table is not None:
+        lines.append("quality gates (mean per engine × suite × category; apart from accuracy):")
+        lines += format_table(*table[:2], figures=table[2])
+    table = quality_tables.spread_table(outcome)
+    if table is not None:
+        lines.append("quality across generations (max − min per item; spk gen: similarity between generations):")
+        lines += format_table(*table[:2], figures=table[2])
+    return lines
+
+
+def write_quality_summary(writer: _Writer, results: Sequence[ItemResult], breakdown: Sequence[str]) -> None:
+    lines = quality_summary_lines(results, breakdown)
+    if lines:
+        writer.write_line("")
+    for line in lines:
+        writer.write_line(line)
 
 
 def write_gate_summary(writer: _Writer, outcome: GateOutcome) -> None:

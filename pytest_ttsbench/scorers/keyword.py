@@ -28,6 +28,28 @@ _LANGUAGE_READINGS: dict[str, Callable[[str], list[str]]] = {
 }
 
 
+def _anywhere(form: str, text: str) -> bool:
+    return form in text
+
+
+def _thai_whole(form: str, text: str) -> bool:
+    """``form`` in ``text`` at a place where it is not part of another syllable (see thai.py)."""
+    return any(thai.stands_alone(text, start, start + len(form)) for start in _occurrences(form, text))
+
+
+def _occurrences(form: str, text: str) -> list[int]:
+    found, start = [], text.find(form)
+    while start >= 0:
+        found.append(start)
+        start = text.find(form, start + 1)
+    return found
+
+
+# Language rules for where a keyword may be found: Thai writes no spaces, so a keyword can sit
+# inside another word (มา in หมา, ไก in ไก่); the rule refuses the places the spelling rules out.
+_WHOLE_WORD_RULES: dict[str, Callable[[str, str], bool]] = {"th": _thai_whole}
+
+
 def _readings(text: str, language: str) -> list[str]:
     """Every canonical reading of ``text``; the first is what :func:`canonicalize` returns."""
     text = unicodedata.normalize("NFC", text).translate(_ZERO_WIDTH)
@@ -84,10 +106,11 @@ class KeywordScorer(Scorer):
         for form, canon in zip(forms, canon_forms, strict=True):
             if not canon.replace(" ", ""):
                 continue
+            whole = _WHOLE_WORD_RULES.get(context.language.lower().split("-")[0], _anywhere)
             for reading in readings:
-                if canon in reading:
+                if whole(canon, reading):
                     spaces = "kept"
-                elif canon.replace(" ", "") in reading.replace(" ", ""):
+                elif whole(canon.replace(" ", ""), reading.replace(" ", "")):
                     spaces = "removed"
                 else:
                     continue

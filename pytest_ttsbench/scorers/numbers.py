@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 from pytest_ttsbench.registry import Registry
 from pytest_ttsbench.scorers.base import ScoreContext, Scorer
+from pytest_ttsbench.scorers.currencies import currency_mismatch
 from pytest_ttsbench.scorers.number_tokens import NumberParser, NumberToken
 from pytest_ttsbench.verdict import Verdict
 
@@ -235,4 +236,11 @@ class NumbersScorer(Scorer):
         heard = tuple(t.value for t in tokens)
         if missing:
             return Verdict("wrong", matched=tuple(matched), missing=tuple(missing), heard=heard)
+        other_currency = currency_mismatch(context.text, transcript, context.language)
+        if other_currency is not None:
+            written, said = other_currency
+            note = (
+                f"the values were heard in another currency: {', '.join(sorted(said))} for {', '.join(sorted(written))}"
+            )
+            return Verdict("wrong", matched=tuple(matched), heard=heard, note=note)
         return Verdict("correct", matched=tuple(matched), heard=heard)

@@ -170,6 +170,11 @@ def implied_positives(positives: list[str]) -> list[str]:
     return [r for r in dict.fromkeys(implied) if readings_canon(r) not in accepted]
 
 
+def _ends_number(reading: str, index: int) -> bool:
+    """Whether no number character stands at ``index`` (the end of the reading counts)."""
+    return index >= len(reading) or reading[index] not in _NUMBER_CHARS
+
+
 def implied_negatives(positives: list[str]) -> list[str]:
     """Readings forbidden by the accepted ones, whether the item lists them or not.
 
@@ -177,7 +182,7 @@ def implied_negatives(positives: list[str]) -> list[str]:
       负, 杠 in place of the range word).
     * A score read as anything but a score: an accepted 六比四 forbids 六减四, 六负四, 六杠四, 六到四 …
     * A dropped 零: an accepted 一千零五 forbids 一千五, which is 1500. Only where the 零 stands
-      between two number words, so leaving it out changes the value.
+      between a unit and a last lone digit, so leaving it out changes the value.
     """
     implied: list[str] = []
     for reading in positives:
@@ -190,7 +195,10 @@ def implied_negatives(positives: list[str]) -> list[str]:
                 implied += [reading[:index] + word + reading[index + 1 :] for word in _SUBTRACTION_WORDS]
             elif ch == _SCORE_WORD:
                 implied += [reading[:index] + word + reading[index + 1 :] for word in _NOT_A_SCORE]
-            elif ch == "零" and before in "十百千万亿" and after not in "十百千万亿零":
+            elif ch == "零" and before in "百千万亿" and after in _DIGIT_VALUES and _ends_number(reading, index + 2):
+                # 一千零五 → 一千五: without the 零 the last digit is a short form of the next
+                # lower unit (1500). Where more follows (两千零二十六 → 两千二十六) the sloppy
+                # reading still says the same value, so nothing is implied.
                 implied.append(reading[:index] + reading[index + 1 :])
     accepted = {readings_canon(r) for r in positives}
     return [r for r in dict.fromkeys(implied) if readings_canon(r) not in accepted]

@@ -122,3 +122,34 @@ def mai_yamok_readings(text: str) -> list[str]:
             if reading not in readings:
                 readings.append(reading)
     return readings
+
+
+# A vowel sign or tone mark written after a consonant belongs to it. (Not the thanthakhat ์: it
+# silences a final letter, and อีเมล์ is how many write อีเมล.)
+_MARKS_AND_FOLLOWING_VOWELS = set(
+    "\u0e30\u0e31\u0e32\u0e33\u0e34\u0e35\u0e36\u0e37\u0e38\u0e39\u0e3a\u0e45\u0e47"
+) | set("\u0e48\u0e49\u0e4a\u0e4b\u0e4d\u0e4e")
+# ห before a sonorant (หมา, หนู, หลาย) and อ before ย (อยู่, อย่า) are silent letters that make one
+# initial with it: the sonorant alone is a different word.
+_SONORANTS_AFTER_HO_HIP = set("งญนมยรลว")
+
+
+def stands_alone(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` can be a word of its own there, as far as Thai spelling tells.
+
+    Not when a leading vowel (เ แ โ ใ ไ) stands right before it (เมา holds มา, but the เ is read
+    with the ม), when a vowel sign or tone mark right after it belongs to its last consonant (ไก่
+    holds ไก), or when a silent ห or อ before it joins its first consonant (หมา holds มา, อยู่ holds
+    ยู่). Whatever the spelling does not rule out is allowed: without a dictionary, a consonant
+    after the match may be a final consonant or the next word.
+    """
+    before = text[start - 1] if start > 0 else ""
+    after = text[end] if end < len(text) else ""
+    first = text[start] if start < len(text) else ""
+    if before and before in _LEADING_VOWELS:
+        return False
+    if after in _MARKS_AND_FOLLOWING_VOWELS:
+        return False
+    if before == "\u0e2b" and first in _SONORANTS_AFTER_HO_HIP:
+        return False
+    return not (before == "\u0e2d" and first == "\u0e22")

@@ -90,9 +90,10 @@ def test_markdown_and_csv_renderings(runs: dict[str, Path], capsys: pytest.Captu
     assert main(["leaderboard", *folders]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("| rank | system | strict_accuracy |")
-    assert lines[2].startswith("| 1 | google_cloud_tts | 0.603831 | 0.860887 | 0.701405 | 599 | 255 | 138 |")
-    assert lines[3].startswith("| 2 | aliyun_tts | 0.471774 |")
-    assert lines[4].startswith("| 3 | aws_polly | 0.242944 |")
+    # percentages for people, as pytest's summary prints them; CSV keeps the fractions for tools
+    assert lines[2].startswith("| 1 | google_cloud_tts | 60.4% | 86.1% | 70.1% | 599 | 255 | 138 |")
+    assert lines[3].startswith("| 2 | aliyun_tts | 47.2% |")
+    assert lines[4].startswith("| 3 | aws_polly | 24.3% |")
     assert main(["leaderboard", *folders, "--format", "csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [(r["system"], r["strict_accuracy"]) for r in rows] == [

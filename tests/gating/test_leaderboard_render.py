@@ -82,10 +82,8 @@ def test_markdown() -> None:
     lines = text.splitlines()
     assert lines[0] == "| " + " | ".join(COLUMNS) + " |"
     assert len(lines) == 4
-    assert lines[2] == (
-        "| 1 | a | 0.471774 | 0.500000 | 0.880000 | 1 | 2 | 3 | 2026-05-01 | paraformer_zh, sensevoice_small |"
-    )
-    assert lines[3].startswith("| 2 | b\\|c | 0.250000 | 0.500000 | — |")
+    assert lines[2] == ("| 1 | a | 47.2% | 50.0% | 88.0% | 1 | 2 | 3 | 2026-05-01 | paraformer_zh, sensevoice_small |")
+    assert lines[3].startswith("| 2 | b\\|c | 25.0% | 50.0% | — |")
 
 
 def test_csv_round_trips_through_the_csv_module() -> None:

@@ -11,6 +11,7 @@ import pytest
 from plugin_projects import read_jsonl, write_project
 
 from pytest_ttsbench.cases.loader import CaseFileError, load_case_file
+from pytest_ttsbench.cli import main
 from pytest_ttsbench.rescore import rescore
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cn-news-tts-bench-v0.1"
@@ -127,3 +128,33 @@ def test_thai_meta_strata_are_facets_and_break_the_summary_down(pytester: pytest
     assert first["metadata"] == {"meta": THAI_EVAL_SET[0]["meta"], "annotator": "a1"}
     assert rows["th-eval-set/kw_0003"]["facets"]["name_type"] == "person"
     assert "annotator" not in rows["th-eval-set/kw_0002"]["metadata"]
+
+
+def test_thai_eval_set_contracts_are_recorded_and_never_mixed_silently(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = [
+        dict(r, text_mono=r["text"], text_bilingual=r["text"] + " (" + r["keyword"] + ")") for r in THAI_EVAL_SET
+    ]
+    bench = _write_jsonl(pytester.path / "eval_set.jsonl", records)
+    write_project(
+        pytester,
+        cases={},
+        transcripts={"kw_0001": "เขาชอบกินทุเรียน", "kw_0002": "มังคุดหวานมาก", "kw_0003": "คุณสมชายมาแล้ว"},
+    )
+    for contract in ("mono", "bilingual"):
+        run = pytester.runpytest(
+            str(bench), "--tts-engine=replay", f"--tts-contract={contract}", f"--tts-results={contract}/results.jsonl"
+        )
+        run.assert_outcomes(passed=3)
+        rows = read_jsonl(pytester.path / contract / "results.jsonl")
+        assert {row["contract"] for row in rows} == {contract}
+    assert {r["text"] for r in read_jsonl(pytester.path / "bilingual" / "results.jsonl")} == {
+        r["text_bilingual"] for r in records
+    }
+    mono, bilingual = (str(pytester.path / c) for c in ("mono", "bilingual"))
+    capsys.readouterr()
+    assert main(["leaderboard", mono, bilingual]) == 2
+    assert "different text contracts" in capsys.readouterr().err
+    assert main(["compare", f"{mono}/results.jsonl", f"{bilingual}/results.jsonl"]) == 2
+    assert main(["leaderboard", mono, bilingual, "--allow-contract-mix"]) == 0

@@ -17,6 +17,7 @@ from report_helpers import ESPEAK_CASES, artifacts_dir, run_pytest
 
 from pytest_ttsbench.audio import decode_audio
 from pytest_ttsbench.cli import main
+from pytest_ttsbench.quality.measures import DEFAULT_SETS, measure_names
 from pytest_ttsbench.reporting.dashboard import item_slug
 
 CONFIG = """\
@@ -60,7 +61,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize(
     ("page", "charts", "players"),
     [
-        ("index.html", 4, 4),  # history x2 engines, category and form charts; before/now of 2 changes
+        # history x2 engines, category and form charts, a quality trend per default (signal) measure;
+        # before/now of 2 changes
+        ("index.html", 4 + len(measure_names(DEFAULT_SETS)), 4),
         ("items/index.html", 0, 0),
         (f"items/{item_slug('report-numerals/bridge-2026')}.html", 0, 2),  # espeak's two nights
     ],

@@ -53,7 +53,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def test_clips_travel_with_the_report(runs: dict) -> None:
     report = runs["linked"]
-    audio = sorted((report.parent / "audio").rglob("*.wav"))
+    # every side file in one folder named after the report
+    assert sorted(p.name for p in report.parent.iterdir()) == ["report.html", "report_files"]
+    assert {p.name for p in (report.parent / "report_files").iterdir()} == {"assets", "audio", "charts"}
+    audio = sorted((report.parent / "report_files" / "audio").rglob("*.wav"))
     # three items, two with the same text: one clip each per distinct audio, named by content hash
     assert {Path(row["audio_path"]).name for row in runs["rows"]} == {path.name for path in audio}
     cells = [
@@ -61,7 +64,7 @@ def test_clips_travel_with_the_report(runs: dict) -> None:
     ]
     players = [cell for cell in cells if "<audio" in cell]
     assert len(players) == 3
-    assert all('src="audio/espeak/report-numerals/' in cell for cell in players)
+    assert all('src="report_files/audio/espeak/report-numerals/' in cell for cell in players)
 
 
 def _check_page(browser: Browser, facts: dict, min_charts: int) -> None:
@@ -99,3 +102,27 @@ def test_report_in_chromium(runs: dict, browser: Browser, kind: str, tmp_path: P
     assert "missing: 2027" in text
     shot = browser.screenshot(artifacts_dir(tmp_path) / f"html-report-{kind}.png")
     assert shot.stat().st_size > 10_000
+
+
+LUFS_SORTED = """
+(() => {
+  const header = document.querySelector('#results-table th[data-column-type="q_loudness_lufs"]');
+  header.click();
+  const cells = [...document.querySelectorAll('#results-table tbody.results-table-row td.col-q_loudness_lufs')];
+  return cells.map((td) => td.innerText.trim());
+})()
+"""
+
+
+def test_quality_columns_sort_by_number(runs: dict, browser: Browser) -> None:
+    """The default signal measures get a column each; clicking one orders rows by the figure, not its text."""
+    browser.open(runs["linked"].as_uri())
+    browser.wait_for(ROWS_READY)
+    text = browser.evaluate("document.body.innerText")
+    assert "Quality per clip" in text and "bootstrap 95% CI" in text
+    shown = [float(v) for v in browser.evaluate(LUFS_SORTED)]
+    expected = sorted(float(row["quality"]["loudness_lufs"]) for row in runs["rows"])
+    # First click sorts ascending. Sorting the shown text would put -19.9 before -20.5 (string order).
+    assert len(shown) == 3 and shown == expected
+    again = [float(v) for v in browser.evaluate(LUFS_SORTED)]
+    assert again == shown[::-1]

@@ -13,6 +13,8 @@ import pytest
 from report_helpers import NUMERALS, TRANSCRIPTS, cell_text, read_jsonl, report_data, write_project
 
 from pytest_ttsbench.gating.summary import summarize
+from pytest_ttsbench.quality.measures import DEFAULT_SETS
+from pytest_ttsbench.quality.meter import QualityMeter
 from pytest_ttsbench.reporting.html import COLUMNS
 from pytest_ttsbench.results import ItemResult
 
@@ -69,7 +71,13 @@ def test_rows_carry_the_evidence(pytester: pytest.Pytester, workers: list[str]) 
     assert "歼-20" in news_cells["Expected"]
     assert "forbidden reading heard: 歼负二十" in news_cells["Evidence"]
     # every row has as many cells as the header, or pytest-html's table would shift
-    assert all(len(entry["resultsTableRow"]) == 4 + len(COLUMNS) for e in data["tests"].values() for entry in e)
+    # pytest-html's four cells, ours, and one per default (signal) quality measure
+    quality_columns = len(QualityMeter(DEFAULT_SETS).measure_names)
+    assert all(
+        len(entry["resultsTableRow"]) == 4 + len(COLUMNS) + quality_columns
+        for e in data["tests"].values()
+        for entry in e
+    )
 
 
 def summary_rows(text: str, table_class: str) -> list[list[str]]:
@@ -116,8 +124,8 @@ def test_summary_tables_match_the_results_file(pytester: pytest.Pytester) -> Non
     assert {(row[2], row[3]) for row in floors if row[0] == "FAIL"} == failing
     assert ("demo-numerals", "percentages") in failing
     assert ("Gate FAILED" in text) == (not gate["passed"])
-    chart = pytester.path / "report" / "charts" / "accuracy-by-category.svg"
-    assert 'src="charts/accuracy-by-category.svg"' in text and chart.read_bytes().startswith(b"<?xml")
+    chart = pytester.path / "report" / "r_files" / "charts" / "accuracy-by-category.svg"
+    assert 'src="r_files/charts/accuracy-by-category.svg"' in text and chart.read_bytes().startswith(b"<?xml")
     assert b"demo-numerals/percentages" in chart.read_bytes()
 
 
@@ -134,12 +142,12 @@ def test_text_is_escaped_everywhere(pytester: pytest.Pytester) -> None:
     (cells,) = rows_by_test(data).values()
     joined = "".join(cells)
     assert "<script>" not in joined and "<img" not in joined
-    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; costs 12 &amp; more" in joined
+    assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; costs 12 &amp; more" in joined  # markupsafe's escaping
     assert "&lt;img src=x onerror=alert(1)&gt;" in joined
     text = (pytester.path / "report" / "r.html").read_text(encoding="utf-8")
     # self-contained: the chart is embedded, nothing is written beside the report
     assert 'src="data:image/svg+xml;base64,' in text
-    assert not (pytester.path / "report" / "charts").exists()
+    assert sorted(p.name for p in (pytester.path / "report").iterdir()) == ["r.html"]
 
 
 def test_no_benchmark_columns_without_pytest_html(pytester: pytest.Pytester) -> None:
@@ -150,3 +158,20 @@ def test_no_benchmark_columns_without_pytest_html(pytester: pytest.Pytester) -> 
     result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/s.jsonl")  # html plugin on, no --html
     result.assert_outcomes(passed=2, failed=2)  # pct-45, and ttsbench::gate
     assert not (pytester.path / "charts").exists() and not (pytester.path / "audio").exists()
+
+
+def test_side_files_sit_in_one_folder_named_after_the_report(pytester: pytest.Pytester) -> None:
+    write_project(pytester)
+    pytester.runpytest("--tts-engine=replay", "--tts-results=out/r.jsonl", "--html=fresh/r.html")
+    fresh = pytester.path / "fresh"
+    assert sorted(p.name for p in fresh.iterdir()) == ["r.html", "r_files"]
+    assert {p.name for p in (fresh / "r_files").iterdir()} == {"assets", "charts"}  # replay makes no clips
+    text = (fresh / "r.html").read_text(encoding="utf-8")
+    assert 'href="r_files/assets/style.css"' in text and (fresh / "r_files" / "assets" / "style.css").is_file()
+    # A directory that already holds another report's assets/ keeps it as it was.
+    other = pytester.path / "shared" / "assets" / "other.css"
+    other.parent.mkdir(parents=True)
+    other.write_text("body {}", encoding="utf-8")
+    pytester.runpytest("--tts-engine=replay", "--tts-results=out/q.jsonl", "--html=shared/q.html")
+    assert sorted(p.name for p in (pytester.path / "shared").iterdir()) == ["assets", "q.html", "q_files"]
+    assert other.read_text(encoding="utf-8") == "body {}"

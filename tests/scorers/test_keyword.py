@@ -326,3 +326,25 @@ def test_recorded_transcript_verdict(index: int, outcome: str) -> None:
 )
 def test_keywords_spelled_with_mai_yamok_both_ways(transcript: str, keyword: str, outcome: str) -> None:
     assert score(transcript, {"expected": keyword}).outcome == outcome
+
+
+@pytest.mark.parametrize(
+    ("transcript", "keyword", "outcome"),
+    [
+        # a keyword inside another syllable is not the keyword
+        ("หมาวิ่งเร็ว", "มา", "wrong"),  # silent ห joins ม: หมา is "dog"
+        ("เขามาแล้ว", "มา", "correct"),
+        ("เมาแล้ว", "มา", "wrong"),  # the leading vowel เ is read with ม
+        ("ไก่ย่างอร่อย", "ไก", "wrong"),  # the tone mark belongs to ก
+        ("ไกลมาก", "ไก", "correct"),  # a final consonant after it cannot be told from the next word
+        ("อยู่บ้าน", "ยู่", "wrong"),  # silent อ joins ย
+        ("กินข้าวที่บ้าน", "ข้าว", "correct"),
+        ("กรุณาส่งทางอีเมล์", "อีเมล", "correct"),  # ์ silences a final letter: the same word
+    ],
+)
+def test_thai_keyword_must_stand_as_its_own_syllables(transcript: str, keyword: str, outcome: str) -> None:
+    assert score(transcript, {"expected": keyword}).outcome == outcome
+
+
+def test_other_languages_match_anywhere() -> None:
+    assert score("the keyword is inside", {"expected": "side"}, ScoreContext("en")).outcome == "correct"

@@ -590,3 +590,18 @@ NATIVE_READINGS = [
 def test_native_readings_both_ways(transcript: str, expected: list[str], outcome: str) -> None:
     result = SCORER.score(transcript, {"values": expected}, ScoreContext("ar"))
     assert result.outcome == outcome, result.heard
+
+
+@pytest.mark.parametrize(
+    ("transcript", "outcome"),
+    [
+        ("بلغ سعر الحاسوب ألف ومئتين وخمسين دولارا", "correct"),
+        ("بلغ سعر الحاسوب ألف ومئتين وخمسين بالدولار", "correct"),
+        ("بلغ سعر الحاسوب ألف ومئتين وخمسين", "correct"),  # no currency heard: values decide
+        ("بلغ سعر الحاسوب ألف ومئتين وخمسين يورو", "wrong"),  # a wrong currency
+        ("بلغ سعر الحاسوب ألف ومئتين وخمسين ريالا", "wrong"),
+    ],
+)
+def test_a_wrong_currency_fails_both_ways(transcript: str, outcome: str) -> None:
+    text = "بلغ سعر الحاسوب الجديد 1,250 دولارًا في المتاجر."
+    assert SCORER.score(transcript, {"values": ["1250"]}, ScoreContext("ar", text)).outcome == outcome

@@ -431,3 +431,20 @@ NATIVE_READINGS = [
 @pytest.mark.parametrize(("transcript", "expected", "outcome"), NATIVE_READINGS)
 def test_native_readings_both_ways(transcript: str, expected: list[str], outcome: str) -> None:
     assert verdict(transcript, expected) == outcome
+
+
+@pytest.mark.parametrize(
+    ("transcript", "text", "outcome"),
+    [
+        ("A small coffee is five dollars.", "A small coffee here is $5.", "correct"),
+        ("A small coffee is five bucks.", "A small coffee here is $5.", "correct"),
+        ("a small coffee here is dollar five", "A small coffee here is $5.", "correct"),
+        ("A small coffee is five.", "A small coffee here is $5.", "correct"),  # no currency heard: values decide
+        ("A small coffee is five euros.", "A small coffee here is $5.", "wrong"),  # a wrong currency
+        ("A small coffee is five pounds.", "A small coffee here is $5.", "wrong"),
+        ("The parcel weighs five pounds.", "The parcel weighs 5 lb.", "correct"),  # no currency written
+    ],
+)
+def test_a_wrong_currency_fails_both_ways(transcript: str, text: str, outcome: str) -> None:
+    result = NumbersScorer().score(transcript, {"values": ["5"]}, ScoreContext("en", text))
+    assert result.outcome == outcome, result.note

@@ -86,6 +86,9 @@ def test_implied_negatives_are_the_subtraction_and_the_dropped_zero() -> None:
     # a 零 in a digit string, or one whose removal leaves an accepted reading, implies nothing
     assert implied_negatives(["二零二六年"]) == []
     assert implied_negatives(["一千零五", "一千五"]) == []
+    # without its 零, 两千零二十六 is a sloppy 2026, not another value: nothing is implied
+    assert implied_negatives(["两千零二十六年", "一万零五百"]) == []
+    assert implied_negatives(["一百零八"]) == ["一百八"]
 
 
 def test_a_value_changed_inside_a_longer_number_says_so() -> None:

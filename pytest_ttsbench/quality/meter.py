@@ -1,0 +1,88 @@
+"""Measuring clips with the chosen measure sets: one entry point for the pipeline, rescoring and benchmarks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from pytest_ttsbench.audio import ASR_SAMPLE_RATE
+from pytest_ttsbench.quality.dnsmos import Dnsmos, shared_dnsmos
+from pytest_ttsbench.quality.measures import measure_names
+from pytest_ttsbench.quality.similarity import SpeakerEncoder, cosine, shared_encoder
+from pytest_ttsbench.quality.waveform import signal_measures, signal_provenance
+
+
+@dataclass(frozen=True)
+class ClipToMeasure:
+    """One decoded clip (16 kHz mono), the text sent for it, and the voice it should sound like."""
+
+    samples: np.ndarray
+    text: str
+    reference_audio: Path | None = None
+
+
+@dataclass
+class QualityMeter:
+    """Computes the chosen sets' measures; models load on first use and are shared within the process."""
+
+    sets: tuple[str, ...]
+    _references: dict[Path, np.ndarray | None] = field(default_factory=dict)
+
+    def load(self) -> None:
+        """Load every chosen model now, so a missing extra stops the run before anything is synthesized."""
+        if "dnsmos" in self.sets:
+            shared_dnsmos()
+        if "similarity" in self.sets:
+            shared_encoder()
+
+    @property
+    def measure_names(self) -> list[str]:
+        return measure_names(self.sets)
+
+    def provenance(self) -> dict[str, str]:
+        """Each chosen set's model and version, for the results rows and the gate file."""
+        found: dict[str, str] = {}
+        if "signal" in self.sets:
+            found["signal"] = signal_provenance()
+        if "dnsmos" in self.sets:
+            found["dnsmos"] = self._dnsmos.provenance
+        if "similarity" in self.sets:
+            found["similarity"] = self._encoder.provenance
+        return found
+
+    @property
+    def _dnsmos(self) -> Dnsmos:
+        return shared_dnsmos()
+
+    @property
+    def _encoder(self) -> SpeakerEncoder:
+        return shared_encoder()
+
+    def measure(self, clip: ClipToMeasure) -> dict[str, float | None]:
+        return self.measure_many([clip])[0]
+
+    def measure_many(self, clips: Sequence[ClipToMeasure]) -> list[dict[str, float | None]]:
+        """Figures per clip, in order, keyed by measure name; DNSMOS scores the clips as one batch."""
+        figures: list[dict[str, float | None]] = [{} for _ in clips]
+        if "dnsmos" in self.sets:
+            for found, scores in zip(figures, self._dnsmos.score([c.samples for c in clips]), strict=True):
+                found.update(scores)
+        if "signal" in self.sets:
+            for found, clip in zip(figures, clips, strict=True):
+                found.update(signal_measures(clip.samples, ASR_SAMPLE_RATE, clip.text))
+        if "similarity" in self.sets:
+            for found, clip in zip(figures, clips, strict=True):
+                reference = self._reference(clip.reference_audio)
+                found["speaker_similarity"] = cosine(self._encoder.embed(clip.samples), reference)
+        order = self.measure_names
+        return [{name: found.get(name) for name in order} for found in figures]
+
+    def _reference(self, path: Path | None) -> np.ndarray | None:
+        if path is None:
+            return None
+        if path not in self._references:
+            self._references[path] = self._encoder.embed_file(path)
+        return self._references[path]

@@ -1,0 +1,100 @@
+"""Quality figures over groups of clips: mean, median, 10th percentile and a bootstrap 95% interval.
+
+Rows are counted once per clip: a ``readings`` item with three targets shares one clip, so rows
+are de-duplicated by engine, item, generation and category before anything is averaged. The
+interval is scipy's percentile bootstrap of the mean with a fixed seed, so the same results
+give the same interval on every machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.stats import bootstrap
+
+from pytest_ttsbench.gating.summary import group_value
+from pytest_ttsbench.quality.measures import MEASURES
+from pytest_ttsbench.results import ItemResult
+
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 17
+
+
+@dataclass(frozen=True)
+class MeasureSummary:
+    """One measure over one group of clips (only clips where the measure exists count in ``n``)."""
+
+    n: int
+    mean: float | None
+    median: float | None
+    p10: float | None
+    ci95: tuple[float, float] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "mean": self.mean,
+            "median": self.median,
+            "p10": self.p10,
+            "ci95": None if self.ci95 is None else list(self.ci95),
+        }
+
+
+def describe(values: Sequence[float]) -> MeasureSummary:
+    """Mean, median, p10 and the bootstrap 95% interval of the mean (None below two distinct values)."""
+    data = np.asarray([v for v in values if v is not None and np.isfinite(v)], dtype=np.float64)
+    if data.size == 0:
+        return MeasureSummary(0, None, None, None, None)
+    interval: tuple[float, float] | None = None
+    if data.size >= 2 and np.ptp(data) > 0:
+        found = bootstrap(
+            (data,),
+            np.mean,
+            confidence_level=0.95,
+            n_resamples=BOOTSTRAP_RESAMPLES,
+            method="percentile",
+            rng=np.random.default_rng(BOOTSTRAP_SEED),
+        )
+        interval = (float(found.confidence_interval.low), float(found.confidence_interval.high))
+    elif data.size >= 2:
+        interval = (float(data[0]), float(data[0]))
+    return MeasureSummary(
+        int(data.size), float(data.mean()), float(np.median(data)), float(np.percentile(data, 10)), interval
+    )
+
+
+def clip_rows(results: Iterable[ItemResult]) -> list[ItemResult]:
+    """One row per clip and category (the first), and only rows that carry quality figures."""
+    seen: set[tuple[str, str, int, str]] = set()
+    rows: list[ItemResult] = []
+    for row in results:
+        key = (row.engine, row.id, row.repeat, row.category)
+        if not row.quality or key in seen:
+            continue
+        seen.add(key)
+        rows.append(row)
+    return rows
+
+
+def measures_present(results: Iterable[ItemResult]) -> list[str]:
+    """Measures any row carries, in the fixed order of :data:`MEASURES`."""
+    names = {name for row in results for name, value in row.quality.items() if value is not None}
+    return [m.name for m in MEASURES if m.name in names]
+
+
+def summarize_quality(
+    results: Iterable[ItemResult], by: Sequence[str], measures: Sequence[str] | None = None
+) -> dict[tuple[str, ...], dict[str, MeasureSummary]]:
+    """Per group of ``by`` values (fields or ``facet:<name>``), each measure's summary, sorted by group."""
+    rows = clip_rows(results)
+    names = list(measures) if measures is not None else measures_present(rows)
+    groups: dict[tuple[str, ...], list[ItemResult]] = {}
+    for row in rows:
+        groups.setdefault(tuple(group_value(row, name) for name in by), []).append(row)
+    return {
+        key: {name: describe([r.quality.get(name) for r in groups[key]]) for name in names}  # type: ignore[misc]
+        for key in sorted(groups)
+    }

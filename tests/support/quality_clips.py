@@ -1,0 +1,29 @@
+"""Real clips for the quality tests (`from quality_clips import …`): eSpeak NG and piper, 16 kHz mono."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pytest_ttsbench.audio import decode_audio
+from pytest_ttsbench.config import BUILTIN_PROFILES, EngineProfile
+from pytest_ttsbench.engines.base import SynthesisRequest
+from pytest_ttsbench.engines.registry import create_engine
+
+SENTENCES = (
+    "The new bridge over the river is scheduled to open in 2026.",
+    "Flight 237 leaves from gate 14 at a quarter past six.",
+    "She paid 45 dollars and 99 cents for the blue jacket.",
+)
+
+
+def synthesize(engine_name: str, texts: tuple[str, ...] = SENTENCES) -> list[np.ndarray]:
+    spec = dict(BUILTIN_PROFILES[engine_name])
+    profile = EngineProfile(name=engine_name, type=spec.pop("type"), voice=spec.pop("voice", None), options=spec)
+    engine = create_engine(profile)
+    try:
+        return [
+            decode_audio(engine.synthesize(SynthesisRequest(t, "en", profile.voice_for("en"), "q")).audio).samples
+            for t in texts
+        ]
+    finally:
+        engine.close()
