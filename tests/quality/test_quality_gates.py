@@ -209,7 +209,7 @@ def test_plugin_gates_quality_apart_from_accuracy(pytester: pytest.Pytester) -> 
         "-p",
         "no:cacheprovider",
     )
-    second.assert_outcomes(passed=2)
+    second.assert_outcomes(passed=2, failed=1)  # every item holds; ttsbench::gate fails on the pace
     assert second.ret == 1
     second.stdout.fnmatch_lines(
         [
