@@ -161,6 +161,11 @@ class CaseTest(pytest.Item):
         return self.path, _item_line(self.path, self.case.id), f"{self.known_gap_id} [{self.engine or 'no engine'}]"
 
 
+def shard_key(item: pytest.Item) -> str:
+    """What ``--tts-shard`` hashes: a benchmark item's ``<suite>/<item id>``, any other test's node id."""
+    return item.case.full_id if isinstance(item, CaseTest) else item.nodeid
+
+
 @functools.lru_cache(maxsize=64)
 def _item_lines(path: Path) -> dict[str, int]:
     """0-based line of each ``id:`` in a case file, so reports point at the item."""

@@ -66,6 +66,7 @@ CONFIG_SCHEMA = {
                 "tolerance": {"type": "object"},
             },
         },
+        "latency_budgets": {"type": "object", "additionalProperties": {"type": "object"}},
     },
 }
 
@@ -109,6 +110,7 @@ class Settings:
     thresholds: Mapping[str, Any] = field(default_factory=dict)
     known_gaps_dir: str = "known_gaps"
     quality: Mapping[str, Any] = field(default_factory=dict)
+    latency_budgets: Mapping[str, Any] = field(default_factory=dict)
     source: Path | None = None
     base_dir: Path = field(default_factory=Path.cwd)
 
@@ -177,6 +179,7 @@ def load_settings(rootdir: Path) -> Settings:
         thresholds=raw.get("thresholds", {}),
         known_gaps_dir=raw.get("known_gaps_dir", "known_gaps"),
         quality=raw.get("quality", {}),
+        latency_budgets=raw.get("latency_budgets", {}),
         source=source,
         base_dir=rootdir,
     )

@@ -23,11 +23,20 @@ import pytest
 from pytest_ttsbench.config import ConfigError, EngineProfile, Settings, load_settings
 from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome
 from pytest_ttsbench.gating.known_gaps import KnownGaps, KnownGapsError, gaps_path, load_known_gaps
+from pytest_ttsbench.gating.latency import (
+    LatencyError,
+    config_budgets,
+    merge_budgets,
+    parse_budgets,
+    parse_compare_fail,
+)
 from pytest_ttsbench.gating.snapshots import read_snapshots, snapshot_path
 from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, parse_cli_thresholds
 from pytest_ttsbench.naming import safe_name
+from pytest_ttsbench.provenance import RunHeader, RunHeaderError, header_path, read_header, write_header
 from pytest_ttsbench.quality.measures import DEFAULT_SETS
 from pytest_ttsbench.results import ItemResult, ResultsWriter, read_results
+from pytest_ttsbench.sharding import ShardError, parse_shard
 
 if TYPE_CHECKING:  # the pipeline is imported when the evaluator is first needed
     from pytest_ttsbench.cases.model import Suite
@@ -75,6 +84,8 @@ class BenchConfig:
     gate: GateConfig = field(default_factory=GateConfig)
     #: quality measure sets taken of every clip (see pytest_ttsbench/quality)
     quality_sets: tuple[str, ...] = DEFAULT_SETS
+    #: ``I/N`` when this run is one shard of a split run (``--tts-shard``)
+    shard: str | None = None
 
     @property
     def repeats(self) -> int:
@@ -106,6 +117,10 @@ class Recorder:
     suite_files: dict[str, Path] = field(default_factory=dict)
     gate: GateOutcome | None = None  # set once the session has finished (controller only)
     _writer: ResultsWriter | None = None
+
+    @property
+    def started_writing(self) -> bool:
+        return self._writer is not None
 
     def claim_suite(self, suite: Suite) -> Path | None:
         """Record which file defines a suite; returns the earlier file when the name is taken."""
@@ -160,6 +175,35 @@ class BenchSession:
                 config.settings.engines, lambda profile: create_routes(config.asr_spec(profile)), options
             )
         return self._evaluator
+
+    def record(self, result: ItemResult) -> None:
+        """Keep a finished result; before the first line of the results file, write the run header."""
+        if not self.recorder.started_writing:
+            self.write_header()  # a killed run still says what it ran with
+        self.recorder.record(result)
+
+    def write_header(self) -> None:
+        """Write (or complete) the run header beside the results file; see provenance.py."""
+        config = self.config
+        if config.results_path is None or config.is_worker:
+            return
+        from pytest_ttsbench.provenance_capture import build_header
+
+        header = build_header(
+            config.settings,
+            config.engine_names,
+            config.asr_spec,
+            suite_files=self.recorder.suite_files,
+            suite_thresholds=self.recorder.collected.suite_thresholds,
+            results=self.recorder.results,
+            contract=config.contract,
+            repeats=config.gate.repeats,
+            repeat_policy=config.gate.repeat_policy,
+            quorum=config.quorum,
+            shard=config.shard,
+        )
+        write_header(header_path(config.results_path), header)
+        self.recorder.collected.header = header
 
     def close(self) -> None:
         self.recorder.close()
@@ -245,7 +289,18 @@ def build_config(config: pytest.Config) -> BenchConfig:
         strict_xfail=bool(config.getoption("tts_strict_xfail")),
         gate=replace(gate, quality_layers=quality_layers),
         quality_sets=quality_sets,
+        shard=_shard_option(config),
     )
+
+
+def _shard_option(config: pytest.Config) -> str | None:
+    value = config.getoption("tts_shard")
+    if value is None:
+        return None
+    try:
+        return str(parse_shard(value))
+    except ShardError as exc:
+        raise pytest.UsageError(str(exc)) from exc
 
 
 def _quality_config(
@@ -282,11 +337,23 @@ def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[st
         raise pytest.UsageError(f"--tts-repeats must be at least 1, got {repeats}")
     try:
         floor_layers = (
-            parse_cli_thresholds(config.getoption("tts_threshold")),
+            parse_cli_thresholds(
+                config.getoption("tts_threshold"), config.getoption("tts_min_n"), config.getoption("tts_floor_on")
+            ),
             config_layer(settings.thresholds, str(settings.source or "configuration")),
         )
     except ThresholdError as exc:
         raise pytest.UsageError(str(exc)) from exc
+    try:
+        latency_budgets = merge_budgets(
+            parse_budgets(config.getoption("tts_latency_budget")),
+            config_budgets(settings.latency_budgets, str(settings.source or "configuration")),
+        )
+        latency_compare_fail = parse_compare_fail(config.getoption("tts_latency_compare_fail"))
+    except LatencyError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+    if latency_compare_fail and not config.getoption("tts_baseline"):
+        raise pytest.UsageError("--tts-latency-compare-fail needs --tts-baseline RESULTS")
     known: dict[str, KnownGaps] = {}
     for engine in engines:
         try:
@@ -297,11 +364,16 @@ def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[st
     baseline_option = config.getoption("tts_baseline")
     baseline: tuple[ItemResult, ...] | None = None
     baseline_path: Path | None = None
+    baseline_header: RunHeader | None = None
     if baseline_option and not is_worker:
         baseline_path = Path(baseline_option).resolve()
         if not baseline_path.is_file():
             raise pytest.UsageError(f"--tts-baseline: no results file at {baseline_path}")
         baseline = tuple(read_results(baseline_path))
+        try:
+            baseline_header = read_header(baseline_path)
+        except RunHeaderError as exc:
+            raise pytest.UsageError(f"--tts-baseline: {exc}") from exc
         used = sorted({row.contract for row in baseline})
         contract = config.getoption("tts_contract")
         if used and used != [contract]:
@@ -327,6 +399,10 @@ def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[st
         baseline=baseline,
         baseline_path=baseline_path,
         fail_on_regression=fail_on_regression,
+        baseline_header=baseline_header,
+        allow_asr_change=bool(config.getoption("tts_allow_asr_change")),
+        latency_budgets=tuple(latency_budgets),
+        latency_compare_fail=tuple(latency_compare_fail),
         snapshot_mode=snapshot_mode,
         # syrupy's own flag, so one `--snapshot-update` refreshes every kind of snapshot in a project.
         update_snapshots=bool(config.getoption("update_snapshots", default=False)),

@@ -21,6 +21,8 @@ SUBCOMMANDS: tuple[str, ...] = (
     "dashboard",
     "verify",
     "listening",
+    "merge",
+    "gate",
 )
 
 DESCRIPTION = "Work on cases, transcripts and results files without pytest."

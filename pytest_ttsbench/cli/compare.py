@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.contracts import require_one_contract
-from pytest_ttsbench.gating.baseline import compare, comparison_lines
+from pytest_ttsbench.gating.baseline import attach_provenance, compare, comparison_lines
 from pytest_ttsbench.gating.repeats import POLICIES
-from pytest_ttsbench.runs import load_runs, rows_of
+from pytest_ttsbench.provenance import read_header
+from pytest_ttsbench.runs import load_runs, results_file, rows_of
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -25,6 +26,11 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         # One policy for both sides, so a pair is judged alike: the option, else the candidate's own.
         policy = args.repeat_policy or candidate[0].repeat_policy
         comparison = compare(rows_of(baseline), rows_of(candidate), policy)
+        attach_provenance(
+            comparison,
+            read_header(results_file(Path(args.baseline))),
+            read_header(results_file(Path(args.candidate))),
+        )
     except (OSError, TypeError, ValueError) as exc:
         print(f"ttsbench compare: {exc}", file=sys.stderr)
         return 2
@@ -36,6 +42,14 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         print(f"candidate: {args.candidate}")
         for line in comparison_lines(comparison):
             print(line)
+    unattributed = comparison.recognizer_changes and not args.allow_asr_change
+    if args.fail_on_regression and comparison.regressions and unattributed:
+        print(
+            f"not counted as TTS regressions: {len(comparison.regressions)} verdict change(s) with another "
+            "recognizer (--allow-asr-change counts them)",
+            file=sys.stderr,
+        )
+        return 0
     return 1 if args.fail_on_regression and comparison.regressions else 0
 
 
@@ -52,4 +66,9 @@ def add_command(subparsers: Any) -> None:
     )
     p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when any target regressed")
     p.add_argument("--allow-contract-mix", action="store_true", help="compare runs that sent different text contracts")
+    p.add_argument(
+        "--allow-asr-change",
+        action="store_true",
+        help="with --fail-on-regression: count regressions even when the ASR model or decoding mode changed",
+    )
     p.set_defaults(func=_cmd_compare)

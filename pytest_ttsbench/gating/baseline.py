@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_ttsbench.gating.repeats import aggregate
+from pytest_ttsbench.provenance import RunHeader, differences, recognizer_changes
 from pytest_ttsbench.results import ItemResult
 from pytest_ttsbench.stats import mcnemar_exact
 
@@ -53,11 +54,22 @@ class Comparison(CategoryComparison):
     by_category: dict[str, CategoryComparison] = field(default_factory=dict)
     #: ids are bare target keys when each side held one engine, else ``<key>@<engine>``
     single_engine: bool = True
+    #: what differs between the two runs' headers (``field: old → new``); see provenance.differences
+    changes: list[str] = field(default_factory=list)
+    #: the subset that concerns the recognizer: verdict changes may then be the recognizer's
+    recognizer_changes: list[str] = field(default_factory=list)
+    #: None when both runs have a header; else why the runs' configurations could not be compared
+    provenance_note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
         mcnemar_p = data.pop("mcnemar_p")
         data.update(new=list(self.new), missing=list(self.missing), mcnemar_p=mcnemar_p)
+        data.update(
+            changes=list(self.changes),
+            recognizer_changes=list(self.recognizer_changes),
+            provenance_note=self.provenance_note,
+        )
         data["by_category"] = {name: cat.to_dict() for name, cat in sorted(self.by_category.items())}
         return data
 
@@ -95,6 +107,30 @@ def compare(baseline: Iterable[ItemResult], candidate: Iterable[ItemResult], rep
     return result
 
 
+def attach_provenance(comparison: Comparison, before: RunHeader | None, after: RunHeader | None) -> Comparison:
+    """Record what changed between the runs' headers, and whether the recognizer did."""
+    if before is None or after is None:
+        which = "baseline" if before is None else "candidate"
+        comparison.provenance_note = f"the {which} has no run header: cannot tell whether the recognizer changed"
+        return comparison
+    comparison.changes = differences(before, after)
+    comparison.recognizer_changes = recognizer_changes(before, after)
+    return comparison
+
+
+def provenance_lines(comparison: Comparison) -> list[str]:
+    """What changed between the runs, and the warning a recognizer change calls for."""
+    lines = []
+    if comparison.provenance_note:
+        lines.append(f"note: {comparison.provenance_note}")
+    if comparison.changes:
+        lines.append("changed since the baseline:")
+        lines += [f"  {change}" for change in comparison.changes]
+    if comparison.recognizer_changes:
+        lines += [f"{change}: verdict changes may be the recognizer's" for change in comparison.recognizer_changes]
+    return lines
+
+
 def comparison_lines(comparison: Comparison, known_gaps: Iterable[str] = ()) -> list[str]:
     """The comparison as text (terminal summary and ``ttsbench compare``)."""
     gaps = set(known_gaps)
@@ -114,4 +150,4 @@ def comparison_lines(comparison: Comparison, known_gaps: Iterable[str] = ()) -> 
     lines += [f"  fixed:     {cid}" for cid in comparison.fixes]
     lines += [f"  new:       {cid}" for cid in comparison.new]
     lines += [f"  missing:   {cid}" for cid in comparison.missing]
-    return lines
+    return lines + provenance_lines(comparison)

@@ -23,7 +23,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from pytest_ttsbench.gating.baseline import compare
+from pytest_ttsbench.gating.baseline import attach_provenance, compare, provenance_lines
 from pytest_ttsbench.gating.summary import summarize
 from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.reporting import plots
@@ -36,7 +36,7 @@ from pytest_ttsbench.reporting.html import (
     heard_html,
     verdict_html,
 )
-from pytest_ttsbench.reporting.leaderboard import entry_from_run, ranked
+from pytest_ttsbench.reporting.leaderboard import entries_from_runs, ranked
 from pytest_ttsbench.reporting.templating import render, stylesheet
 from pytest_ttsbench.results import ItemResult
 from pytest_ttsbench.runs import Run, find_runs
@@ -52,6 +52,7 @@ LEADERBOARD_HEADER = (
     "n",
     "date",
     "ASR routes",
+    "note",
 )
 CHANGE_HEADER = (
     "item",
@@ -189,7 +190,7 @@ class Dashboard:
         return {"header": ("category", *(run.name for run in runs)), "rows": rows}
 
     def leaderboard_rows(self) -> list[list[str]]:
-        entries = [entry_from_run(self.runs_with(engine)[-1]) for engine in self.engines]
+        entries = entries_from_runs([self.runs_with(engine)[-1] for engine in self.engines])
         rows = []
         for rank, entry in ranked(entries):
             accuracy = "-" if entry.strict_accuracy is None else f"{100 * entry.strict_accuracy:.1f}%"
@@ -198,7 +199,7 @@ class Dashboard:
             interval = "-" if ci is None else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
             rows.append(
                 [
-                    str(rank),
+                    "-" if rank is None else str(rank),
                     entry.system,
                     accuracy,
                     interval,
@@ -208,6 +209,7 @@ class Dashboard:
                     str(bucket.n),
                     entry.date,
                     ", ".join(entry.asr_routes),
+                    entry.note,
                 ]
             )
         return rows
@@ -226,11 +228,13 @@ class Dashboard:
         """The regressions and fixes of an engine's latest run against its previous one."""
         runs = self.runs_with(engine)
         if len(runs) < 2:
-            return {"engine": engine, "note": "Only one run: nothing to compare.", "sections": []}
+            return {"engine": engine, "note": "Only one run: nothing to compare.", "provenance": [], "sections": []}
         before_run, after_run = runs[-2], runs[-1]
         before = {r.key: r for r in before_run.items}
         after = {r.key: r for r in after_run.items}
-        comparison = compare(before.values(), after.values(), after_run.repeat_policy)
+        comparison = attach_provenance(
+            compare(before.values(), after.values(), after_run.repeat_policy), before_run.header, after_run.header
+        )
         note = (
             f"{after_run.name} against {before_run.name}: "
             f"{len(comparison.regressions)} regression(s), {len(comparison.fixes)} fix(es), "
@@ -241,7 +245,13 @@ class Dashboard:
             for label, keys in (("Regressions", comparison.regressions), ("Fixes", comparison.fixes))
             if keys
         ]
-        return {"engine": engine, "note": note, "sections": sections}
+        return {
+            "engine": engine,
+            "note": note,
+            "provenance": provenance_lines(comparison),
+            "recognizer_changed": bool(comparison.recognizer_changes),
+            "sections": sections,
+        }
 
     def _change_row(self, old: ItemResult, old_run: Run, new: ItemResult, new_run: Run) -> list[Any]:
         return [

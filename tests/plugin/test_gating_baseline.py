@@ -175,7 +175,11 @@ def test_xdist_comparison_equals_single_process_and_compare_command(
         ttsbench_main(["compare", str(pytester.path / "base.jsonl"), str(pytester.path / "two.jsonl"), "--json"]) == 0
     )
     printed = json.loads(capsys.readouterr().out)
-    assert set(printed) == {"regressions", "fixes", "unchanged", "new", "missing", "mcnemar_p", "by_category"}
+    provenance = {"changes", "recognizer_changes", "provenance_note"}  # what changed between the run headers
+    assert (
+        set(printed) == {"regressions", "fixes", "unchanged", "new", "missing", "mcnemar_p", "by_category"} | provenance
+    )
+    assert {k: printed[k] for k in provenance} == {k: two[k] for k in provenance}
     assert {k: printed[k] for k in ("regressions", "fixes", "unchanged", "new", "missing", "mcnemar_p")} == {
         k: two[k] for k in ("regressions", "fixes", "unchanged", "new", "missing", "mcnemar_p")
     }
