@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,9 @@ from result_rows import make_result
 
 from pytest_ttsbench.cli import main
 from pytest_ttsbench.provenance import RunHeader, header_path, write_header
-from pytest_ttsbench.reporting.leaderboard import Run, entries_from_runs, ranked
+from pytest_ttsbench.reporting.leaderboard import entries_from_runs, ranked
 from pytest_ttsbench.results import ItemResult, write_results
+from pytest_ttsbench.runs import Run
 
 
 def _rows(
@@ -53,7 +55,7 @@ ESPEAK += _rows("espeak", "zh", "zh", ["correct"] + ["wrong"] * 5, voice="cmn", 
 
 
 def _run(engine: str, rows: list[ItemResult]) -> Run:
-    return Run(engine, "2026-03-02", ["whisper:auto"], rows)
+    return Run(engine, Path(f"{engine}/results.jsonl"), engine, datetime(2026, 3, 2, tzinfo=timezone.utc), tuple(rows))
 
 
 def test_systems_are_ranked_on_the_targets_they_share() -> None:
