@@ -21,6 +21,7 @@ from pytest_ttsbench.gating.latency import (
     parse_compare_fail,
     parse_duration,
 )
+from pytest_ttsbench.results import write_results
 
 KEY_ENV = "TTSBENCH_LATENCY_KEY"
 CASES = """\
@@ -92,21 +93,21 @@ def test_a_slowed_server_fails_its_budget_and_a_fast_one_passes(pytester: pytest
 
 
 def test_a_slowdown_against_the_baseline_beyond_the_tolerance_fails(pytester: pytest.Pytester, provider) -> None:
-    provider.delay = 0.1
-    assert pytester.runpytest("--tts-engine=cloud", "--tts-results=base/results.jsonl").ret == pytest.ExitCode.OK
-    provider.delay = 0.5
-    options = ["--tts-engine=cloud", "--tts-baseline=base/results.jsonl", "--tts-latency-compare-fail=p95:50%"]
-    slower = pytester.runpytest(*options, "--tts-results=slower/results.jsonl")
+    # The baseline: the same three items answered in 50 ms each (written as a run writes them, so a
+    # loaded test machine cannot slow the baseline down and hide the slowdown).
+    base = [make_result(engine="cloud", suite="lat", id=f"lat/{i}", synth_seconds=0.05) for i in "abc"]
+    write_results(pytester.path / "base" / "results.jsonl", base)
+    provider.delay = 0.6
+    options = ["--tts-engine=cloud", "--tts-baseline=base/results.jsonl"]
+    slower = pytester.runpytest(*options, "--tts-latency-compare-fail=p95:50%", "--tts-results=slower/results.jsonl")
     assert slower.ret == pytest.ExitCode.TESTS_FAILED
     (change,) = _gate(pytester.path, "slower")["latency"]["baseline"]
     assert change["slower_than_tolerated"] is True and change["ratio"] > 1.5
-    slower.stdout.fnmatch_lines(["*cloud: synthesis latency p95 * ms is *x the baseline's * ms (tolerance +50%)*"])
+    assert change["baseline_seconds"] == pytest.approx(0.05) and change["candidate_seconds"] >= 0.6
+    slower.stdout.fnmatch_lines(["*cloud: synthesis latency p95 * ms is *x the baseline's 50 ms (tolerance +50%)*"])
     # The same slowdown inside a generous tolerance passes.
     tolerant = pytester.runpytest(
-        "--tts-engine=cloud",
-        "--tts-baseline=base/results.jsonl",
-        "--tts-latency-compare-fail=p95:2000%",
-        "--tts-results=tolerant/results.jsonl",
+        *options, "--tts-latency-compare-fail=p95:10000%", "--tts-results=tolerant/results.jsonl"
     )
     assert tolerant.ret == pytest.ExitCode.OK
 
