@@ -145,6 +145,7 @@ def build_header(
     *,
     suite_files: Mapping[str, Path] = {},
     suite_thresholds: Mapping[str, Mapping[str, Any]] = {},
+    suite_quality: Mapping[str, Mapping[str, Any]] = {},
     results: Sequence[ItemResult] = (),
     contract: str = "raw",
     repeats: int = 1,
@@ -163,6 +164,7 @@ def build_header(
             "path": str(path),
             "sha256": sha256_of(Path(path)),
             "thresholds": dict(suite_thresholds.get(suite, {})),
+            "quality": dict(suite_quality.get(suite, {})),
         }
     return header
 

@@ -195,6 +195,7 @@ class BenchSession:
             config.asr_spec,
             suite_files=self.recorder.suite_files,
             suite_thresholds=self.recorder.collected.suite_thresholds,
+            suite_quality=self.recorder.collected.suite_quality,
             results=self.recorder.results,
             contract=config.contract,
             repeats=config.gate.repeats,

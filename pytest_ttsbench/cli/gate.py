@@ -32,6 +32,8 @@ def _cmd_gate(args: argparse.Namespace) -> int:
             raise ValueError(f"--tts-baseline: no results file at {baseline}")
         if args.tts_fail_on_regression and baseline is None:
             raise ValueError("--tts-fail-on-regression needs --tts-baseline RESULTS")
+        if args.tts_quality_tolerance and baseline is None:
+            raise ValueError("--tts-quality-tolerance needs --tts-baseline RESULTS")
         options = GateOptions(
             thresholds=args.tts_threshold,
             min_n=args.tts_min_n,
@@ -44,6 +46,9 @@ def _cmd_gate(args: argparse.Namespace) -> int:
             latency_budgets=args.tts_latency_budget,
             latency_compare_fail=args.tts_latency_compare_fail,
             update_known_gaps=args.tts_update_known_gaps,
+            quality_floors=args.tts_quality_floor,
+            quality_ceilings=args.tts_quality_ceiling,
+            quality_tolerance=args.tts_quality_tolerance,
         )
         outcome = gate_run(results, settings, options)
     except (OSError, ValueError, ConfigError, ThresholdError, KnownGapsError, RunHeaderError, LatencyError) as exc:
@@ -75,6 +80,10 @@ def add_command(commands: Any) -> None:
     p.add_argument(
         "--tts-latency-compare-fail", action="append", default=[], metavar="FIGURE:PERCENT", help="as in pytest"
     )
+    for kind in ("floor", "ceiling", "tolerance"):
+        p.add_argument(
+            f"--tts-quality-{kind}", action="append", default=[], metavar="[SCOPE/]MEASURE=VALUE", help="as in pytest"
+        )
     p.add_argument("--tts-allow-asr-change", action="store_true", help="as in pytest")
     p.add_argument("--tts-snapshot", choices=SNAPSHOT_MODES, default="report", help="as in pytest (default: report)")
     p.set_defaults(func=_cmd_gate)

@@ -53,6 +53,9 @@ class GateOptions:
     allow_asr_change: bool = False
     latency_budgets: Sequence[str] = ()
     latency_compare_fail: Sequence[str] = ()
+    quality_floors: Sequence[str] = ()
+    quality_ceilings: Sequence[str] = ()
+    quality_tolerance: Sequence[str] = ()
     snapshot_mode: str = "report"
     update_snapshots: bool = False
 
@@ -84,6 +87,16 @@ def gate_config(
     if options.baseline is not None:
         baseline = tuple(read_results(options.baseline.resolve()))
         baseline_header = read_header(options.baseline.resolve())
+    from pytest_ttsbench.quality.gates import override_layers
+
+    where = str(settings.source or "configuration")
+    quality_layers = override_layers(
+        settings.quality,
+        where,
+        list(options.quality_floors),
+        list(options.quality_ceilings),
+        list(options.quality_tolerance),
+    )
     snapshots = {}
     if options.snapshot_mode != "off":
         for engine in engines:
@@ -117,6 +130,7 @@ def gate_config(
         snapshot_mode=options.snapshot_mode,
         update_snapshots=options.update_snapshots,
         snapshots=snapshots,
+        quality_layers=tuple(tuple(layer) for layer in quality_layers),
     )
 
 
@@ -132,6 +146,7 @@ def gate_run(results_path: Path, settings: Settings, options: GateOptions) -> Ga
     if header is not None:
         files = header.case_files
         collected.suite_thresholds = {suite: dict(entry.get("thresholds") or {}) for suite, entry in files.items()}
+        collected.suite_quality = {suite: dict(entry.get("quality") or {}) for suite, entry in files.items()}
     collected.verdict_failures, collected.other_failures = failed_tests(rows, config.known_gaps, options.strict_xfail)
     status = 1 if collected.verdict_failures or collected.other_failures else 0
     outcome = evaluate_gate(rows, config, collected)

@@ -180,3 +180,34 @@ def test_shards_that_heard_other_languages_merge_their_models(tmp_path: Path) ->
     other = _fake_shard(tmp_path / "other", "2/2", "y", {"en": {"model": "tiny.en", "weights_sha256": "cc"}})
     with pytest.raises(MergeError, match="heard 'en' with another model"):
         merge_runs([one, other])
+
+
+def test_the_gate_command_gates_quality_from_its_options_and_the_case_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from result_rows import make_result
+
+    from pytest_ttsbench.provenance import RunHeader, write_header
+    from pytest_ttsbench.results import write_results
+
+    results = tmp_path / "run" / "results.jsonl"
+    rows = [
+        make_result(engine="e", suite="s", id=f"s/{i}", quality={"clipping_ratio": 0.004, "dnsmos_ovrl": 2.5})
+        for i in range(3)
+    ]
+    for row in rows:
+        row.quality_models = {"signal": "ttsbench"}
+    write_results(results, rows)
+    # The case file's own quality floor travels in the run header, as its accuracy floors do.
+    header = RunHeader(
+        engines={"e": {}}, case_files={"s": {"sha256": "x", "quality": {"floors": {"dnsmos_ovrl": 3.0}}}}
+    )
+    write_header(header_path(results), header)
+    status = main(["gate", str(results), "--rootdir", str(tmp_path), "--tts-quality-ceiling", "clipping_ratio=0.001"])
+    assert status == 1
+    gate = json.loads((tmp_path / "run" / "results.gate.json").read_text(encoding="utf-8"))
+    breached = {(c["measure"], c["kind"]) for c in gate["quality"]["gates"] if c["breached"]}
+    assert breached == {("clipping_ratio", "ceiling"), ("dnsmos_ovrl", "floor")}
+    capsys.readouterr()
+    assert main(["gate", str(results), "--rootdir", str(tmp_path), "--tts-quality-tolerance", "dnsmos_ovrl=0.1"]) == 2
+    assert "--tts-quality-tolerance needs --tts-baseline" in capsys.readouterr().err
