@@ -237,3 +237,51 @@ def failure_message(result: ItemResult, expected: str) -> str:
     if result.audio_path:
         lines.append(f"  audio:    {result.audio_path}")
     return "\n".join(lines)
+
+
+# --- synthesis ahead of the tests (see prefetch.py) ---------------------------------------------
+
+PREFETCH_LOOKAHEAD = 64  # tests looked at per step; a pool's window, not this, bounds the work queued
+_POSITIONS_KEY = pytest.StashKey[dict[str, int]]()
+
+
+def upcoming_items(session: pytest.Session, current: pytest.Item) -> list[pytest.Item]:
+    """The tests this process runs from ``current`` on, in order.
+
+    Under pytest-xdist a worker runs only the tests the controller sends it: those are read from
+    the worker's own queue, so each worker synthesizes ahead only for its own tests.
+    """
+    queue = _xdist_queue(session.config)
+    if queue is not None:
+        torun, following = queue
+        with torun.lock() as pending:
+            indexes = [following, *list(pending)[: PREFETCH_LOOKAHEAD - 1]]
+        return [current, *(session.items[i] for i in indexes if isinstance(i, int))]
+    positions = session.stash.get(_POSITIONS_KEY, None)
+    if positions is None or len(positions) != len(session.items):
+        positions = {item.nodeid: index for index, item in enumerate(session.items)}
+        session.stash[_POSITIONS_KEY] = positions
+    start = positions.get(current.nodeid, 0)
+    return session.items[start : start + PREFETCH_LOOKAHEAD]
+
+
+def _xdist_queue(config: pytest.Config) -> tuple[Any, Any] | None:
+    """An xdist worker's queue of test indexes and the next index it took, or None outside a worker."""
+    if not hasattr(config, "workerinput"):
+        return None
+    for plugin in config.pluginmanager.get_plugins():
+        torun = getattr(plugin, "torun", None)
+        if torun is not None and hasattr(torun, "lock"):
+            return torun, getattr(plugin, "nextitem_index", None)
+    return None
+
+
+def prefetch_ahead(bench: BenchSession, items: list[pytest.Item]) -> int:
+    """Start synthesis for the benchmark tests among ``items`` while their engines' pools have room."""
+    started = 0
+    for item in items:
+        if not isinstance(item, CaseTest) or item.engine is None:
+            continue
+        if bench.evaluator.unavailable_reason(item.engine) is None:
+            started += bench.evaluator.prefetch(item.case, item.engine, item.repeat)
+    return started

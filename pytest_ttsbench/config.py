@@ -67,6 +67,9 @@ CONFIG_SCHEMA = {
             },
         },
         "latency_budgets": {"type": "object", "additionalProperties": {"type": "object"}},
+        "cache_dir": {"type": "string", "minLength": 1},
+        # an LRU cap on the clip and transcript cache: bytes, or a size such as "2GB"
+        "cache_max_size": {"type": ["string", "integer"]},
     },
 }
 
@@ -111,6 +114,8 @@ class Settings:
     known_gaps_dir: str = "known_gaps"
     quality: Mapping[str, Any] = field(default_factory=dict)
     latency_budgets: Mapping[str, Any] = field(default_factory=dict)
+    cache_dir: str | None = None
+    cache_max_size: str | int | None = None
     source: Path | None = None
     base_dir: Path = field(default_factory=Path.cwd)
 
@@ -180,6 +185,8 @@ def load_settings(rootdir: Path) -> Settings:
         known_gaps_dir=raw.get("known_gaps_dir", "known_gaps"),
         quality=raw.get("quality", {}),
         latency_budgets=raw.get("latency_budgets", {}),
+        cache_dir=raw.get("cache_dir"),
+        cache_max_size=raw.get("cache_max_size"),
         source=source,
         base_dir=rootdir,
     )

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from pytest_ttsbench.cache import DEFAULT_MODE as DEFAULT_CACHE_MODE
+from pytest_ttsbench.cache import MODES as CACHE_MODES
 from pytest_ttsbench.cases.loader import CASE_SUFFIXES
-from pytest_ttsbench.collect import CaseFile
+from pytest_ttsbench.collect import CaseFile, prefetch_ahead, upcoming_items
 from pytest_ttsbench.config import Settings
 from pytest_ttsbench.gating.gate import Collected, evaluate_gate, final_status, write_gate, write_gate_updates
 from pytest_ttsbench.gating.repeats import POLICIES
@@ -73,6 +75,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=int,
         metavar="N",
         help="routes that must agree for a verdict with several ASR routes (default: majority)",
+    )
+    group.addoption(
+        "--tts-cache",
+        choices=CACHE_MODES,
+        default=DEFAULT_CACHE_MODE,
+        help="reuse clips and transcripts from earlier runs: off, read, write or readwrite (default)",
+    )
+    group.addoption(
+        "--tts-cache-dir",
+        metavar="DIR",
+        help="the clip and transcript cache (default: cache_dir in the configuration, else "
+        "$TTSBENCH_CACHE_DIR/clips, else .ttsbench/cache)",
     )
     group.addoption(
         "--tts-breakdown",
@@ -357,6 +371,13 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile |
     elif file_path.suffix == ".jsonl" and explicit:
         return CaseFile.from_parent(parent, path=file_path)
     return None
+
+
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Before each test, start synthesizing the clips of the tests that follow (prefetch.py)."""
+    bench: BenchSession = item.config.stash[BENCH_KEY]
+    if bench.config.engine_names and bench.config.prefetch:
+        prefetch_ahead(bench, upcoming_items(item.session, item))
 
 
 def _under_case_dirs(path: Path, settings: Settings) -> bool:

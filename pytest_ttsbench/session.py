@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_ttsbench.cache import CacheError, ClipCache, parse_size, resolve_cache_dir
 from pytest_ttsbench.config import ConfigError, EngineProfile, Settings, load_settings
 from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome
 from pytest_ttsbench.gating.known_gaps import KnownGaps, KnownGapsError, gaps_path, load_known_gaps
@@ -86,6 +87,11 @@ class BenchConfig:
     quality_sets: tuple[str, ...] = DEFAULT_SETS
     #: ``I/N`` when this run is one shard of a split run (``--tts-shard``)
     shard: str | None = None
+    #: clips and transcripts of earlier runs (cache.py); None when no engine is selected
+    cache: ClipCache | None = None
+    cache_max_bytes: int | None = None  # an LRU cap applied when the run ends
+    #: synthesize the following tests' clips while a test runs (prefetch.py)
+    prefetch: bool = True
 
     @property
     def repeats(self) -> int:
@@ -170,6 +176,7 @@ class BenchSession:
                 run_id=config.results_path.parent.name if config.results_path else None,
                 synth_only=config.synth_only,
                 quality=QualityMeter(config.quality_sets) if config.quality_sets else None,
+                cache=config.cache,
             )
             self._evaluator = Evaluator(
                 config.settings.engines, lambda profile: create_routes(config.asr_spec(profile)), options
@@ -211,6 +218,8 @@ class BenchSession:
         if self._evaluator is not None:
             self._evaluator.close()
         config = self.config
+        if not config.is_worker and config.cache is not None and config.cache_max_bytes is not None:
+            config.cache.prune(config.cache_max_bytes)
         # --- run manifest: checksums of the run's inputs and outputs (see manifest.py) ---
         if not config.is_worker and config.results_path is not None:
             from pytest_ttsbench.manifest import write_session_manifest
@@ -291,6 +300,7 @@ def build_config(config: pytest.Config) -> BenchConfig:
         gate=replace(gate, quality_layers=quality_layers),
         quality_sets=quality_sets,
         shard=_shard_option(config),
+        **_cache_config(config, settings, engines),
     )
 
 
@@ -329,6 +339,20 @@ def _quality_config(
     except (QualityOptionError, QualityUnavailable) as exc:
         raise pytest.UsageError(str(exc)) from exc
     return sets, tuple(tuple(layer) for layer in layers)
+
+
+def _cache_config(config: pytest.Config, settings: Settings, engines: Sequence[str]) -> dict[str, Any]:
+    """The clip and transcript cache a run with an engine reads and writes (cache.py)."""
+    if not engines:
+        return {}
+    folder = resolve_cache_dir(config.getoption("tts_cache_dir"), settings.cache_dir, settings.base_dir)
+    cap = None
+    if settings.cache_max_size is not None:
+        try:
+            cap = parse_size(settings.cache_max_size)
+        except CacheError as exc:
+            raise pytest.UsageError(f"{settings.source}: field cache_max_size: {exc}") from exc
+    return {"cache": ClipCache(folder, config.getoption("tts_cache")), "cache_max_bytes": cap}
 
 
 def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[str], *, is_worker: bool) -> GateConfig:

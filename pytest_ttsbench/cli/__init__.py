@@ -23,6 +23,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "listening",
     "merge",
     "gate",
+    "cache",
 )
 
 DESCRIPTION = "Work on cases, transcripts and results files without pytest."

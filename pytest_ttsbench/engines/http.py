@@ -240,6 +240,8 @@ class HttpEngine:
         self.profile = profile
         self.redact = Redactor(secrets)
         self.options = HttpOptions.from_profile(profile, default_base_url)
+        # How many synthesize() calls may run at once: the prefetch pool is this wide (prefetch.py).
+        self.concurrency = self.options.concurrency
         self.http = HttpClient(
             self.options, policy, self.redact, label=engine_label(profile), error_type=EngineError, headers=headers
         )
