@@ -112,7 +112,7 @@ class CaseTest(pytest.Item):
                 self.extra_keyword_matches.add(keyword)
         for name in marker_names(case, target, engine):
             _register_marker(self.config, name)
-            self.add_marker(getattr(pytest.mark, name))
+            self.add_marker(_mark(name))
         bench: BenchSession = self.config.stash[BENCH_KEY]
         if engine is None:
             # Skipped at collection, so a plain `pytest` never reaches the pipeline.
@@ -194,6 +194,12 @@ def _register_marker(config: pytest.Config, name: str) -> None:
     if name not in known:
         config.addinivalue_line("markers", f"{name}: pytest-ttsbench (from case data)")
         known.add(name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _mark(name: str) -> pytest.MarkDecorator:
+    """One decorator per marker name, shared by every item that carries it (10,000 items, a few names)."""
+    return getattr(pytest.mark, name)
 
 
 def _marker_safe(text: str) -> str:
