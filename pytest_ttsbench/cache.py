@@ -188,7 +188,7 @@ def resolve_cache_dir(option: str | None, configured: str | None, base_dir: Path
     return (base_dir / DEFAULT_FOLDER).resolve()
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, data: bytes) -> None:
     """Write ``data`` to a unique temporary file beside ``path``, then move it into place in one step."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -254,7 +254,7 @@ class ClipCache:
         }
         # json.dumps escapes newlines inside strings, so the header is exactly one line.
         header = json.dumps(meta, default=str, ensure_ascii=True).encode("ascii")
-        _write_atomically(self._path("audio", key, ".clip"), header + b"\n" + entry.audio)
+        write_atomically(self._path("audio", key, ".clip"), header + b"\n" + entry.audio)
 
     # --- transcripts ---------------------------------------------------------------------------
 
@@ -276,7 +276,7 @@ class ClipCache:
         if not self.writes:
             return
         body = {"text": entry.text, "flags": list(entry.flags), "language": entry.language, "details": entry.details}
-        _write_atomically(self._path("transcripts", key, ".json"), json.dumps(body, default=str).encode("utf-8"))
+        write_atomically(self._path("transcripts", key, ".json"), json.dumps(body, default=str).encode("utf-8"))
 
     # --- housekeeping --------------------------------------------------------------------------
 
@@ -302,7 +302,7 @@ class ClipCache:
         Returns (entries removed, bytes freed).
         """
         sized = []
-        for kind in ("audio", "transcripts"):
+        for kind in ("audio", "transcripts", "parsed"):  # parsed: case files (yaml_documents.py)
             for path in self._files(kind):
                 try:
                     stat = path.stat()

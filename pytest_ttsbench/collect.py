@@ -33,7 +33,8 @@ class CaseFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         bench: BenchSession = self.config.stash[BENCH_KEY]
         try:
-            suite = load_case_file(self.path)
+            parsed = bench.cache.root / "parsed" if bench.cache is not None and bench.cache.mode != "off" else None
+            suite = load_case_file(self.path, parsed)
         except CaseFileError as exc:
             raise CaseFileCollectError(str(exc)) from exc
         clash = bench.recorder.claim_suite(suite)

@@ -15,7 +15,7 @@ from pytest_ttsbench.cases.model import CaseFileError, CaseItem, Problem, Suite,
 from pytest_ttsbench.cases.schema import CASE_FILE_SCHEMA
 from pytest_ttsbench.cases.sources import jsonl_source_data
 from pytest_ttsbench.scorers.registry import UnknownScorerError, get_scorer
-from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml
+from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml_cached
 
 CASE_SUFFIXES = (".yaml", ".yml")
 
@@ -201,12 +201,16 @@ def _parse_item(
     return item, []
 
 
-def load_case_file(path: Path) -> Suite:
-    """Read and validate one case file: native YAML, or a supported external JSONL benchmark."""
+def load_case_file(path: Path, parsed_cache: Path | None = None) -> Suite:
+    """Read and validate one case file: native YAML, or a supported external JSONL benchmark.
+
+    ``parsed_cache`` keeps parsed YAML documents by content (see :func:`load_yaml_cached`); the
+    result is validated all the same.
+    """
     if path.suffix == ".jsonl":
         return parse_suite(path, jsonl_source_data(path))
     try:
-        data = load_yaml(path.read_text(encoding="utf-8"))
+        data = load_yaml_cached(path.read_text(encoding="utf-8"), parsed_cache)
     except YamlSyntaxError as exc:
         where = f"line {exc.line}" if exc.line is not None else "(file)"
         raise CaseFileError([Problem(path, None, where, f"not valid YAML: {exc}")]) from exc
