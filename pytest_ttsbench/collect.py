@@ -33,7 +33,8 @@ class CaseFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         bench: BenchSession = self.config.stash[BENCH_KEY]
         try:
-            parsed = bench.cache.root / "parsed" if bench.cache is not None and bench.cache.mode != "off" else None
+            cache = bench.config.cache
+            parsed = cache.root / "parsed" if cache is not None and cache.mode != "off" else None
             suite = load_case_file(self.path, parsed)
         except CaseFileError as exc:
             raise CaseFileCollectError(str(exc)) from exc

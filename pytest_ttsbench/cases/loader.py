@@ -62,12 +62,10 @@ def schema_errors(schema: Mapping[str, Any], data: Any) -> list[Any]:
     """
     check = _compiled(schema)
     if check is not None:
-        import fastjsonschema
-
         try:
             check(data)
             return []
-        except fastjsonschema.JsonSchemaValueException:
+        except ValueError:  # fastjsonschema's JsonSchemaValueException: the document is invalid
             pass
     import jsonschema
 
