@@ -24,7 +24,6 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -190,6 +189,8 @@ def resolve_cache_dir(option: str | None, configured: str | None, base_dir: Path
 
 def write_atomically(path: Path, data: bytes) -> None:
     """Write ``data`` to a unique temporary file beside ``path``, then move it into place in one step."""
+    import tempfile  # here: the plugin imports this module in every pytest run, most of which write nothing
+
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -212,7 +212,7 @@ class Evaluator:
             outcome.error = self._broken.get(engine_name) or self._unavailable[engine_name]
             return outcome
         cache = self.options.cache
-        if cache is not None and cache.mode != "off":
+        if cache is not None and cache.mode != "off" and getattr(engine, "cacheable", True):
             identity = getattr(engine, "cache_identity", None)
             material = audio_key_material(
                 profile.type, profile.options, voice, item.language, text, repeat, identity() if identity else None

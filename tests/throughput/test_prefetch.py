@@ -200,3 +200,15 @@ def test_a_rerun_takes_clips_and_transcripts_from_the_cache(tmp_path: Path) -> N
     assert all(r.audio_path and Path(r.audio_path).is_relative_to(tmp_path / "run2") for r in warm)
     assert all(Path(r.audio_path).is_file() for r in warm if r.audio_path)
     assert [r.generation["seed"] for r in warm] == [r.generation["seed"] for r in cold]
+
+
+def test_an_engine_that_reads_files_is_never_cached(tmp_path: Path) -> None:
+    item = _item(0)
+    for _ in range(2):
+        engine = CountingEngine(concurrency=1)
+        engine.cacheable = False  # type: ignore[attr-defined]
+        evaluator = _evaluator(engine, tmp_path / "run", ClipCache(tmp_path / "cache"))
+        row = evaluator.evaluate(item, item.targets[0], "counting")
+        evaluator.close()
+        assert engine.calls == [item.full_id] and row.cache["audio"] == "off"
+    assert not (tmp_path / "cache" / "audio").exists()
