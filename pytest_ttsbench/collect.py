@@ -33,7 +33,9 @@ class CaseFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         bench: BenchSession = self.config.stash[BENCH_KEY]
         try:
-            suite = load_case_file(self.path)
+            cache = bench.config.cache
+            parsed = cache.root / "parsed" if cache is not None and cache.mode != "off" else None
+            suite = load_case_file(self.path, parsed)
         except CaseFileError as exc:
             raise CaseFileCollectError(str(exc)) from exc
         clash = bench.recorder.claim_suite(suite)
@@ -112,7 +114,7 @@ class CaseTest(pytest.Item):
                 self.extra_keyword_matches.add(keyword)
         for name in marker_names(case, target, engine):
             _register_marker(self.config, name)
-            self.add_marker(getattr(pytest.mark, name))
+            self.add_marker(_mark(name))
         bench: BenchSession = self.config.stash[BENCH_KEY]
         if engine is None:
             # Skipped at collection, so a plain `pytest` never reaches the pipeline.
@@ -167,6 +169,11 @@ class CaseTest(pytest.Item):
         return self.path, _item_line(self.path, self.case.id), f"{self.known_gap_id} [{self.engine or 'no engine'}]"
 
 
+def shard_key(item: pytest.Item) -> str:
+    """What ``--tts-shard`` hashes: a benchmark item's ``<suite>/<item id>``, any other test's node id."""
+    return item.case.full_id if isinstance(item, CaseTest) else item.nodeid
+
+
 @functools.lru_cache(maxsize=64)
 def _item_lines(path: Path) -> dict[str, int]:
     """0-based line of each ``id:`` in a case file, so reports point at the item."""
@@ -195,6 +202,12 @@ def _register_marker(config: pytest.Config, name: str) -> None:
     if name not in known:
         config.addinivalue_line("markers", f"{name}: pytest-ttsbench (from case data)")
         known.add(name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _mark(name: str) -> pytest.MarkDecorator:
+    """One decorator per marker name, shared by every item that carries it (10,000 items, a few names)."""
+    return getattr(pytest.mark, name)
 
 
 def _marker_safe(text: str) -> str:
@@ -238,3 +251,51 @@ def failure_message(result: ItemResult, expected: str) -> str:
     if result.audio_path:
         lines.append(f"  audio:    {result.audio_path}")
     return "\n".join(lines)
+
+
+# --- synthesis ahead of the tests (see prefetch.py) ---------------------------------------------
+
+PREFETCH_LOOKAHEAD = 64  # tests looked at per step; a pool's window, not this, bounds the work queued
+_POSITIONS_KEY = pytest.StashKey[dict[str, int]]()
+
+
+def upcoming_items(session: pytest.Session, current: pytest.Item) -> list[pytest.Item]:
+    """The tests this process runs from ``current`` on, in order.
+
+    Under pytest-xdist a worker runs only the tests the controller sends it: those are read from
+    the worker's own queue, so each worker synthesizes ahead only for its own tests.
+    """
+    queue = _xdist_queue(session.config)
+    if queue is not None:
+        torun, following = queue
+        with torun.lock() as pending:
+            indexes = [following, *list(pending)[: PREFETCH_LOOKAHEAD - 1]]
+        return [current, *(session.items[i] for i in indexes if isinstance(i, int))]
+    positions = session.stash.get(_POSITIONS_KEY, None)
+    if positions is None or len(positions) != len(session.items):
+        positions = {item.nodeid: index for index, item in enumerate(session.items)}
+        session.stash[_POSITIONS_KEY] = positions
+    start = positions.get(current.nodeid, 0)
+    return session.items[start : start + PREFETCH_LOOKAHEAD]
+
+
+def _xdist_queue(config: pytest.Config) -> tuple[Any, Any] | None:
+    """An xdist worker's queue of test indexes and the next index it took, or None outside a worker."""
+    if not hasattr(config, "workerinput"):
+        return None
+    for plugin in config.pluginmanager.get_plugins():
+        torun = getattr(plugin, "torun", None)
+        if torun is not None and hasattr(torun, "lock"):
+            return torun, getattr(plugin, "nextitem_index", None)
+    return None
+
+
+def prefetch_ahead(bench: BenchSession, items: list[pytest.Item]) -> int:
+    """Start synthesis for the benchmark tests among ``items`` while their engines' pools have room."""
+    started = 0
+    for item in items:
+        if not isinstance(item, CaseTest) or item.engine is None:
+            continue
+        if bench.evaluator.unavailable_reason(item.engine) is None:
+            started += bench.evaluator.prefetch(item.case, item.engine, item.repeat)
+    return started

@@ -68,6 +68,10 @@ CONFIG_SCHEMA = {
                 "tolerance": {"type": "object"},
             },
         },
+        "latency_budgets": {"type": "object", "additionalProperties": {"type": "object"}},
+        "cache_dir": {"type": "string", "minLength": 1},
+        # an LRU cap on the clip and transcript cache: bytes, or a size such as "2GB"
+        "cache_max_size": {"type": ["string", "integer"]},
     },
 }
 
@@ -111,6 +115,9 @@ class Settings:
     thresholds: Mapping[str, Any] = field(default_factory=dict)
     known_gaps_dir: str = "known_gaps"
     quality: Mapping[str, Any] = field(default_factory=dict)
+    latency_budgets: Mapping[str, Any] = field(default_factory=dict)
+    cache_dir: str | None = None
+    cache_max_size: str | int | None = None
     source: Path | None = None
     base_dir: Path = field(default_factory=Path.cwd)
 
@@ -179,6 +186,9 @@ def load_settings(rootdir: Path) -> Settings:
         thresholds=raw.get("thresholds", {}),
         known_gaps_dir=raw.get("known_gaps_dir", "known_gaps"),
         quality=raw.get("quality", {}),
+        latency_budgets=raw.get("latency_budgets", {}),
+        cache_dir=raw.get("cache_dir"),
+        cache_max_size=raw.get("cache_max_size"),
         source=source,
         base_dir=rootdir,
     )

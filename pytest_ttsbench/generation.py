@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_ttsbench.config import EngineProfile
+from pytest_ttsbench.provenance import profile_secrets, synthesis_facts
 
 SEED_LIMIT = 2**32  # seeds fit an unsigned 32-bit integer (ElevenLabs: 0–4294967295)
 
@@ -56,12 +57,15 @@ def generation_record(
     """Provider, model, voice, settings, seed and date of one generation, from what the adapter reported.
 
     ``seed`` is None when the provider takes none (the adapter did not report sending one).
+    Settings are recorded secret-free (see :func:`~pytest_ttsbench.provenance.synthesis_facts`):
+    no secret-named key, no value equal to the profile's key, URLs reduced to their host.
     """
+    settings = {k: v for k, v in sorted(metadata.items()) if k not in _NOT_SETTINGS}
     return {
         "provider": profile.type,
         "model": metadata.get("model"),
         "voice": metadata.get("voice") or voice,
-        "settings": {k: v for k, v in sorted(metadata.items()) if k not in _NOT_SETTINGS},
+        "settings": synthesis_facts(settings, profile_secrets(profile)),
         "seed": metadata.get("seed"),
         "date": started_at,
     }

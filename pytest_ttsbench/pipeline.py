@@ -18,13 +18,22 @@ from typing import Any
 
 from pytest_ttsbench.asr.base import AsrError, AsrRoute, Transcription
 from pytest_ttsbench.audio import AudioDecodeError, AudioPolicy, check_audio, decode_audio, encode_wav
+from pytest_ttsbench.cache import (
+    CachedAudio,
+    CachedTranscript,
+    ClipCache,
+    audio_key_material,
+    cache_key,
+    transcript_key_material,
+)
 from pytest_ttsbench.cases.model import CaseItem, Target
 from pytest_ttsbench.config import ConfigError, EngineProfile
-from pytest_ttsbench.engines.base import Engine, EngineError, EngineUnavailable, SynthesisRequest
+from pytest_ttsbench.engines.base import Engine, EngineError, EngineUnavailable, Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.registry import create_engine
 from pytest_ttsbench.gating.voting import vote
 from pytest_ttsbench.generation import generation_record, generation_seed
 from pytest_ttsbench.naming import safe_name
+from pytest_ttsbench.prefetch import SynthesisPool
 from pytest_ttsbench.quality.meter import ClipToMeasure, QualityMeter
 from pytest_ttsbench.results import SYNTH_ONLY, ErrorStage, ItemResult
 from pytest_ttsbench.scorers.base import ScoreContext
@@ -69,6 +78,8 @@ class Clip:
     audio_varies: bool | None = None
     generation: dict[str, Any] = field(default_factory=dict)
     quality: dict[str, float | None] = field(default_factory=dict)
+    #: where the audio and each route's transcript came from: "hit" (the cache), "miss" (made now), "off"
+    cache: dict[str, str] = field(default_factory=dict)
 
 
 def reference_audio(profile: EngineProfile) -> Path | None:
@@ -78,6 +89,19 @@ def reference_audio(profile: EngineProfile) -> Path | None:
         return None
     path = Path(value)
     return path if path.is_absolute() else Path(profile.base_dir) / path
+
+
+@dataclass
+class Synthesized:
+    """One request's outcome, made in the test or ahead of it by the prefetch pool."""
+
+    request: SynthesisRequest
+    started_at: str
+    seconds: float = 0.0
+    synthesis: Synthesis | None = None
+    error: str | None = None
+    audio_key: str | None = None  # None when the cache is off
+    from_cache: bool = False
 
 
 @dataclass(frozen=True)
@@ -96,6 +120,7 @@ class RunOptions:
     probe_engines: frozenset[str] = frozenset()
     #: quality measures taken of every decoded clip (None: none at all)
     quality: QualityMeter | None = None
+    cache: ClipCache | None = None
 
 
 class Evaluator:
@@ -118,6 +143,7 @@ class Evaluator:
         self._routes: dict[str, list[AsrRoute]] = {}
         self._clips: dict[tuple[str, str, str, int], Clip] = {}
         self._probed: set[str] = set()
+        self._ahead: SynthesisPool[Synthesized] = SynthesisPool(self._concurrency)
 
     # --- engines ---------------------------------------------------------------------------
 
@@ -148,7 +174,12 @@ class Evaluator:
             self._routes[engine_name] = self.route_factory(self.profiles[engine_name])
         return self._routes[engine_name]
 
+    def _concurrency(self, engine_name: str) -> int:
+        """Requests an engine may have in flight: its adapter's ``concurrency``, else one at a time."""
+        return int(getattr(self._engines.get(engine_name), "concurrency", 1) or 1)
+
     def close(self) -> None:
+        self._ahead.close()
         for engine in self._engines.values():
             engine.close()
         for routes in self._routes.values():
@@ -166,26 +197,66 @@ class Evaluator:
             self._clips[key] = self._make_clip(item, engine_name, repeat)
         return self._clips[key]
 
-    def _make_clip(self, item: CaseItem, engine_name: str, repeat: int) -> Clip:
-        clip = Clip(started_at=datetime.now(timezone.utc).isoformat(timespec="milliseconds"))
-        engine = self._engine(engine_name)
-        if engine is None:
-            clip.error = self._broken.get(engine_name) or self._unavailable[engine_name]
-            clip.error_stage = "engine"
-            return clip
+    def prefetch(self, item: CaseItem, engine_name: str, repeat: int = 0) -> bool:
+        """Start synthesizing a clip ahead of its test; False when it is done, started, or the pool is full."""
+        key = (engine_name, item.full_id, self.options.contract, repeat)
+        if key in self._clips or self._engine(engine_name) is None:
+            return False
+        return self._ahead.submit(key, engine_name, lambda: self.synthesize(item, engine_name, repeat))
+
+    def synthesize(self, item: CaseItem, engine_name: str, repeat: int = 0) -> Synthesized:
+        """Ask the engine for one clip, or take it from the cache; never raises (the error is kept)."""
         profile = self.profiles[engine_name]
         text = item.text_for(self.options.contract)
         voice = profile.voice_for(item.language)
         request = SynthesisRequest(text, item.language, voice, item.full_id, generation_seed(profile, repeat))
-        clip.generation = generation_record(profile, voice, {}, clip.started_at)
+        outcome = Synthesized(request, datetime.now(timezone.utc).isoformat(timespec="milliseconds"))
+        engine = self._engine(engine_name)
+        if engine is None:
+            outcome.error = self._broken.get(engine_name) or self._unavailable[engine_name]
+            return outcome
+        cache = self.options.cache
+        if cache is not None and cache.mode != "off" and getattr(engine, "cacheable", True):
+            identity = getattr(engine, "cache_identity", None)
+            material = audio_key_material(
+                profile.type, profile.options, voice, item.language, text, repeat, identity() if identity else None
+            )
+            outcome.audio_key = cache_key(material)
+            cached = cache.get_audio(outcome.audio_key)
+            if cached is not None:
+                outcome.synthesis = Synthesis(
+                    cached.audio, cached.media_type, cached.pcm_sample_rate, metadata=cached.metadata
+                )
+                outcome.from_cache = True
+                return outcome
         started = time.perf_counter()
         try:
-            synthesis = engine.synthesize(request)
+            outcome.synthesis = engine.synthesize(request)
         except EngineError as exc:
-            clip.synth_seconds = time.perf_counter() - started
-            clip.error, clip.error_stage = f"synthesis failed: {exc}", "synthesis"
+            outcome.error = f"synthesis failed: {exc}"
+        # Anything else is a bug: it propagates (from the pool, when the test takes the clip), as before.
+        outcome.seconds = time.perf_counter() - started
+        return outcome
+
+    def _make_clip(self, item: CaseItem, engine_name: str, repeat: int) -> Clip:
+        key = (engine_name, item.full_id, self.options.contract, repeat)
+        made = self._ahead.run(key, engine_name, lambda: self.synthesize(item, engine_name, repeat))
+        clip = Clip(started_at=made.started_at)
+        if engine_name not in self._engines:  # unavailable or misconfigured: nothing was asked
+            clip.error, clip.error_stage = made.error, "engine"
             return clip
-        clip.synth_seconds = time.perf_counter() - started
+        profile = self.profiles[engine_name]
+        text, voice = made.request.text, made.request.voice
+        clip.generation = generation_record(profile, voice, {}, clip.started_at)
+        cache = self.options.cache
+        clip.cache["audio"] = "off" if made.audio_key is None else ("hit" if made.from_cache else "miss")
+        if made.synthesis is None:
+            clip.synth_seconds = made.seconds
+            clip.error, clip.error_stage = made.error, "synthesis"
+            return clip
+        synthesis = made.synthesis
+        # A clip from the cache cost no request: no latency figure, so workflow statistics stay true.
+        clip.synth_seconds = None if made.from_cache else made.seconds
         clip.first_byte_seconds = synthesis.first_byte_seconds
         clip.metadata = dict(synthesis.metadata)
         clip.generation = generation_record(profile, voice, synthesis.metadata, clip.started_at)
@@ -193,13 +264,16 @@ class Evaluator:
             clip.first_audio_seconds, clip.first_audio_measure = synthesis.first_audio_seconds, "first_chunk"
         else:  # nothing playable before the whole clip is there
             clip.first_audio_seconds, clip.first_audio_measure = clip.synth_seconds, "total"
+        if made.from_cache:
+            clip.first_audio_seconds, clip.first_audio_measure = None, None
         if synthesis.transcripts is not None:  # a replay engine: fixed transcripts, no audio
+            clip.cache["audio"] = "off"
             clip.transcripts = dict(synthesis.transcripts)
             clip.routes = list(synthesis.metadata.get("routes") or clip.transcripts)
             return clip
-        if engine_name in self.options.probe_engines and engine_name not in self._probed:
+        if engine_name in self.options.probe_engines and engine_name not in self._probed and not made.from_cache:
             self._probed.add(engine_name)
-            clip.audio_varies = _differs_on_repeat(engine, request, synthesis.audio)
+            clip.audio_varies = _differs_on_repeat(self._engines[engine_name], made.request, synthesis.audio)
         try:
             decoded = decode_audio(synthesis.audio, synthesis.pcm_sample_rate)
         except AudioDecodeError as exc:
@@ -219,6 +293,12 @@ class Evaluator:
         if not check.ok:
             clip.error, clip.error_stage = "audio check failed: " + "; ".join(check.problems), "audio"
             return clip
+        if cache is not None and made.audio_key is not None and not made.from_cache:
+            # Only audio that passed its checks is kept: a glitch must not be replayed forever.
+            cache.put_audio(
+                made.audio_key,
+                CachedAudio(synthesis.audio, synthesis.media_type, synthesis.pcm_sample_rate, dict(synthesis.metadata)),
+            )
         if not get_scorer(item.scorer).needs_transcript:
             return clip  # judged by listeners: kept and checked, never transcribed
         if self.options.synth_only:
@@ -228,7 +308,7 @@ class Evaluator:
         clip.routes = [route.name for route in routes]
         for route in routes:
             try:
-                heard: Transcription = route.transcribe(decoded, item.language)
+                heard, clip.cache[f"asr:{route.name}"] = self._transcribe(route, decoded, item.language, clip)
             except AsrError as exc:
                 clip.route_errors[route.name] = str(exc)
                 continue
@@ -239,6 +319,20 @@ class Evaluator:
             clip.error = "ASR failed: " + "; ".join(f"{k}: {v}" for k, v in clip.route_errors.items())
             clip.error_stage = "asr"
         return clip
+
+    def _transcribe(self, route: AsrRoute, decoded: Any, language: str, clip: Clip) -> tuple[Transcription, str]:
+        """A route's transcript of the clip, from the cache when the same route heard the same audio before."""
+        cache = self.options.cache
+        identity = getattr(route, "cache_identity", None)
+        if cache is None or cache.mode == "off" or identity is None or clip.audio_sha256 is None:
+            return route.transcribe(decoded, language), "off"
+        key = cache_key(transcript_key_material(clip.audio_sha256, identity(language), language))
+        cached = cache.get_transcript(key)
+        if cached is not None:
+            return Transcription(cached.text, 0.0, cached.flags, cached.language, dict(cached.details)), "hit"
+        heard = route.transcribe(decoded, language)
+        cache.put_transcript(key, CachedTranscript(heard.text, heard.flags, heard.language, dict(heard.details)))
+        return heard, "miss"
 
     def _keep_audio(
         self, clip: Clip, item: CaseItem, engine_name: str, repeat: int, data: bytes, media_type: str
@@ -329,6 +423,7 @@ class Evaluator:
             repeat=repeat,
             audio_varies=clip.audio_varies,
             run_id=self.options.run_id,
+            cache=dict(clip.cache),
             generation=dict(clip.generation),
             first_audio_seconds=_round(clip.first_audio_seconds),
             first_audio_measure=clip.first_audio_measure,

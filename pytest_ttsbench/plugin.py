@@ -8,13 +8,16 @@ from pathlib import Path
 
 import pytest
 
+from pytest_ttsbench.cache import DEFAULT_MODE as DEFAULT_CACHE_MODE
+from pytest_ttsbench.cache import MODES as CACHE_MODES
 from pytest_ttsbench.cases.loader import CASE_SUFFIXES
-from pytest_ttsbench.collect import CaseFile
+from pytest_ttsbench.collect import CaseFile, prefetch_ahead, upcoming_items
 from pytest_ttsbench.config import Settings
 from pytest_ttsbench.gating.baseline import DEFAULT_ALPHA, DEFAULT_MAX_RATE
 from pytest_ttsbench.gating.gate import Collected, evaluate_gate, final_status, write_gate, write_gate_updates
 from pytest_ttsbench.gating.repeats import POLICIES
 from pytest_ttsbench.gating.snapshots import MODES as SNAPSHOT_MODES
+from pytest_ttsbench.gating.thresholds import FLOOR_ON
 from pytest_ttsbench.quality.measures import measure_names
 from pytest_ttsbench.reporting.gate_item import GATE_NODEID, gate_is_armed, gate_reports
 from pytest_ttsbench.reporting.html import SessionSummary, register_html_report
@@ -34,6 +37,7 @@ from pytest_ttsbench.selection import (
     worker_report,
 )
 from pytest_ttsbench.session import BENCH_KEY, RUN_DIR_KEY, BenchSession, Recorder, build_config
+from pytest_ttsbench.sharding import parse_shard, select
 
 # What a worker tells the controller about its collection (the controller collects nothing).
 COLLECTED_KEY = "ttsbench_collected"
@@ -76,6 +80,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="routes that must agree for a verdict with several ASR routes (default: majority)",
     )
     group.addoption(
+        "--tts-cache",
+        choices=CACHE_MODES,
+        default=DEFAULT_CACHE_MODE,
+        help="reuse clips and transcripts from earlier runs: off, read, write or readwrite (default)",
+    )
+    group.addoption(
+        "--tts-cache-dir",
+        metavar="DIR",
+        help="the clip and transcript cache (default: cache_dir in the configuration, else "
+        "$TTSBENCH_CACHE_DIR/clips, else .ttsbench/cache)",
+    )
+    group.addoption(
         "--tts-breakdown",
         action="append",
         default=[],
@@ -94,14 +110,32 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="synthesize and check clips only, no ASR and no verdicts; score them later with an "
         "audio-dir profile whose path is this run's folder",
     )
+    group.addoption(
+        "--tts-shard",
+        metavar="I/N",
+        help="run only shard I of N (items picked by a hash of their id, stable as items come and go); "
+        "join the shards' results with `ttsbench merge` and gate them with `ttsbench gate`",
+    )
     gate = parser.getgroup("ttsbench-gate", "text-to-speech release gate (pytest-ttsbench)")
     gate.addoption(
         "--tts-threshold",
         action="append",
         default=[],
         metavar="[SUITE/]CATEGORY=FLOOR",
-        help="minimum strict accuracy for a category (or 'default'), e.g. years=0.9; repeatable; "
+        help="minimum strict accuracy for a category (or 'default'), e.g. years=0.9, or for a slice "
+        "FIELD=VALUE=FLOOR (a facet, language or suite), e.g. form=arabic_indic=0.8; repeatable; "
         "overrides the configuration and the case files",
+    )
+    gate.addoption(
+        "--tts-min-n",
+        type=int,
+        metavar="N",
+        help="a floor's bucket needs at least N targets to be gated, else it is 'too few to gate' (default: 5)",
+    )
+    gate.addoption(
+        "--tts-floor-on",
+        choices=FLOOR_ON,
+        help="compare floors with the point estimate or its Wilson 95%% lower bound (default: point)",
     )
     gate.addoption(
         "--tts-strict-xfail",
@@ -142,6 +176,27 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="R",
         help=f"regressions fail the gate when more than R of the paired targets regressed; 1 switches it off "
         f"(default: {DEFAULT_MAX_RATE})",
+    )
+    gate.addoption(
+        "--tts-allow-asr-change",
+        action="store_true",
+        help="count verdict changes against the baseline as regressions even when the baseline used another "
+        "ASR model or decoding mode (by default they are reported, not blamed on the voice)",
+    )
+    gate.addoption(
+        "--tts-latency-budget",
+        action="append",
+        default=[],
+        metavar="ENGINE=FIGURE:DURATION",
+        help="fail when an engine's synthesis latency exceeds a budget, e.g. openai=p95:800ms; figures: "
+        "p50, p95, first_audio_p50, first_audio_p95; repeatable; overrides latency_budgets in the configuration",
+    )
+    gate.addoption(
+        "--tts-latency-compare-fail",
+        action="append",
+        default=[],
+        metavar="FIGURE:PERCENT",
+        help="with --tts-baseline: fail when a latency figure is more than PERCENT above the baseline's, e.g. p95:20%%",
     )
     gate.addoption(
         "--tts-repeats",
@@ -233,6 +288,7 @@ class _ReportListener:
 
     def __init__(self, bench: BenchSession) -> None:
         self.is_worker = bench.config.is_worker
+        self.bench = bench
         self.recorder = bench.recorder
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -240,7 +296,7 @@ class _ReportListener:
             return
         recorded = result_from_report(report) if report.when == "call" else None
         if recorded is not None:
-            self.recorder.record(recorded)
+            self.bench.record(recorded)
         if report.failed:
             # The repeat policy may excuse a failed generation; nothing else is ever excused.
             if recorded is not None and recorded.verdict != "correct":
@@ -278,6 +334,9 @@ class _XdistHooks:
             seen.suite_thresholds.setdefault(suite, dict(floors))
         for suite, section in collected.get("suite_quality", {}).items():
             seen.suite_quality.setdefault(suite, dict(section))
+        suite_files = node.config.stash[BENCH_KEY].recorder.suite_files
+        for suite, path in collected.get("suite_files", {}).items():
+            suite_files.setdefault(suite, Path(path))
         seen.ids.update((engine, gap_id) for engine, gap_id in collected["ids"])
 
 
@@ -288,6 +347,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         workeroutput[COLLECTED_KEY] = {
             "suite_thresholds": seen.suite_thresholds,
             "suite_quality": seen.suite_quality,
+            "suite_files": {
+                suite: str(path) for suite, path in session.config.stash[BENCH_KEY].recorder.suite_files.items()
+            },
             "ids": sorted([engine, gap_id] for engine, gap_id in seen.ids),
             "selection": worker_report(selection_of(session.config)),
         }
@@ -295,11 +357,19 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 @pytest.hookimpl(trylast=True)  # after -k and -m, so the line counts only items the user selected
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Leave out items in languages an engine profile is not fit to be judged on (see languages.py).
+    """Keep this shard's items (``--tts-shard``), then leave out items in languages an engine profile is
+    not fit to be judged on (see languages.py).
 
     A synthesize-only run judges nothing (its clips may be scored later by other means): it keeps them.
     """
     bench_config = config.stash[BENCH_KEY].config
+    if bench_config.shard is not None:
+        from pytest_ttsbench.collect import shard_key
+
+        kept, dropped = select(items, parse_shard(bench_config.shard), shard_key)
+        if dropped:
+            items[:] = kept
+            config.hook.pytest_deselected(items=dropped)
     if not bench_config.engine_names or bench_config.synth_only or config.getoption("tts_all_languages"):
         return
     profiles = {name: bench_config.settings.engines[name] for name in bench_config.engine_names}
@@ -330,6 +400,13 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile |
     return None
 
 
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Before each test, start synthesizing the clips of the tests that follow (prefetch.py)."""
+    bench: BenchSession = item.config.stash[BENCH_KEY]
+    if bench.config.engine_names and bench.config.prefetch:
+        prefetch_ahead(bench, upcoming_items(item.session, item))
+
+
 def _under_case_dirs(path: Path, settings: Settings) -> bool:
     return any(path.is_relative_to((settings.base_dir / folder).resolve()) for folder in settings.cases)
 
@@ -351,7 +428,10 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]
     """
     bench: BenchSession = session.config.stash[BENCH_KEY]
     recorder = bench.recorder
-    if bench.config.is_worker or not recorder.results or bench.config.synth_only:
+    if bench.config.is_worker or not recorder.results:
+        return (yield)
+    bench.write_header()  # complete now: every case file and language of the run is known
+    if bench.config.synth_only:
         return (yield)  # a synthesize-only run has clips, not verdicts: there is nothing to gate
     outcome = evaluate_gate(recorder.results, bench.config.gate, recorder.collected)
     if outcome.quality_spreads and "similarity" in bench.config.quality_sets:

@@ -88,6 +88,9 @@ class ItemResult:
     quality: dict[str, float | None] = field(default_factory=dict)
     #: each measure set's model and version, e.g. {"dnsmos": "speechmos 0.0.1.1 ..."}
     quality_models: dict[str, str] = field(default_factory=dict)
+    # Where the audio and each route's transcript came from: "hit" (the cache), "miss" (made and
+    # stored now) or "off"; keys "audio" and "asr:<route>".
+    cache: dict[str, str] = field(default_factory=dict)
 
     @property
     def item_id(self) -> str:

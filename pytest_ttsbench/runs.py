@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.gating.repeats import POLICIES, RepeatedItem, aggregate
+from pytest_ttsbench.provenance import RunHeader, RunHeaderError, read_header
 from pytest_ttsbench.results import ItemResult, read_results
 
 RUNS_HELP = "results files (JSON lines) or run folders holding results.jsonl"
@@ -37,6 +38,7 @@ class Run:
     rows: tuple[ItemResult, ...]  # every line of this engine, every generation, in file order
     repeat_policy: str = DEFAULT_REPEAT_POLICY
     gate: Mapping[str, Any] | None = None  # the run's gate sidecar, when it was gated
+    header: RunHeader | None = None  # what the run was made with (``<results>.run.json``), when recorded
 
     @property
     def date(self) -> str:
@@ -138,8 +140,12 @@ def read_runs(path: Path, repeat_policy: str | None = None) -> list[Run]:
     by_engine: dict[str, list[ItemResult]] = {}
     for row in rows:
         by_engine.setdefault(row.engine, []).append(row)
+    try:
+        header = read_header(file)
+    except RunHeaderError:
+        header = None  # an unreadable header costs the provenance notes, never the figures
     return [
-        Run(run_name(file), file, engine, started_at(engine_rows, file), tuple(engine_rows), policy, gate)
+        Run(run_name(file), file, engine, started_at(engine_rows, file), tuple(engine_rows), policy, gate, header)
         for engine, engine_rows in by_engine.items()
     ]
 

@@ -20,15 +20,25 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_ttsbench.cache import CacheError, ClipCache, parse_size, resolve_cache_dir
 from pytest_ttsbench.config import ConfigError, EngineProfile, Settings, load_settings
 from pytest_ttsbench.gating.baseline import RegressionRule
 from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome
 from pytest_ttsbench.gating.known_gaps import KnownGaps, KnownGapsError, gaps_path, load_known_gaps
+from pytest_ttsbench.gating.latency import (
+    LatencyError,
+    config_budgets,
+    merge_budgets,
+    parse_budgets,
+    parse_compare_fail,
+)
 from pytest_ttsbench.gating.snapshots import read_snapshots, snapshot_path
 from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, parse_cli_thresholds
 from pytest_ttsbench.naming import safe_name
+from pytest_ttsbench.provenance import RunHeader, RunHeaderError, header_path, read_header, write_header
 from pytest_ttsbench.quality.measures import DEFAULT_SETS
 from pytest_ttsbench.results import ItemResult, ResultsWriter, read_results
+from pytest_ttsbench.sharding import ShardError, parse_shard
 
 if TYPE_CHECKING:  # the pipeline is imported when the evaluator is first needed
     from pytest_ttsbench.cases.model import Suite
@@ -78,6 +88,13 @@ class BenchConfig:
     cli_repeats: int | None = None
     #: quality measure sets taken of every clip (see pytest_ttsbench/quality)
     quality_sets: tuple[str, ...] = DEFAULT_SETS
+    #: ``I/N`` when this run is one shard of a split run (``--tts-shard``)
+    shard: str | None = None
+    #: clips and transcripts of earlier runs (cache.py); None when no engine is selected
+    cache: ClipCache | None = None
+    cache_max_bytes: int | None = None  # an LRU cap applied when the run ends
+    #: synthesize the following tests' clips while a test runs (prefetch.py)
+    prefetch: bool = True
 
     @property
     def repeats(self) -> int:
@@ -116,6 +133,10 @@ class Recorder:
     suite_files: dict[str, Path] = field(default_factory=dict)
     gate: GateOutcome | None = None  # set once the session has finished (controller only)
     _writer: ResultsWriter | None = None
+
+    @property
+    def started_writing(self) -> bool:
+        return self._writer is not None
 
     def claim_suite(self, suite: Suite) -> Path | None:
         """Record which file defines a suite; returns the earlier file when the name is taken."""
@@ -166,17 +187,50 @@ class BenchSession:
                 synth_only=config.synth_only,
                 probe_engines=frozenset(name for name in config.engine_names if config.repeats_for(name) == 1),
                 quality=QualityMeter(config.quality_sets) if config.quality_sets else None,
+                cache=config.cache,
             )
             self._evaluator = Evaluator(
                 config.settings.engines, lambda profile: create_routes(config.asr_spec(profile)), options
             )
         return self._evaluator
 
+    def record(self, result: ItemResult) -> None:
+        """Keep a finished result; before the first line of the results file, write the run header."""
+        if not self.recorder.started_writing:
+            self.write_header()  # a killed run still says what it ran with
+        self.recorder.record(result)
+
+    def write_header(self) -> None:
+        """Write (or complete) the run header beside the results file; see provenance.py."""
+        config = self.config
+        if config.results_path is None or config.is_worker:
+            return
+        from pytest_ttsbench.provenance_capture import build_header
+
+        header = build_header(
+            config.settings,
+            config.engine_names,
+            config.asr_spec,
+            suite_files=self.recorder.suite_files,
+            suite_thresholds=self.recorder.collected.suite_thresholds,
+            suite_quality=self.recorder.collected.suite_quality,
+            results=self.recorder.results,
+            contract=config.contract,
+            repeats=config.gate.repeats,
+            repeat_policy=config.gate.repeat_policy,
+            quorum=config.quorum,
+            shard=config.shard,
+        )
+        write_header(header_path(config.results_path), header)
+        self.recorder.collected.header = header
+
     def close(self) -> None:
         self.recorder.close()
         if self._evaluator is not None:
             self._evaluator.close()
         config = self.config
+        if not config.is_worker and config.cache is not None and config.cache_max_bytes is not None:
+            config.cache.prune(config.cache_max_bytes)
         # --- run manifest: checksums of the run's inputs and outputs (see manifest.py) ---
         if not config.is_worker and config.results_path is not None:
             from pytest_ttsbench.manifest import write_session_manifest
@@ -265,7 +319,19 @@ def build_config(config: pytest.Config) -> BenchConfig:
         cli_repeats=config.getoption("tts_repeats"),
         gate=replace(gate, quality_layers=quality_layers),
         quality_sets=quality_sets,
+        shard=_shard_option(config),
+        **_cache_config(config, settings, engines),
     )
+
+
+def _shard_option(config: pytest.Config) -> str | None:
+    value = config.getoption("tts_shard")
+    if value is None:
+        return None
+    try:
+        return str(parse_shard(value))
+    except ShardError as exc:
+        raise pytest.UsageError(str(exc)) from exc
 
 
 def _quality_config(
@@ -295,6 +361,20 @@ def _quality_config(
     return sets, tuple(tuple(layer) for layer in layers)
 
 
+def _cache_config(config: pytest.Config, settings: Settings, engines: Sequence[str]) -> dict[str, Any]:
+    """The clip and transcript cache a run with an engine reads and writes (cache.py)."""
+    if not engines:
+        return {}
+    folder = resolve_cache_dir(config.getoption("tts_cache_dir"), settings.cache_dir, settings.base_dir)
+    cap = None
+    if settings.cache_max_size is not None:
+        try:
+            cap = parse_size(settings.cache_max_size)
+        except CacheError as exc:
+            raise pytest.UsageError(f"{settings.source}: field cache_max_size: {exc}") from exc
+    return {"cache": ClipCache(folder, config.getoption("tts_cache")), "cache_max_bytes": cap}
+
+
 def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[str], *, is_worker: bool) -> GateConfig:
     """Read the gate's inputs up front, so a bad floor, gaps file or baseline stops the run at once."""
     repeats = config.getoption("tts_repeats")
@@ -316,11 +396,23 @@ def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[st
         )
     try:
         floor_layers = (
-            parse_cli_thresholds(config.getoption("tts_threshold")),
+            parse_cli_thresholds(
+                config.getoption("tts_threshold"), config.getoption("tts_min_n"), config.getoption("tts_floor_on")
+            ),
             config_layer(settings.thresholds, str(settings.source or "configuration")),
         )
     except ThresholdError as exc:
         raise pytest.UsageError(str(exc)) from exc
+    try:
+        latency_budgets = merge_budgets(
+            parse_budgets(config.getoption("tts_latency_budget")),
+            config_budgets(settings.latency_budgets, str(settings.source or "configuration")),
+        )
+        latency_compare_fail = parse_compare_fail(config.getoption("tts_latency_compare_fail"))
+    except LatencyError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+    if latency_compare_fail and not config.getoption("tts_baseline"):
+        raise pytest.UsageError("--tts-latency-compare-fail needs --tts-baseline RESULTS")
     known: dict[str, KnownGaps] = {}
     for engine in engines:
         try:
@@ -331,6 +423,7 @@ def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[st
     baseline_option = config.getoption("tts_baseline")
     baseline: tuple[ItemResult, ...] | None = None
     baseline_path: Path | None = None
+    baseline_header: RunHeader | None = None
     if baseline_option and not is_worker:
         given = Path(baseline_option).resolve()
         # a run or saved-baseline folder, or its results file
@@ -338,6 +431,10 @@ def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[st
         if not baseline_path.is_file():
             raise pytest.UsageError(f"--tts-baseline: no results file at {baseline_path}")
         baseline = tuple(read_results(baseline_path))
+        try:
+            baseline_header = read_header(baseline_path)
+        except RunHeaderError as exc:
+            raise pytest.UsageError(f"--tts-baseline: {exc}") from exc
         used = sorted({row.contract for row in baseline})
         contract = config.getoption("tts_contract")
         if used and used != [contract]:
@@ -364,6 +461,10 @@ def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[st
         baseline_path=baseline_path,
         fail_on_regression=fail_on_regression,
         regression_rule=RegressionRule(alpha=alpha, max_count=count, max_rate=None if rate >= 1 else rate),
+        baseline_header=baseline_header,
+        allow_asr_change=bool(config.getoption("tts_allow_asr_change")),
+        latency_budgets=tuple(latency_budgets),
+        latency_compare_fail=tuple(latency_compare_fail),
         snapshot_mode=snapshot_mode,
         # syrupy's own flag, so one `--snapshot-update` refreshes every kind of snapshot in a project.
         update_snapshots=bool(config.getoption("update_snapshots", default=False)),

@@ -8,6 +8,11 @@ import …``): ``tests/support`` and ``tests/fakes`` are on the path through the
 # runs drop every module first imported inside them when they end, and numpy (under scipy and
 # PyAV) cannot be loaded twice in one process: importing them here keeps them loaded across runs.
 import av  # noqa: F401
+
+# httpx imports httpcore only when its first transport is built, and caches which httpcore
+# exceptions it translates. Built inside a pytester run, that cache would name classes of an
+# httpcore dropped at the run's end; a later connection error would then escape untranslated.
+import httpcore  # noqa: F401
 import numpy  # noqa: F401
 import scipy.stats  # noqa: F401
 

@@ -17,6 +17,9 @@ distrust the text.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import importlib.metadata
 import math
 import threading
 import time
@@ -223,6 +226,30 @@ def load_model(path: Path, device: str = "cpu", compute_type: str = "int8", cpu_
         return loaded
 
 
+@functools.lru_cache(maxsize=16)
+def _weights_sha256(folder: str, size: int, mtime_ns: int) -> str:
+    """SHA-256 of a CTranslate2 model's weights; size and mtime are part of the memo key, so an
+    updated file is hashed again."""
+    digest = hashlib.sha256()
+    with open(Path(folder) / "model.bin", "rb") as weights:
+        for block in iter(lambda: weights.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def weights_sha256(folder: Path) -> str:
+    """The SHA-256 of ``model.bin`` in a model folder (hashed once per process per file version)."""
+    stat = (folder / "model.bin").stat()
+    return _weights_sha256(str(folder.resolve()), stat.st_size, stat.st_mtime_ns)
+
+
+def _package_version(name: str) -> str | None:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
 def _route_label(model: str) -> str:
     path = Path(model).expanduser()
     return path.name if path.is_dir() else model
@@ -272,6 +299,30 @@ class WhisperRoute:
         except ModelNotFound as exc:
             raise AsrError(str(exc)) from exc
         return load_model(path, self.device, self.compute_type, self.cpu_threads)
+
+    def cache_identity(self, language: str) -> dict[str, object]:
+        """Everything besides the audio that decides this route's transcript of a clip in ``language``
+        (the transcript cache's key): the weights by content, the decoding settings and bounds, the
+        batching mode, and the faster-whisper and CTranslate2 versions."""
+        try:
+            path = resolve_model(self.model_name_for(language))  # located, not loaded: a warm rerun loads nothing
+        except ModelNotFound as exc:
+            raise AsrError(str(exc)) from exc
+        return {
+            "type": "whisper",
+            "name": self.name,
+            "weights_sha256": weights_sha256(path),
+            "language": whisper_language(language),
+            "beam_size": self.beam_size,
+            "compute_type": self.compute_type,
+            "device": self.device,
+            "temperatures": list(self.temperatures),
+            "no_speech_threshold": self.no_speech_threshold,
+            "batching": "sequential",
+            "bounds": [TOKENS_PER_SECOND, TOKENS_BASE, MAX_WINDOW_TOKENS, COMPRESSION_RATIO_LIMIT],
+            "faster_whisper": _package_version("faster-whisper"),
+            "ctranslate2": _package_version("ctranslate2"),
+        }
 
     def transcribe(self, audio: DecodedAudio, language: str) -> Transcription:
         code = whisper_language(language)

@@ -60,8 +60,13 @@ CASE_FILE_SCHEMA: dict[str, Any] = {
         "language": {"type": "string", "pattern": LANGUAGE_PATTERN},
         "scorer": {"type": "string", "minLength": 1},
         "description": {"type": "string"},
+        # category or FIELD=VALUE slice → floor; min_n and floor_on set how every floor is checked
         "thresholds": {
             "type": "object",
+            "properties": {
+                "min_n": {"type": "integer", "minimum": 1},
+                "floor_on": {"enum": ["point", "lower"]},
+            },
             "additionalProperties": {"type": "number", "minimum": 0, "maximum": 1},
         },
         # Gates on quality measures for this suite (see pytest_ttsbench/quality/gates.py).

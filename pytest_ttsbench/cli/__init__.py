@@ -22,6 +22,9 @@ SUBCOMMANDS: tuple[str, ...] = (
     "dashboard",
     "verify",
     "listening",
+    "merge",
+    "gate",
+    "cache",
 )
 
 DESCRIPTION = "Work on cases, transcripts and results files without pytest."

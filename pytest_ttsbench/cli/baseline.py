@@ -4,7 +4,8 @@ A run folder holds everything a run wrote (clips, sidecars, a report); a baselin
 next release is gated against, kept in the repository beside the known gaps and snapshots:
 
 * ``results.jsonl`` — the run's rows, clip paths relative to the baseline folder;
-* ``results.gate.json`` — the run's gate, when it had one;
+* ``results.gate.json`` and ``results.run.json`` — the run's gate and its run header (what it
+  was made with), when it has them;
 * ``audio/…`` — the clips, only with ``--with-audio`` (before/after listening for regressions);
 * ``manifest.sha256.json`` — checksums of the above plus the run's recorded inputs (case files,
   configuration), so ``ttsbench verify DIR`` proves nobody edited the baseline.
@@ -63,7 +64,8 @@ def _clear(target: Path) -> None:
     if target.is_dir() and any(target.iterdir()):
         if not (target / MANIFEST_NAME).is_file():
             raise BaselineError(f"{target}: folder is not empty and holds no baseline; choose an empty folder")
-        for name in (RUN_RESULTS_NAME, f"{Path(RUN_RESULTS_NAME).stem}.gate.json", MANIFEST_NAME):
+        stem = Path(RUN_RESULTS_NAME).stem
+        for name in (RUN_RESULTS_NAME, f"{stem}.gate.json", f"{stem}.run.json", MANIFEST_NAME):
             (target / name).unlink(missing_ok=True)
         shutil.rmtree(target / AUDIO_FOLDER, ignore_errors=True)
     target.mkdir(parents=True, exist_ok=True)
@@ -91,9 +93,11 @@ def save_baseline(run: Path, target: Path, with_audio: bool = False) -> Path:
         rows = [dataclasses.replace(row, audio_path=None) for row in rows]
     results = target / RUN_RESULTS_NAME
     write_results(results, rows)
-    gate = source.with_name(f"{source.stem}.gate.json")
-    if gate.is_file():
-        shutil.copyfile(gate, target / f"{results.stem}.gate.json")
+    # the gate's outcome, and the run header that says what the run was made with (provenance)
+    for suffix in (".gate.json", ".run.json"):
+        sidecar = source.with_name(f"{source.stem}{suffix}")
+        if sidecar.is_file():
+            shutil.copyfile(sidecar, target / f"{results.stem}{suffix}")
     _write_manifest(results, manifests[0], target)
     return results
 

@@ -20,11 +20,13 @@ from pytest_ttsbench.gating.baseline import (
     DEFAULT_ALPHA,
     DEFAULT_MAX_RATE,
     RegressionRule,
+    attach_provenance,
     compare,
     comparison_lines,
     regression_reasons,
 )
-from pytest_ttsbench.runs import RUNS_HELP, load_runs, rows_of
+from pytest_ttsbench.provenance import read_header
+from pytest_ttsbench.runs import RUNS_HELP, load_runs, results_file, rows_of
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -36,6 +38,11 @@ def _cmd_compare(args: argparse.Namespace) -> int:
                 {f"baseline {args.baseline}": rows_of(baseline), f"candidate {args.candidate}": rows_of(candidate)}
             )
         comparison = compare(rows_of(baseline), rows_of(candidate))
+        attach_provenance(
+            comparison,
+            read_header(results_file(Path(args.baseline))),
+            read_header(results_file(Path(args.candidate))),
+        )
     except (OSError, TypeError, ValueError) as exc:
         print(f"ttsbench compare: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -54,6 +61,13 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             print(line)
         for reason in reasons:
             print(f"regression gate: {reason}")
+    if args.fail_on_regression and reasons and comparison.recognizer_changes and not args.allow_asr_change:
+        print(
+            f"not counted as TTS regressions: {len(comparison.regressions)} verdict change(s) with another "
+            "recognizer (--allow-asr-change counts them)",
+            file=sys.stderr,
+        )
+        return EXIT_OK
     return EXIT_REFUSED if args.fail_on_regression and reasons else EXIT_OK
 
 
@@ -82,4 +96,9 @@ def add_command(subparsers: Any) -> None:
         f"(default {DEFAULT_MAX_RATE})",
     )
     p.add_argument("--allow-contract-mix", action="store_true", help="compare runs that sent different text contracts")
+    p.add_argument(
+        "--allow-asr-change",
+        action="store_true",
+        help="with --fail-on-regression: count regressions even when the ASR model or decoding mode changed",
+    )
     p.set_defaults(func=_cmd_compare)

@@ -10,7 +10,7 @@ from typing import Any
 from pytest_ttsbench.cli.common import EXIT_USAGE
 from pytest_ttsbench.cli.diagnostics import run_diagnostics
 from pytest_ttsbench.contracts import require_one_contract
-from pytest_ttsbench.reporting.leaderboard import entry_from_run, merge_entries, render, update_leaderboard_file
+from pytest_ttsbench.reporting.leaderboard import entries_from_runs, merge_entries, render, update_leaderboard_file
 from pytest_ttsbench.runs import RUNS_HELP, load_runs
 
 
@@ -20,7 +20,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
         if not args.allow_contract_mix:
             # keyed by file and engine: two runs of one engine on one day must both be seen
             require_one_contract({f"{run.system} in {run.path}": list(run.rows) for run in runs})
-        entries = [entry_from_run(run) for run in runs]
+        entries = entries_from_runs(runs)
         # --store keeps the board's earlier dated entries; without it, the runs given are the board.
         entries = update_leaderboard_file(Path(args.store), entries) if args.store else merge_entries([], entries)
         sys.stdout.write(render(entries, args.format))

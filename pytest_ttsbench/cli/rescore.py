@@ -13,6 +13,8 @@ from pytest_ttsbench.cases.loader import CASE_SUFFIXES, CaseFileError
 from pytest_ttsbench.cli.common import EXIT_REFUSED, EXIT_USAGE
 from pytest_ttsbench.engines.base import EngineUnavailable
 from pytest_ttsbench.manifest import expand_inputs, write_manifest
+from pytest_ttsbench.provenance import header_path, write_header
+from pytest_ttsbench.provenance_capture import rescore_header
 from pytest_ttsbench.reporting.terminal import summary_lines
 from pytest_ttsbench.rescore import Guard, item_json, load_suites, rescore, summary_json, verdict_moves
 from pytest_ttsbench.results import ItemResult, read_results, write_results
@@ -55,6 +57,8 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
         out = Path(args.out)
         if not _guarded_write(out, outcome.results, guards):
             return EXIT_REFUSED
+        header = rescore_header(suites, Path(args.transcripts), args.engine, outcome.routes, args.quorum)
+        write_header(header_path(out), header)
         inputs = expand_inputs(case_paths, CASE_SUFFIXES) + expand_inputs([Path(args.transcripts)], (".jsonl",))
         write_manifest(out, inputs, project=Path.cwd())
     if args.json:

@@ -57,7 +57,15 @@ class Synthesis:
 
 @runtime_checkable
 class Engine(Protocol):
-    """A TTS engine configured from one profile."""
+    """A TTS engine configured from one profile.
+
+    Optional attributes tune the pipeline: ``concurrency`` (how many ``synthesize`` calls may run
+    at once from different threads; absent means one, for engines that are not thread-safe),
+    ``cache_identity()`` (a mapping that names what, beyond the request and the profile,
+    determines the audio, such as a library version; it becomes part of the audio cache key) and
+    ``cacheable = False`` (never cache this engine's audio: it reads files or runs a program
+    whose changes no key could see).
+    """
 
     name: str
 

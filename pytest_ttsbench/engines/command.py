@@ -63,6 +63,9 @@ def _tail(data: bytes, limit: int = STDERR_TAIL_CHARS) -> str:
 class CommandEngine:
     """Runs the profile's ``command`` once per item and reads the audio it writes."""
 
+    # Never cached: the program's version is unknown, so no key could tell its old audio from its new.
+    cacheable = False
+
     def __init__(self, profile: EngineProfile) -> None:
         self.name = profile.name
         self.profile = profile

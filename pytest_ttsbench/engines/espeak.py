@@ -236,6 +236,11 @@ class EspeakEngine:
         """The request's voice, else the profile's for the language, else eSpeak's usual one."""
         return request.voice or self.profile.voice_for(request.language) or default_voice(request.language)
 
+    def cache_identity(self) -> dict[str, str]:
+        """The library release: another eSpeak NG may say the same text differently (audio cache key)."""
+        with _LOCK:
+            return {"library_version": _library().info.version}
+
     def synthesize(self, request: SynthesisRequest) -> Synthesis:
         voice = self.voice_for(request)
         started = time.perf_counter()

@@ -31,6 +31,7 @@ from pytest_ttsbench.httpclient import (
     json_error_message,
     looks_like_html,
 )
+from pytest_ttsbench.provenance import endpoint_host, provider_headers
 from pytest_ttsbench.redaction import Redactor
 
 if TYPE_CHECKING:
@@ -189,6 +190,12 @@ def audio_synthesis(
         meta["retry_reasons"] = list(result.retry_reasons)
     if request_id:
         meta["request_id"] = request_id
+    host = endpoint_host(client.options.base_url)
+    if host:
+        meta["endpoint_host"] = host
+    served_by = provider_headers(result.headers)
+    if served_by:
+        meta["provider_headers"] = served_by
     meta.update(metadata or {})
     # Audio wrapped in another document (JSON, base64) is playable only once the whole body is in.
     streamed = audio is None and result.streamed
@@ -233,6 +240,8 @@ class HttpEngine:
         self.profile = profile
         self.redact = Redactor(secrets)
         self.options = HttpOptions.from_profile(profile, default_base_url)
+        # How many synthesize() calls may run at once: the prefetch pool is this wide (prefetch.py).
+        self.concurrency = self.options.concurrency
         self.http = HttpClient(
             self.options, policy, self.redact, label=engine_label(profile), error_type=EngineError, headers=headers
         )

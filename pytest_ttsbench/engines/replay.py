@@ -33,6 +33,8 @@ def _profile_path(profile: EngineProfile) -> Path:
 class TranscriptsEngine:
     """Replays fixed transcripts; an item with no row gets an empty mapping (verdict unknown)."""
 
+    cacheable = False  # reads its file on every run: nothing to save, and the file may change
+
     def __init__(self, profile: EngineProfile) -> None:
         self.name = profile.name
         path = _profile_path(profile)
@@ -57,6 +59,9 @@ class TranscriptsEngine:
 class AudioDirEngine:
     """Serves pre-rendered clips named after the item id (``{id}.wav`` or ``{suite}/{id}.wav``), or
     the clips a synthesize-only run recorded in its results."""
+
+    # Never cached: the clips on disk are the input, and a changed clip must be seen (and refused).
+    cacheable = False
 
     def __init__(self, profile: EngineProfile) -> None:
         self.name = profile.name

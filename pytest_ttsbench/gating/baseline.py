@@ -28,13 +28,13 @@ points at its cause: a voice sped up 1.8× shows as such.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
 from pytest_ttsbench.gating.repeats import group_generations
+from pytest_ttsbench.provenance import RunHeader, differences, recognizer_changes
 from pytest_ttsbench.results import ItemResult
 from pytest_ttsbench.stats import mcnemar_exact
 
@@ -212,19 +212,27 @@ class Comparison(CategoryComparison):
     #: ids are bare target keys when each side held one engine, else ``<key>@<engine>``
     single_engine: bool = True
     #: regressions, fixes and flaky pairs in detail, by id
-    changes: dict[str, Change] = field(default_factory=dict)
+    details: dict[str, Change] = field(default_factory=dict)
     audio: AudioChange | None = None
-    #: what the two runs were made with, where it differs: name → (before, after)
-    provenance: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: what differs between the two runs' headers (``field: old → new``); see provenance.differences
+    changes: list[str] = field(default_factory=list)
+    #: the subset that concerns the recognizer: verdict changes may then be the recognizer's
+    recognizer_changes: list[str] = field(default_factory=list)
+    #: None when both runs have a header; else why the runs' configurations could not be compared
+    provenance_note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
         mcnemar_p = data.pop("mcnemar_p")
         data.update(new=list(self.new), missing=list(self.missing), mcnemar_p=mcnemar_p)
         data["by_category"] = {name: cat.to_dict() for name, cat in sorted(self.by_category.items())}
-        data["changes"] = [change.to_dict() for change in self.changes.values()]
+        data["details"] = [change.to_dict() for change in self.details.values()]
         data["audio"] = self.audio.to_dict() if self.audio else None
-        data["provenance"] = {name: {"before": b, "after": a} for name, (b, a) in self.provenance.items()}
+        data.update(
+            changes=list(self.changes),
+            recognizer_changes=list(self.recognizer_changes),
+            provenance_note=self.provenance_note,
+        )
         return data
 
 
@@ -265,7 +273,7 @@ def compare(baseline: Iterable[ItemResult], candidate: Iterable[ItemResult]) -> 
         else:
             {"regression": result.regressions, "fix": result.fixes, "flaky": result.flaky}[kind].append(cid)
             {"regression": category.regressions, "fix": category.fixes, "flaky": category.flaky}[kind].append(cid)
-            result.changes[cid] = Change(cid, kind, now.first.category, now.first.text, was, now)
+            result.details[cid] = Change(cid, kind, now.first.category, now.first.text, was, now)
         if was.seconds and now.seconds:
             clips.append((was.seconds, now.seconds, spoken_characters(now.first.text)))
     result.new = sorted(after.keys() - before.keys())
@@ -277,40 +285,31 @@ def compare(baseline: Iterable[ItemResult], candidate: Iterable[ItemResult]) -> 
             seconds_after=sum(c[1] for c in clips),
             chars=sum(c[2] for c in clips),
         )
-    result.provenance = provenance_changes(old, new)
     return result
 
 
-def _provenance(rows: Sequence[ItemResult]) -> dict[str, str]:
-    """What a run was made with, as far as its rows say: engines, ASR routes, text contract, repeats."""
-    routes: dict[str, None] = {}
-    for row in rows:
-        routes.update(dict.fromkeys(row.route_verdicts or row.transcripts))
-    generation: dict[str, set[str]] = {}
-    for row in rows:
-        record = dict(row.generation or {})
-        settings = record.pop("settings", None) or {}
-        fields = {name: value for name, value in record.items() if name not in ("seed", "date")}  # vary by design
-        fields.update({f"setting {name}": value for name, value in settings.items()})
-        for name, value in fields.items():
-            generation.setdefault(name, set()).add(json.dumps(value, sort_keys=True, ensure_ascii=False))
-    return {
-        "engine": ", ".join(sorted({row.engine for row in rows})),
-        # a field with many values differs item by item (a clip's length): it is not a setting of the run
-        **{name: ", ".join(sorted(values)) for name, values in sorted(generation.items()) if len(values) <= 3},
-        "asr routes": ", ".join(routes),
-        "contract": ", ".join(sorted({row.contract for row in rows})),
-        "generations per item": str(max((row.repeat for row in rows), default=0) + 1),
-    }
+def attach_provenance(comparison: Comparison, before: RunHeader | None, after: RunHeader | None) -> Comparison:
+    """Record what changed between the runs' headers, and whether the recognizer did."""
+    if before is None or after is None:
+        which = "baseline" if before is None else "candidate"
+        comparison.provenance_note = f"the {which} has no run header: cannot tell whether the recognizer changed"
+        return comparison
+    comparison.changes = differences(before, after)
+    comparison.recognizer_changes = recognizer_changes(before, after)
+    return comparison
 
 
-def provenance_changes(old: Sequence[ItemResult], new: Sequence[ItemResult]) -> dict[str, tuple[str, str]]:
-    before, after = _provenance(old), _provenance(new)
-    return {
-        name: (before.get(name, ""), after.get(name, ""))
-        for name in dict.fromkeys([*before, *after])
-        if before.get(name, "") != after.get(name, "")
-    }
+def provenance_lines(comparison: Comparison) -> list[str]:
+    """What changed between the runs, and the warning a recognizer change calls for."""
+    lines = []
+    if comparison.provenance_note:
+        lines.append(f"note: {comparison.provenance_note}")
+    if comparison.changes:
+        lines.append("changed since the baseline:")
+        lines += [f"  {change}" for change in comparison.changes]
+    if comparison.recognizer_changes:
+        lines += [f"{change}: verdict changes may be the recognizer's" for change in comparison.recognizer_changes]
+    return lines
 
 
 @dataclass(frozen=True)
@@ -376,16 +375,14 @@ def comparison_lines(comparison: Comparison, known_gaps: Iterable[str] = ()) -> 
             )
     if comparison.audio is not None:
         lines.append("  " + comparison.audio.line())
-    for name, (before, after) in comparison.provenance.items():
-        lines.append(f"  changed {name}: {before or '-'} -> {after or '-'}")
     for cid in [*comparison.regressions, *comparison.fixes, *comparison.flaky]:
-        change = comparison.changes[cid]
+        change = comparison.details[cid]
         label = {"regression": "regressed:", "fix": "fixed:    ", "flaky": "flaky:    "}[change.kind]
         lines.append(f"  {label} {cid}{' (known gap)' if cid in gaps else ''}")
         lines += ["    " + line for line in change_detail(change)]
     lines += [f"  new:       {cid}" for cid in comparison.new]
     lines += [f"  missing:   {cid}" for cid in comparison.missing]
-    return lines
+    return lines + provenance_lines(comparison)
 
 
 def change_detail(change: Change) -> list[str]:

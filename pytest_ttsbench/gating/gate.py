@@ -18,12 +18,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_ttsbench.gating.baseline import Comparison, RegressionRule, compare, comparison_id, regression_reasons
+from pytest_ttsbench.gating.baseline import (
+    Comparison,
+    RegressionRule,
+    attach_provenance,
+    compare,
+    comparison_id,
+    regression_reasons,
+)
 from pytest_ttsbench.gating.known_gaps import Gap, KnownGaps, unmatched_ids, updated_gaps, write_known_gaps
+from pytest_ttsbench.gating.latency import (
+    LatencyBudget,
+    LatencyChange,
+    LatencyCheck,
+    SlowdownRule,
+    check_budgets,
+    compare_latency,
+)
+from pytest_ttsbench.gating.latency import breach_reasons as latency_reasons
 from pytest_ttsbench.gating.repeats import RepeatedItem, aggregate, nondeterministic_engines
 from pytest_ttsbench.gating.snapshots import SnapshotCheck, compare_snapshots, received_snapshots, update_snapshots
-from pytest_ttsbench.gating.thresholds import FloorCheck, FloorLayer, breaches
+from pytest_ttsbench.gating.thresholds import FloorCheck, FloorLayer, breach_reason, breaches, too_few
 from pytest_ttsbench.gating.thresholds import evaluate as evaluate_floors
+from pytest_ttsbench.provenance import RunHeader
 from pytest_ttsbench.results import ItemResult
 
 if TYPE_CHECKING:  # numpy and scipy load only when a run has quality figures to gate
@@ -46,6 +63,12 @@ class GateConfig:
     baseline_path: Path | None = None
     fail_on_regression: bool = False
     regression_rule: RegressionRule = field(default_factory=RegressionRule)
+    #: what the baseline run was made with; None for a baseline written before run headers
+    baseline_header: RunHeader | None = None
+    #: count verdict changes against the baseline as regressions even when the recognizer changed
+    allow_asr_change: bool = False
+    latency_budgets: tuple[LatencyBudget, ...] = ()
+    latency_compare_fail: tuple[SlowdownRule, ...] = ()
     snapshot_mode: str = "off"
     update_snapshots: bool = False
     #: engine → (its snapshot file, the serialized transcripts stored there), for each gated engine
@@ -58,8 +81,9 @@ class GateConfig:
 class Collected:
     """What a session saw besides results: collected suites and ids, and which tests failed how."""
 
-    #: each collected suite's own ``thresholds`` (on the controller under xdist: sent by the workers)
-    suite_thresholds: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: each collected suite's own ``thresholds`` (on the controller under xdist: sent by the workers);
+    #: floors, plus the ``min_n`` and ``floor_on`` settings
+    suite_thresholds: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: each collected suite's own ``quality`` section (floors, ceilings, tolerance on quality measures)
     suite_quality: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: (engine, id) for every collected target key and item id, to find known-gap ids that match nothing
@@ -67,6 +91,8 @@ class Collected:
     #: (engine, target key) of tests that failed on their verdict, and a count of every other failure
     verdict_failures: set[tuple[str, str]] = field(default_factory=set)
     other_failures: int = 0
+    #: this run's header (see provenance.py), to say what changed since the baseline
+    header: RunHeader | None = None
 
 
 @dataclass(frozen=True)
@@ -98,9 +124,13 @@ class GateOutcome:
     regression_rule: RegressionRule = field(default_factory=RegressionRule)
     #: engine → (items whose identical requests gave different audio, items checked)
     nondeterministic: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: regressions not counted as the voice's because the recognizer changed (``--tts-allow-asr-change`` counts them)
+    unattributed_regressions: list[str] = field(default_factory=list)
     excused: list[str] = field(default_factory=list)  # failed generations of items correct by the policy
     snapshot_mode: str = "off"
     snapshots: list[SnapshotCheck] = field(default_factory=list)
+    latency: list[LatencyCheck] = field(default_factory=list)
+    latency_changes: list[LatencyChange] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
     exitstatus: int | None = None
     #: files the run asked to rewrite; :func:`write_gate_updates` writes them
@@ -119,6 +149,10 @@ class GateOutcome:
     @property
     def breaches(self) -> list[FloorCheck]:
         return breaches(self.checks)
+
+    @property
+    def too_few(self) -> list[FloorCheck]:
+        return too_few(self.checks)
 
     @property
     def inconsistent(self) -> list[RepeatedItem]:
@@ -176,6 +210,11 @@ class GateOutcome:
                 "gates": [check.to_dict() for check in self.quality_checks],
                 "repeats": [spread.to_dict() for spread in self.quality_spreads],
             }
+        if self.latency or self.latency_changes:
+            data["latency"] = {
+                "budgets": [check.to_dict() for check in self.latency],
+                "baseline": [change.to_dict() for change in self.latency_changes],
+            }
         if self.snapshot_mode != "off":
             data["snapshots"] = {"mode": self.snapshot_mode, "engines": [c.to_dict() for c in self.snapshots]}
         if self.comparison is not None:
@@ -184,6 +223,7 @@ class GateOutcome:
                 **self.comparison.to_dict(),
                 "blocking_regressions": list(self.blocking_regressions),
                 "rule": self.regression_rule.to_dict(),
+                "unattributed_regressions": list(self.unattributed_regressions),
             }
         return data
 
@@ -195,6 +235,8 @@ def _label(row: ItemResult) -> str:
 def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: Collected) -> GateOutcome:
     """Apply the repeat policy, the floors, the known gaps, the baseline and the snapshots to the results."""
     items, repeated = aggregate(results, config.repeat_policy)
+    # Lists follow (engine, key), not arrival order, which differs between xdist workers and shards.
+    repeated.sort(key=lambda item: (item.engine, item.key))
     repeats = max((row.repeat + 1 for row in results), default=1)
     outcome = GateOutcome(items=items, repeats=repeats, repeat_policy=config.repeat_policy, repeated=repeated)
     outcome.nondeterministic = nondeterministic_engines(repeated)
@@ -202,15 +244,15 @@ def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: 
         if row.audio_varies and row.engine not in outcome.nondeterministic:
             outcome.nondeterministic[row.engine] = (1, 1)
     outcome.checks = evaluate_floors(items, collected.suite_thresholds, list(config.floor_layers))
-    for check in outcome.breaches:
-        outcome.reasons.append(
-            f"{check.engine} {check.suite}/{check.category}: strict accuracy {check.accuracy:.1%} below floor "
-            f"{check.floor:.1%}"
-        )
+    outcome.reasons += [breach_reason(check) for check in outcome.breaches]
     _evaluate_quality(results, config, collected, outcome)
     gap_rows = _known_gaps(results, items, config, collected, outcome)
     if config.baseline is not None:
-        _compare_baseline(results, config, gap_rows, outcome)
+        _compare_baseline(results, config, gap_rows, outcome, collected.header)
+    outcome.latency = check_budgets(results, config.latency_budgets)
+    if config.baseline is not None and config.latency_compare_fail:
+        outcome.latency_changes = compare_latency(config.baseline, results, config.latency_compare_fail)
+    outcome.reasons += latency_reasons(outcome.latency, outcome.latency_changes)
     if config.snapshot_mode != "off":
         outcome.snapshot_mode = config.snapshot_mode
         for engine in config.engines:
@@ -275,6 +317,8 @@ def _known_gaps(
             continue
         gap_rows.append(row)
         (outcome.fixed_gaps if row.verdict == "correct" else outcome.xfailed).append(_label(row))
+    outcome.fixed_gaps.sort()
+    outcome.xfailed.sort()
     for engine, gaps in config.known_gaps.items():
         seen = [gap_id for name, gap_id in collected.ids if name == engine]
         seen += [gap_id for row in results if row.engine == engine for gap_id in (row.id, row.key)]
@@ -289,15 +333,24 @@ def _known_gaps(
 
 
 def _compare_baseline(
-    results: Sequence[ItemResult], config: GateConfig, gap_rows: Sequence[ItemResult], outcome: GateOutcome
+    results: Sequence[ItemResult],
+    config: GateConfig,
+    gap_rows: Sequence[ItemResult],
+    outcome: GateOutcome,
+    header: RunHeader | None,
 ) -> None:
     assert config.baseline is not None
     comparison = compare(config.baseline, results)
+    attach_provenance(comparison, config.baseline_header, header)
     outcome.comparison = comparison
     outcome.baseline_path = str(config.baseline_path) if config.baseline_path else None
     outcome.known_gap_ids = {comparison_id(row, comparison.single_engine) for row in gap_rows}
     outcome.blocking_regressions = [c for c in comparison.regressions if c not in outcome.known_gap_ids]
     outcome.regression_rule = config.regression_rule
+    if comparison.recognizer_changes and not config.allow_asr_change:
+        # Another recognizer or decoding mode: a verdict change is not evidence against the voice.
+        outcome.unattributed_regressions = outcome.blocking_regressions
+        outcome.blocking_regressions = []
     if config.fail_on_regression:
         outcome.reasons += regression_reasons(comparison, outcome.blocking_regressions, config.regression_rule)
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from pytest_ttsbench.gating.baseline import compare
+from pytest_ttsbench.gating.baseline import attach_provenance, compare, provenance_lines
 from pytest_ttsbench.gating.summary import summarize
 from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.reporting import plots
@@ -38,7 +38,7 @@ from pytest_ttsbench.reporting.html import (
     heard_html,
     verdict_html,
 )
-from pytest_ttsbench.reporting.leaderboard import entry_from_run, ranked
+from pytest_ttsbench.reporting.leaderboard import entries_from_runs, ranked
 from pytest_ttsbench.reporting.templating import render, stylesheet
 from pytest_ttsbench.results import ItemResult
 from pytest_ttsbench.runs import Run, find_runs
@@ -54,6 +54,7 @@ LEADERBOARD_HEADER = (
     "n",
     "date",
     "ASR routes",
+    "note",
 )
 CHANGE_HEADER = (
     "item",
@@ -192,7 +193,7 @@ class Dashboard:
         return {"header": ("category", *(run.name for run in runs)), "rows": rows}
 
     def leaderboard_rows(self) -> list[list[str]]:
-        entries = [entry_from_run(self.runs_with(engine)[-1]) for engine in self.engines]
+        entries = entries_from_runs([self.runs_with(engine)[-1] for engine in self.engines])
         rows = []
         for rank, entry in ranked(entries):
             accuracy = "-" if entry.strict_accuracy is None else f"{100 * entry.strict_accuracy:.1f}%"
@@ -201,7 +202,7 @@ class Dashboard:
             interval = "-" if ci is None else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
             rows.append(
                 [
-                    str(rank),
+                    "-" if rank is None else str(rank),
                     entry.system,
                     accuracy,
                     interval,
@@ -211,6 +212,7 @@ class Dashboard:
                     str(bucket.n),
                     entry.date,
                     ", ".join(entry.asr_routes),
+                    entry.note,
                 ]
             )
         return rows
@@ -229,7 +231,7 @@ class Dashboard:
         """The regressions and fixes of an engine's latest run against its previous one."""
         runs = self.runs_with(engine)
         if len(runs) < 2:
-            return {"engine": engine, "note": "Only one run: nothing to compare.", "sections": [], "details": []}
+            return {"engine": engine, "note": "Only one run: nothing to compare.", "provenance": [], "sections": []}
         return {"engine": engine, **self.pair(runs[-2], runs[-1])}
 
     def earlier_changes(self, engine: str) -> list[dict[str, Any]]:
@@ -242,7 +244,7 @@ class Dashboard:
 
         Pairs count by majority flip over an item's generations, flaky pairs apart, as in the gate.
         """
-        comparison = compare(before_run.rows, after_run.rows)
+        comparison = attach_provenance(compare(before_run.rows, after_run.rows), before_run.header, after_run.header)
         before = {r.key: r for r in before_run.rows if r.repeat == 0}
         after = {r.key: r for r in after_run.rows if r.repeat == 0}
         summary = (
@@ -253,16 +255,20 @@ class Dashboard:
             f"{summary}, {comparison.unchanged} unchanged, {len(comparison.new)} new, "
             f"{len(comparison.missing)} gone; McNemar exact p = {comparison.mcnemar_p:.3g}."
         )
-        details = [comparison.audio.line()] if comparison.audio else []
-        details += [
-            f"changed {name}: {was or '-'} → {now or '-'}" for name, (was, now) in comparison.provenance.items()
-        ]
+        provenance = [comparison.audio.line()] if comparison.audio else []
+        provenance += provenance_lines(comparison)
         sections = [
             {"label": label, "rows": [self._change_row(before[k], before_run, after[k], after_run) for k in keys]}
             for label, keys in (("Regressions", comparison.regressions), ("Fixes", comparison.fixes))
             if keys
         ]
-        return {"summary": summary, "note": note, "details": details, "sections": sections}
+        return {
+            "summary": summary,
+            "note": note,
+            "provenance": provenance,
+            "recognizer_changed": bool(comparison.recognizer_changes),
+            "sections": sections,
+        }
 
     def _change_row(self, old: ItemResult, old_run: Run, new: ItemResult, new_run: Run) -> list[Any]:
         return [

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from markupsafe import Markup, escape
 
+from pytest_ttsbench.gating.baseline import provenance_lines
 from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.registry import MissingDependency
@@ -302,7 +303,7 @@ def baseline_context(comparison: Comparison, known_gaps: Collection[str], clips:
         ]
     )
     changes = []
-    for change in comparison.changes.values():
+    for change in comparison.details.values():
         cells: list[Any] = [change.kind + (" (known gap)" if change.id in known_gaps else ""), change.id, change.text]
         for side in (change.before, change.after):
             heard = Markup("<br>").join(escape(row.transcript) for row in side.rows)
@@ -315,9 +316,7 @@ def baseline_context(comparison: Comparison, known_gaps: Collection[str], clips:
         "header": BASELINE_HEADER,
         "categories": categories,
         "audio": comparison.audio.line() if comparison.audio else None,
-        "provenance": [
-            f"changed {name}: {was or '-'} → {now or '-'}" for name, (was, now) in comparison.provenance.items()
-        ],
+        "provenance": provenance_lines(comparison),
         "change_header": CHANGE_HEADER,
         "changes": changes,
     }

@@ -4,6 +4,13 @@ Each entry is one scored run of one system on one date with a stated set of ASR 
 are keyed by (system, date): a re-run on the same date replaces that day's entry, but a new date
 never replaces an older one, so the history of a system stays on the board. The JSON rendering
 is also the stored form that :func:`merge_leaderboard` reads back.
+
+Systems given together are ranked on the targets they all ran (:func:`entries_from_runs`): a
+system with more or other items keeps its own n and figures, but its rank comes from the shared
+targets and a note says so; one that shares no target with the others is shown unranked. Each
+entry also says what was measured — categories, provider, voice, sample rate, the date the audio
+was synthesized (unknown for replayed transcripts, which a rescore only re-judges), and the data
+release (each suite with the SHA-256 prefix of its case file, from the run header).
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ import csv
 import datetime as dt
 import io
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -32,7 +39,18 @@ COLUMNS: tuple[str, ...] = (
     "unknown",
     "date",
     "asr_routes",
+    "n",
+    "shared_n",
+    "shared_strict_accuracy",
+    "categories",
+    "provider",
+    "voice",
+    "sample_rate",
+    "synthesized",
+    "data_release",
+    "note",
 )
+_DESCRIPTIVE = ("categories", "provider", "voice", "sample_rate", "synthesized", "data_release", "note")
 Format = Literal["markdown", "csv", "json"]
 
 
@@ -49,6 +67,27 @@ class LeaderboardEntry:
     correct: int
     wrong: int
     unknown: int
+    n: int | None = None
+    #: figures on the targets every system given together ran; None when shared_n is 0
+    shared_n: int | None = None
+    shared_strict_accuracy: float | None = None
+    categories: str = ""
+    provider: str = ""
+    voice: str = ""
+    sample_rate: str = ""
+    synthesized: str = ""
+    data_release: str = ""
+    note: str = ""
+
+    @property
+    def ranked_figure(self) -> float | None:
+        """What the rank is decided on: the shared-target accuracy when the board had to restrict it."""
+        return self.shared_strict_accuracy if self.shared_n is not None else self.strict_accuracy
+
+    @property
+    def comparable(self) -> bool:
+        """False for a system that shares no target with the others: it gets no rank."""
+        return self.shared_n != 0
 
     def __post_init__(self) -> None:
         # Validated so entries sort and key consistently; "2026-6-1" and "2026-06-01" must not both exist.
@@ -60,7 +99,7 @@ class LeaderboardEntry:
     def key(self) -> tuple[str, str]:
         return (self.system, self.date)
 
-    def row(self, rank: int) -> dict[str, Any]:
+    def row(self, rank: int | None) -> dict[str, Any]:
         return {
             "rank": rank,
             "system": self.system,
@@ -72,6 +111,10 @@ class LeaderboardEntry:
             "unknown": self.unknown,
             "date": self.date,
             "asr_routes": list(self.asr_routes),
+            "n": self.n,
+            "shared_n": self.shared_n,
+            "shared_strict_accuracy": self.shared_strict_accuracy,
+            **{name: getattr(self, name) for name in _DESCRIPTIVE},
         }
 
     @classmethod
@@ -86,12 +129,58 @@ class LeaderboardEntry:
             correct=int(row["correct"]),
             wrong=int(row["wrong"]),
             unknown=int(row["unknown"]),
+            n=row.get("n"),
+            shared_n=row.get("shared_n"),
+            shared_strict_accuracy=row.get("shared_strict_accuracy"),
+            **{name: str(row.get(name) or "") for name in _DESCRIPTIVE},
         )
 
 
-def entry_from_run(run: Run) -> LeaderboardEntry:
-    """The overall figures of a run (auto-evaluable targets only, each item once) as a leaderboard entry."""
+def _joined(values: Iterable[Any]) -> str:
+    return ", ".join(sorted({str(v) for v in values if v not in (None, "")}))
+
+
+def describe(run: Run) -> dict[str, str]:
+    """The descriptive columns of a run: what was measured, with what, when."""
+    # A replay engine's rows re-judge stored transcripts: their date and provider say nothing of the voice.
+    made = [r.generation for r in run.rows if r.generation and not r.generation.get("settings", {}).get("replayed")]
+    facts = [{**g.get("settings", {}), **g} for g in made]
+    engine = run.header.engines.get(run.system, {}) if run.header else {}
+    synthesized = sorted(str(g["date"])[:10] for g in made if g.get("date"))
+    if run.header and run.header.case_files:
+        release = _joined(f"{suite}@{(e.get('sha256') or '?')[:8]}" for suite, e in run.header.case_files.items())
+    else:
+        release = _joined(r.suite for r in run.rows) + " (case files not recorded)"
+    return {
+        "categories": _joined(r.category for r in run.rows if r.auto_evaluable),
+        "provider": _joined([f.get("provider") for f in facts] + [engine.get("type")]),
+        "voice": _joined(f.get("voice") for f in facts) or _joined([engine.get("voice")]),
+        "sample_rate": _joined(f.get("sample_rate") for f in facts),
+        "synthesized": synthesized[0] if synthesized else "unknown (transcripts replayed)",
+        "data_release": release,
+    }
+
+
+def entry_from_run(run: Run, shared: set[str] | None = None) -> LeaderboardEntry:
+    """The overall figures of a run (auto-evaluable targets only, each item once) as a leaderboard entry.
+
+    ``shared`` is the set of target keys every system on the board ran; when the run ran others
+    too, the entry also carries its figures on the shared ones (what it is ranked on) and a note.
+    """
     bucket = overall(run.items)
+    own = {r.key for r in run.items if r.auto_evaluable}
+    shared_n = shared_accuracy = None
+    note = ""
+    if shared is not None and own != shared:
+        common = own & shared
+        shared_n = len(common)
+        shared_accuracy = overall([r for r in run.items if r.key in common]).strict_accuracy
+        note = (
+            f"ran {len(own)} targets, {len(own) - len(common)} not run by every system: ranked on the "
+            f"{len(common)} shared"
+            if common
+            else f"shares no target with the other systems: not ranked ({len(own)} targets of its own)"
+        )
     return LeaderboardEntry(
         system=run.system,
         date=run.date,
@@ -102,13 +191,34 @@ def entry_from_run(run: Run) -> LeaderboardEntry:
         correct=bucket.correct,
         wrong=bucket.wrong,
         unknown=bucket.unknown,
+        n=bucket.n,
+        shared_n=shared_n,
+        shared_strict_accuracy=shared_accuracy,
+        note=note,
+        **describe(run),
     )
+
+
+def entries_from_runs(runs: Sequence[Run]) -> list[LeaderboardEntry]:
+    """Entries for runs given together, ranked on the targets they all ran.
+
+    The shared set is the intersection of the runs' auto-evaluable target keys. When every run
+    ran the same targets, nothing changes; otherwise each entry with others says so.
+    """
+    sets = [{r.key for r in run.items if r.auto_evaluable} for run in runs]
+    shared = set.intersection(*sets) if sets else set()
+    if all(s == shared for s in sets):
+        return [entry_from_run(run) for run in runs]
+    if not shared:  # nothing in common at all: no system is ranked against another
+        return [entry_from_run(run, set()) for run in runs]
+    return [entry_from_run(run, shared) for run in runs]
 
 
 def _sort_key(entry: LeaderboardEntry) -> tuple[Any, ...]:
     # Higher is better; an entry with no figure (nothing scored) goes below every scored one.
-    strict, resolved = entry.strict_accuracy, entry.resolved_accuracy
+    strict, resolved = entry.ranked_figure, entry.resolved_accuracy
     return (
+        not entry.comparable,
         strict is None,
         -(strict or 0.0),
         resolved is None,
@@ -118,9 +228,13 @@ def _sort_key(entry: LeaderboardEntry) -> tuple[Any, ...]:
     )
 
 
-def ranked(entries: Iterable[LeaderboardEntry]) -> list[tuple[int, LeaderboardEntry]]:
-    """Entries best first with their rank (1, 2, 3 ...): strict accuracy, then resolved, then name."""
-    return [(i, e) for i, e in enumerate(sorted(entries, key=_sort_key), start=1)]
+def ranked(entries: Iterable[LeaderboardEntry]) -> list[tuple[int | None, LeaderboardEntry]]:
+    """Entries best first with their rank (1, 2, 3 ...): strict accuracy, then resolved, then name.
+
+    An entry sharing no target with the others comes last with no rank (None).
+    """
+    ordered = sorted(entries, key=_sort_key)
+    return [(i if e.comparable else None, e) for i, e in enumerate(ordered, start=1)]
 
 
 def merge_entries(stored: Iterable[LeaderboardEntry], new: Iterable[LeaderboardEntry]) -> list[LeaderboardEntry]:
@@ -169,9 +283,10 @@ def render_csv(entries: Iterable[LeaderboardEntry]) -> str:
     writer.writerow(COLUMNS)
     for rank, e in ranked(entries):
         row = e.row(rank)
-        for name in ("strict_accuracy", "coverage", "resolved_accuracy"):
+        for name in ("strict_accuracy", "coverage", "resolved_accuracy", "shared_strict_accuracy"):
             row[name] = _fmt(row[name], "")
         row["asr_routes"] = ";".join(e.asr_routes)
+        row.update({k: "" if row[k] is None else row[k] for k in ("rank", "n", "shared_n")})
         writer.writerow([row[c] for c in COLUMNS])
     return buffer.getvalue()
 
@@ -186,9 +301,10 @@ def render_markdown(entries: Iterable[LeaderboardEntry]) -> str:
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join("---" for _ in COLUMNS) + "|"]
     for rank, e in ranked(entries):
         row = e.row(rank)
-        for name in ("strict_accuracy", "coverage", "resolved_accuracy"):
+        for name in ("strict_accuracy", "coverage", "resolved_accuracy", "shared_strict_accuracy"):
             row[name] = percent(row[name], "—")
         row["asr_routes"] = ", ".join(e.asr_routes)
+        row.update({k: "—" if row[k] in (None, "") else row[k] for k in ("rank", "n", "shared_n", *_DESCRIPTIVE)})
         lines.append("| " + " | ".join(_md_cell(row[c]) for c in COLUMNS) + " |")
     return "\n".join(lines) + "\n"
 

@@ -156,13 +156,13 @@ def floor_rows(outcome: GateOutcome) -> list[list[str]]:
     """One row per gated category: gate mark, engine, suite, category, correct/n, accuracy, floor, interval."""
     return [
         [
-            "FAIL" if c.breached else "ok",
+            {"breached": "FAIL", "passed": "ok"}.get(c.status, "too few"),
             c.engine,
             c.suite,
             c.category,
             f"{c.correct}/{c.n}",
             _pct(c.accuracy),
-            _pct(c.floor),
+            _pct(c.floor) + (" (lower)" if c.floor_on == "lower" else ""),
             _ci(c.ci95),
         ]
         for c in outcome.checks
@@ -179,9 +179,15 @@ def gate_lines(outcome: GateOutcome) -> list[str]:
             ("gate", "engine", "suite", "category", "correct/n", "strict acc", "floor", "95% CI"), rows, figures=4
         )
         for c in outcome.breaches:
+            bound = "Wilson lower bound " if c.floor_on == "lower" else ""
             lines.append(
-                f"below floor: {c.engine} {c.suite}/{c.category}: {_pct(c.accuracy).strip()} ({c.correct}/{c.n}) "
+                f"below floor: {c.label}: {bound}{_pct(c.measured).strip()} ({c.correct}/{c.n}) "
                 f"< floor {_pct(c.floor).strip()}, 95% CI {_ci(c.ci95)}"
+            )
+        for c in outcome.too_few:
+            lines.append(
+                f"too few to gate: {c.label}: {c.n} target(s) < min_n {c.min_n}; floor {_pct(c.floor).strip()} "
+                "not checked"
             )
     if outcome.xfailed or outcome.fixed_gaps or outcome.unmatched_gaps or outcome.updated_gap_files:
         lines.append(
@@ -196,6 +202,22 @@ def gate_lines(outcome: GateOutcome) -> list[str]:
 
         lines.append(f"baseline {outcome.baseline_path}:")
         lines += ["  " + line for line in comparison_lines(outcome.comparison, outcome.known_gap_ids)]
+        if outcome.unattributed_regressions:
+            lines.append(
+                f"  {len(outcome.unattributed_regressions)} regression(s) not blamed on the voice: the recognizer "
+                "changed (--tts-allow-asr-change counts them)"
+            )
+    for check in getattr(outcome, "latency", []):
+        measured = "-" if check.measured is None else f"{1000 * check.measured:.0f} ms"
+        lines.append(
+            f"latency {check.engine} {check.metric}: {measured} against a budget of {1000 * check.budget:.0f} ms "
+            f"over {check.n} request(s): {check.status}"
+        )
+    for change in getattr(outcome, "latency_changes", []):
+        lines.append(
+            f"latency {change.engine} {change.metric}: {1000 * change.candidate:.0f} ms, baseline "
+            f"{1000 * change.baseline:.0f} ms ({change.ratio:.2f}x, tolerance +{100 * change.tolerance:.0f}%)"
+        )
     for check in outcome.snapshots:
         lines.append(
             f"snapshots ({outcome.snapshot_mode}) {check.engine}: {len(check.matched)} matched, "
@@ -235,8 +257,15 @@ def gate_lines(outcome: GateOutcome) -> list[str]:
     if outcome.reasons:
         lines.append("gate FAILED:")
         lines += [f"  {reason}" for reason in outcome.reasons]
-    elif outcome.checks or outcome.comparison is not None or outcome.snapshots or outcome.quality_checks:
-        lines.append("gate passed")
+    elif (
+        outcome.checks
+        or outcome.comparison is not None
+        or outcome.snapshots
+        or outcome.quality_checks
+        or outcome.latency
+    ):
+        unchecked = len(outcome.too_few)
+        lines.append("gate passed" + (f" ({unchecked} floor(s) too few to gate)" if unchecked else ""))
     return lines
 
 

@@ -48,7 +48,7 @@ def test_untouched_run_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     for run in (results.parent, results):  # a run folder or its results file
         code, out = _verify(capsys, run)
         assert code == 0
-        assert "OK (3 file(s) match)" in out
+        assert "OK (4 file(s) match)" in out  # results, their run header, the case file, the transcripts
 
 
 def test_modified_results_fail_naming_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -113,8 +113,8 @@ def test_with_generations_only_a_majority_flip_counts_and_flaky_pairs_never_alon
     assert result.fixes == ["s/learnt"]
     assert result.flaky == ["s/coin"]
     assert result.unchanged == 1
-    assert result.changes["s/dips"].after.rate == pytest.approx(1 / 3)
-    assert result.changes["s/coin"].to_dict()["before"]["verdicts"] == ["correct", "correct", "wrong"]
+    assert result.details["s/dips"].after.rate == pytest.approx(1 / 3)
+    assert result.details["s/coin"].to_dict()["before"]["verdicts"] == ["correct", "correct", "wrong"]
 
 
 def _two_runs(pytester: pytest.Pytester) -> None:
@@ -200,7 +200,11 @@ def test_xdist_comparison_equals_single_process_and_compare_command(
         ttsbench_main(["compare", str(pytester.path / "base.jsonl"), str(pytester.path / "two.jsonl"), "--json"]) == 0
     )
     printed = json.loads(capsys.readouterr().out)
-    assert set(printed) >= {"regressions", "fixes", "unchanged", "new", "missing", "mcnemar_p", "by_category"}
+    provenance = {"changes", "recognizer_changes", "provenance_note"}  # what changed between the run headers
+    assert (
+        set(printed) >= {"regressions", "fixes", "unchanged", "new", "missing", "mcnemar_p", "by_category"} | provenance
+    )
+    assert {k: printed[k] for k in provenance} == {k: two[k] for k in provenance}
     assert printed["gate"]["reasons"]  # 1 of 3 regressed: above the default rate
     assert {k: printed[k] for k in ("regressions", "fixes", "unchanged", "new", "missing", "mcnemar_p")} == {
         k: two[k] for k in ("regressions", "fixes", "unchanged", "new", "missing", "mcnemar_p")

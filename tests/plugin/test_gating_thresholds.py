@@ -72,6 +72,10 @@ def test_evaluate_counts_unknown_and_error_against_the_floor_and_equal_passes() 
     checks = {c.category: c for c in evaluate(rows, {"s": {"years": 0.8, "times": 0.8, "excluded": 1.0}})}
     assert set(checks) == {"years", "times"}  # a bucket with no auto-evaluable target is not gated
     assert (checks["years"].accuracy, checks["years"].breached) == (0.8, False)  # 4/5 is exactly the floor
+    # times has 4 targets, under the default min_n of 5: too few to gate, neither passed nor breached.
+    assert (checks["times"].accuracy, checks["times"].status) == (0.75, "too few to gate")
+    case = {"s": {"years": 0.8, "times": 0.8, "min_n": 4}}
+    checks = {c.category: c for c in evaluate(rows, case)}
     assert (checks["times"].accuracy, checks["times"].breached) == (0.75, True)
     assert checks["times"].ci95 == wilson_interval(3, 4)
 
@@ -89,7 +93,9 @@ def _project(pytester: pytest.Pytester, config: str | None = None, gaps: str | N
 def test_known_gap_still_counts_against_the_floor(pytester: pytest.Pytester) -> None:
     # pct-45 is wrong but a known gap: every test passes or xfails, yet percentages is at 0 % < 50 %.
     _project(pytester)
-    result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/r.jsonl", "--junitxml=out/junit.xml")
+    result = pytester.runpytest(
+        "--tts-engine=replay", "--tts-results=out/r.jsonl", "--tts-min-n=1", "--junitxml=out/junit.xml"
+    )
     # The items pass or xfail; the gate is a test of its own, so test reports show the blocked release.
     result.assert_outcomes(passed=2, xfailed=1, failed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -114,7 +120,9 @@ def test_known_gap_still_counts_against_the_floor(pytester: pytest.Pytester) -> 
 
 def test_command_line_floor_overrides_and_the_run_passes(pytester: pytest.Pytester) -> None:
     _project(pytester)
-    result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/r.jsonl", "--tts-threshold=percentages=0")
+    result = pytester.runpytest(
+        "--tts-engine=replay", "--tts-results=out/r.jsonl", "--tts-threshold=percentages=0", "--tts-min-n=1"
+    )
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["ok    replay  demo-numerals  percentages*0/1*0.0%*0.0%*", "gate passed"])
 
@@ -163,7 +171,9 @@ def test_xdist_gate_matches_a_single_process_and_the_results_file(pytester: pyte
     (pytester.path / "known_gaps" / "replay.yaml").write_text(
         GAPS_PCT + "  - id: demo-news/m-001\n    reason: reads the dash as minus\n", encoding="utf-8"
     )
-    result = pytester.runpytest_subprocess("-n", "2", "--tts-engine=replay", "--tts-results=out/r.jsonl")
+    result = pytester.runpytest_subprocess(
+        "-n", "2", "--tts-engine=replay", "--tts-results=out/r.jsonl", "--tts-min-n=1"
+    )
     result.assert_outcomes(passed=2, xfailed=2, skipped=1, failed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(

@@ -1,0 +1,311 @@
+"""Throughput of a benchmark run, as ratios against baselines measured in the same run.
+
+Run: ``python benchmarks/throughput.py [--items 200] [--latency 0.25] [--concurrency 4]
+[--parts runs,collect,idle]``.
+
+It makes N clips with eSpeak NG once (not timed), serves them from a local OpenAI-style HTTP
+server (``tests/fakes/tts_providers.py``) that waits a fixed latency before every reply, and
+runs ``pytest --tts-engine=bench`` over N numeral items in a fresh project, transcribed by
+Whisper ``tiny.en`` (beam 5). It prints:
+
+* cold run ÷ ideal, the ideal being max(N × latency ÷ concurrency, pure ASR time), where pure
+  ASR time is a plain faster-whisper loop over the same clips with the same settings (target ≤ 1.2);
+* warm rerun (everything cached) ÷ cold run (target < 5 %);
+* a run with the audio cached but not the transcripts ÷ the plain loop: the plugin's overhead
+  (target ≤ 1.05);
+* collecting 10,000 items (``pytest --co``), the first time and again (parsed case files reused),
+  in seconds and ÷ the CPU time of an empty ``pytest --co`` (target < 3 s);
+* the idle cost: CPU time of ``pytest --co`` in a project without cases, with the plugin minus
+  with ``-p no:ttsbench`` (median of several; target < 50 ms);
+* peak memory: the cold run's and the plain loop's (models plus a constant), and the warm
+  rerun's at N and at N/4 (flat in N).
+
+Every figure is a child process measured from here, so a busy machine slows both sides of a ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "fakes"))
+
+KEY_ENV = "TTSBENCH_BENCH_KEY"
+
+# A child that runs a command in-process and reports its own peak memory (ru_maxrss is per process).
+# ``python -c _MEASURED module|script.py ARGS...``
+_MEASURED = """
+import json, os, resource, runpy, sys, time
+started = time.perf_counter()
+target, sys.argv = sys.argv[1], sys.argv[1:]
+try:
+    if target.endswith(".py"):
+        runpy.run_path(target, run_name="__main__")
+    else:
+        runpy.run_module(target, run_name="__main__", alter_sys=True)
+except SystemExit:
+    pass
+finally:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    with open(os.environ["BENCH_OUT"], "w") as out:
+        json.dump({"wall": time.perf_counter() - started, "cpu": usage.ru_utime + usage.ru_stime,
+                   "peak_mb": usage.ru_maxrss / 1024}, out)
+"""
+
+_PLAIN_LOOP = """
+import sys
+from pathlib import Path
+from faster_whisper import WhisperModel
+from pytest_ttsbench.asr.models import resolve_model
+model = WhisperModel(str(resolve_model("tiny.en")), device="cpu", compute_type="int8")
+for path in sorted(Path(sys.argv[1]).glob("*.wav")):
+    segments, _ = model.transcribe(str(path), language="en", beam_size=5, temperature=[0.0],
+                                   condition_on_previous_text=False, vad_filter=False)
+    text = "".join(s.text for s in segments)
+"""
+
+
+def measure(argv: list[str], cwd: Path, env: dict[str, str]) -> dict[str, float]:
+    """Run a module or script (``argv[0]``) with its arguments in a child: its wall, CPU and peak memory."""
+    with tempfile.NamedTemporaryFile("r", suffix=".json", delete=False) as out:
+        report = Path(out.name)
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURED, *argv],
+        cwd=cwd,
+        env={**env, "BENCH_OUT": str(report)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    wall = time.perf_counter() - started
+    figures = json.loads(report.read_text() or "{}")
+    report.unlink()
+    if not figures:
+        raise RuntimeError(f"{argv} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+    figures["wall_outside"] = wall
+    return figures
+
+
+def child_cpu(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, cwd=cwd, env=env, capture_output=True, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+
+def texts(count: int) -> list[str]:
+    return [f"Order {n + 1} came to {(n * 37 + 113) % 9000 + 100} dollars." for n in range(count)]
+
+
+def case_file(count: int, suite: str = "bench") -> str:
+    lines = [f"suite: {suite}", "language: en", "scorer: numbers", "items:"]
+    for n, text in enumerate(texts(count)):
+        value = text.split(" came to ")[1].split(" ")[0]
+        lines.append(f'  - {{id: i{n:05d}, category: totals, text: "{text}", expect: {{values: ["{value}"]}}}}')
+    return "\n".join(lines) + "\n"
+
+
+def make_clips(count: int, folder: Path) -> dict[str, bytes]:
+    from pytest_ttsbench.config import EngineProfile
+    from pytest_ttsbench.engines.base import SynthesisRequest
+    from pytest_ttsbench.engines.registry import create_engine
+
+    espeak = create_engine(EngineProfile(name="espeak", type="espeak", voice="en-us"))
+    folder.mkdir(parents=True)
+    clips = {}
+    for n, text in enumerate(texts(count)):
+        audio = espeak.synthesize(SynthesisRequest(text=text, language="en")).audio
+        clips[text] = audio
+        (folder / f"{n:05d}.wav").write_bytes(audio)
+    espeak.close()
+    return clips
+
+
+def write_project(folder: Path, url: str, count: int, concurrency: int) -> None:
+    (folder / "cases").mkdir(parents=True)
+    (folder / "cases" / "bench.yaml").write_text(case_file(count), encoding="utf-8")
+    config = f"""\
+        asr: {{model: tiny.en, beam_size: 5}}
+        engines:
+          bench:
+            type: openai
+            base_url: {url}/v1
+            model: tts-1
+            voice: alloy
+            api_key_env: {KEY_ENV}
+            response_format: wav
+            concurrency: {concurrency}
+        """
+    (folder / "ttsbench.yaml").write_text(textwrap.dedent(config), encoding="utf-8")
+
+
+def idle_cost(env: dict[str, str], rounds: int) -> tuple[float, float]:
+    """Median CPU seconds of ``pytest --co`` in a project without cases: with the plugin, and without it."""
+    with tempfile.TemporaryDirectory(prefix="ttsbench-idle-") as empty:
+        Path(empty, "test_plain.py").write_text("def test_nothing():\n    pass\n")
+        base = [sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider"]
+        with_plugin, without = [], []
+        for _ in range(rounds):  # interleaved, so load changes hit both sides alike
+            with_plugin.append(child_cpu(base, Path(empty), env))
+            without.append(child_cpu([*base, "-p", "no:ttsbench"], Path(empty), env))
+    return statistics.median(with_plugin), statistics.median(without)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=200)
+    parser.add_argument("--latency", type=float, default=0.25, help="seconds the server waits per request")
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--collect-items", type=int, default=10_000)
+    parser.add_argument("--idle-rounds", type=int, default=9)
+    parser.add_argument(
+        "--parts", default="runs,collect,idle", help="which figures: runs, collect, idle (comma-separated)"
+    )
+    args = parser.parse_args()
+    parts = set(args.parts.split(","))
+
+    env = dict(os.environ)
+    env[KEY_ENV] = "bench-key"
+    # Measured as an installed package runs: Python caches bytecode (some sandboxes turn that off,
+    # which makes every process compile every module again and hides what the plugin costs).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    rows: list[tuple[str, str, str]] = []
+    with tempfile.TemporaryDirectory(prefix="ttsbench-throughput-") as scratch:
+        work = Path(scratch)
+        if "runs" in parts:
+            rows += runs(args, env, work)
+        if "collect" in parts:
+            rows += collection(args, env, work)
+    if "idle" in parts:
+        with_plugin, without = idle_cost(env, args.idle_rounds)
+        rows.append(
+            (
+                "idle import (CPU)",
+                f"{(with_plugin - without) * 1000:.0f} ms",
+                f"{with_plugin / without:.3f} × pytest alone (< 50 ms)",
+            )
+        )
+    width = max(len(name) for name, _, _ in rows)
+    for name, figure, ratio in rows:
+        print(f"{name:<{width}}  {figure:<34}  {ratio}")
+
+
+def runs(args: argparse.Namespace, env: dict[str, str], work: Path) -> list[tuple[str, str, str]]:
+    """Cold, warm and audio-only runs against the plain faster-whisper loop over the same clips."""
+    from tts_providers import FakeOpenAI
+
+    clips = make_clips(args.items, work / "clips")
+    server = FakeOpenAI(key="bench-key", speak=lambda text: clips[text]).start()
+    server.first_byte_delay_s = args.latency
+    try:
+        project = work / "project"
+        write_project(project, server.url, args.items, args.concurrency)
+        run = ["pytest", "--tts-engine=bench", "-q", "-p", "no:cacheprovider", "--tts-progress=0"]
+        loop_script = work / "plain_loop.py"
+        loop_script.write_text(_PLAIN_LOOP, encoding="utf-8")
+        # Once untimed (an empty folder: the model is found and loaded, nothing transcribed), so
+        # no timed run pays for locating the model or for a cold disk cache.
+        subprocess.run([sys.executable, str(loop_script), str(work)], env=env, check=True, capture_output=True)
+        plain = measure([str(loop_script), str(work / "clips")], work, env)
+        cold = measure([*run, "--tts-results=cold/results.jsonl"], project, env)
+        requests_cold = len(server.requests)
+        warm = measure([*run, "--tts-results=warm/results.jsonl"], project, env)
+        requests_warm = len(server.requests) - requests_cold
+        # Audio cached, transcripts not: a fresh cache holding only the clips.
+        shutil.copytree(project / ".ttsbench" / "cache" / "audio", project / "audio-only" / "audio")
+        asr_only = measure([*run, "--tts-cache-dir=audio-only", "--tts-results=asr-only/results.jsonl"], project, env)
+        quarter = project / "quarter"
+        write_project(quarter, server.url, max(1, args.items // 4), args.concurrency)
+        shutil.copytree(project / ".ttsbench" / "cache", quarter / ".ttsbench" / "cache")
+        warm_quarter = measure([*run, "--tts-results=warm/results.jsonl"], quarter, env)
+    finally:
+        server.stop()
+    ideal = max(args.items * args.latency / args.concurrency, plain["wall"])
+    return [
+        ("items", f"{args.items} (latency {args.latency * 1000:.0f} ms, concurrency {args.concurrency})", ""),
+        ("plain faster-whisper loop", f"{plain['wall']:.1f} s ({plain['cpu']:.1f} s CPU)", "pure ASR time"),
+        ("ideal max(N×latency÷conc, ASR)", f"{ideal:.1f} s", ""),
+        (
+            "cold run",
+            f"{cold['wall']:.1f} s ({requests_cold} requests)",
+            f"{cold['wall'] / ideal:.2f} × ideal (≤ 1.2)",
+        ),
+        (
+            "warm rerun",
+            f"{warm['wall']:.1f} s ({requests_warm} requests)",
+            f"{warm['wall'] / cold['wall']:.1%} of cold (< 5%)",
+        ),
+        (
+            "audio cached, ASR run",
+            f"{asr_only['wall']:.1f} s ({asr_only['cpu']:.1f} s CPU)",
+            f"{asr_only['wall'] / plain['wall']:.2f} × plain loop wall, "
+            f"{asr_only['cpu'] / plain['cpu']:.2f} × CPU (≤ 1.05)",
+        ),
+        (
+            "peak memory, cold run",
+            f"{cold['peak_mb']:.0f} MB",
+            f"plain loop {plain['peak_mb']:.0f} MB: +{cold['peak_mb'] - plain['peak_mb']:.0f} MB",
+        ),
+        (
+            "peak memory, warm N vs N/4",
+            f"{warm['peak_mb']:.0f} MB vs {warm_quarter['peak_mb']:.0f} MB",
+            f"{warm['peak_mb'] / warm_quarter['peak_mb']:.2f} × (flat in N: about 1)",
+        ),
+    ]
+
+
+def collection(args: argparse.Namespace, env: dict[str, str], work: Path) -> list[tuple[str, str, str]]:
+    """``pytest --co`` over 10,000 items: the first time (files parsed) and again (parses reused)."""
+    collect_dir = work / "collect"
+    (collect_dir / "cases").mkdir(parents=True)
+    per_file = 1000
+    for n in range(max(1, args.collect_items // per_file)):
+        (collect_dir / "cases" / f"c{n:02d}.yaml").write_text(case_file(per_file, f"c{n:02d}"), encoding="utf-8")
+    write_project_config_only(collect_dir, "http://127.0.0.1:9", args.concurrency)
+    collect_run = ["pytest", "--co", "-q", "--tts-engine=bench", "-p", "no:cacheprovider"]
+    (work / "empty").mkdir()
+    empty_run = ["pytest", "--co", "-q", "-p", "no:cacheprovider"]
+    # Bytecode compiled once, untimed, in a copy of the project (its parse cache stays cold here).
+    shutil.copytree(collect_dir, work / "collect-warmup")
+    for argv, folder in ((collect_run, work / "collect-warmup"), (empty_run, work / "empty")):
+        subprocess.run([sys.executable, "-m", *argv], cwd=folder, env=env, capture_output=True, check=False)
+    first = measure(collect_run, collect_dir, env)
+    again = measure(collect_run, collect_dir, env)
+    empty = measure(empty_run, work / "empty", env)
+    return [
+        (
+            f"collect {args.collect_items} items, first",
+            f"{first['wall']:.2f} s wall, {first['cpu']:.2f} s CPU",
+            f"{first['cpu'] / empty['cpu']:.1f} × the CPU of an empty pytest --co ({empty['cpu']:.2f} s)",
+        ),
+        (
+            f"collect {args.collect_items} items, again",
+            f"{again['wall']:.2f} s wall, {again['cpu']:.2f} s CPU",
+            f"{again['cpu'] / empty['cpu']:.1f} × (< 3 s; parsed case files reused)",
+        ),
+    ]
+
+
+def write_project_config_only(folder: Path, url: str, concurrency: int) -> None:
+    config = f"""\
+        engines:
+          bench: {{type: openai, base_url: {url}/v1, model: tts-1, voice: alloy, api_key_env: {KEY_ENV}}}
+        """
+    (folder / "ttsbench.yaml").write_text(textwrap.dedent(config), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,322 @@
+"""A content-addressed cache of clips and transcripts, so a rerun re-bills no provider and re-runs no ASR.
+
+Two kinds of entries live under one folder:
+
+* ``audio/``: what an engine returned for one request, keyed by everything that determines the
+  audio (adapter type, endpoint, model, voice, the text sent, every option sent, the generation
+  index) and nothing else: no secret, no timeout or concurrency, no random seed that differs
+  from run to run (the seed actually sent is kept in the entry's metadata instead).
+* ``transcripts/``: what one ASR route heard in one clip, keyed by the clip's SHA-256 and the
+  route's identity (for Whisper: model weights SHA-256, language, beam, compute type, batching
+  mode, faster-whisper and CTranslate2 versions).
+
+Every entry is one file, written to a temporary file in its own folder and moved into place
+with ``os.replace``, which is atomic on one file system, so concurrent writers (xdist workers,
+two runs sharing a CI cache) never leave a half-written entry: a reader sees the old entry or
+the new one. An audio entry is a line of JSON metadata (with the audio's SHA-256) followed by
+the audio bytes, so an entry damaged later is a miss, never a wrong clip. Reading an entry
+touches its modification time, which makes pruning least-recently-used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+MODES = ("off", "read", "write", "readwrite")
+DEFAULT_MODE = "readwrite"
+DEFAULT_FOLDER = ".ttsbench/cache"  # beside the default runs folder, relative to the project root
+CACHE_ENV = "TTSBENCH_CACHE_DIR"  # also locates the assembled Whisper models (asr/models.py)
+ENV_SUBFOLDER = "clips"
+# Bump when the layout of an entry or the meaning of a key changes: old entries then simply miss.
+KEY_VERSION = 1
+
+# Profile options that never change the audio: connection tuning, the ASR that hears it, and the
+# names of environment variables (the values behind them are secrets and are never read here).
+_NOT_AUDIO_OPTIONS = frozenset(
+    {
+        "asr",
+        "concurrency",
+        "requests_per_second",
+        "timeout_s",
+        "connect_timeout_s",
+        "max_retries",
+        "retry_min_wait_s",
+        "retry_max_wait_s",
+    }
+)
+_SECRET_WORDS = ("key", "secret", "token", "password", "credential", "authorization")
+
+
+class CacheError(ValueError):
+    """A cache setting that cannot be used (bad mode, bad size); the message names the setting."""
+
+
+@dataclass(frozen=True)
+class CachedAudio:
+    """One engine reply as stored: the bytes and what the pipeline needs to decode and describe them."""
+
+    audio: bytes
+    media_type: str
+    pcm_sample_rate: int | None
+    metadata: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class CachedTranscript:
+    """One route's transcript as stored."""
+
+    text: str
+    flags: tuple[str, ...]
+    language: str | None
+    details: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    """What ``ttsbench cache stats`` prints: entries and bytes per kind."""
+
+    root: Path
+    audio_entries: int
+    audio_bytes: int
+    transcript_entries: int
+    transcript_bytes: int
+
+    @property
+    def total_bytes(self) -> int:
+        return self.audio_bytes + self.transcript_bytes
+
+
+def _digest(material: Mapping[str, Any]) -> str:
+    canonical = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _looks_secret(name: str) -> bool:
+    lowered = name.lower()
+    return lowered.endswith("_env") or any(word in lowered for word in _SECRET_WORDS)
+
+
+def audio_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The profile options that shape the audio: everything but connection tuning, ASR and secret names."""
+    return {key: value for key, value in options.items() if key not in _NOT_AUDIO_OPTIONS and not _looks_secret(key)}
+
+
+def audio_key_material(
+    engine_type: str,
+    options: Mapping[str, Any],
+    voice: str | None,
+    language: str,
+    text: str,
+    generation: int,
+    engine_identity: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Everything that determines one clip, as a plain mapping (the key is its SHA-256).
+
+    ``generation`` is the repeat index: ``--tts-repeats 3`` asks for three independent
+    generations, so each has its own entry, and a rerun of the same run finds all three.
+    ``engine_identity`` is what the adapter says about itself (library version, model file hash).
+    """
+    return {
+        "kind": "audio",
+        "version": KEY_VERSION,
+        "engine": engine_type,
+        "options": audio_options(options),
+        "voice": voice,
+        "language": language,
+        "text": text,
+        "generation": generation,
+        "engine_identity": dict(engine_identity or {}),
+    }
+
+
+def transcript_key_material(audio_sha256: str, route_identity: Mapping[str, Any], language: str) -> dict[str, Any]:
+    """Everything that determines one transcript: the clip's content and the route that heard it."""
+    return {
+        "kind": "transcript",
+        "version": KEY_VERSION,
+        "audio_sha256": audio_sha256,
+        "route": dict(route_identity),
+        "language": language,
+    }
+
+
+def cache_key(material: Mapping[str, Any]) -> str:
+    """The SHA-256 of a key's canonical JSON."""
+    return _digest(material)
+
+
+def parse_size(text: str | int) -> int:
+    """``"2GB"``, ``"500 MB"``, ``"1.5GiB"`` or a plain byte count → bytes."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        if text < 0:
+            raise CacheError(f"cache size must not be negative, got {text}")
+        return text
+    raw = str(text).strip().upper().replace(" ", "")
+    units = {"KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "KB": 10**3, "MB": 10**6, "GB": 10**9, "B": 1, "": 1}
+    for unit in sorted(units, key=len, reverse=True):
+        if raw.endswith(unit):
+            number = raw[: len(raw) - len(unit)] if unit else raw
+            try:
+                value = float(number)
+            except ValueError:
+                break
+            if value < 0:
+                break
+            return int(value * units[unit])
+    raise CacheError(f"cache size {text!r} is not a size such as 2GB, 500MB or 1073741824")
+
+
+def resolve_cache_dir(option: str | None, configured: str | None, base_dir: Path) -> Path:
+    """``--tts-cache-dir``, else the configuration's ``cache_dir``, else ``$TTSBENCH_CACHE_DIR/clips``,
+    else ``.ttsbench/cache`` in the project (relative paths are relative to the project root)."""
+    if option:
+        return Path(option).expanduser().resolve()
+    if configured:
+        path = Path(configured).expanduser()
+        return (path if path.is_absolute() else base_dir / path).resolve()
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return (Path(env).expanduser() / ENV_SUBFOLDER).resolve()
+    return (base_dir / DEFAULT_FOLDER).resolve()
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to a unique temporary file beside ``path``, then move it into place in one step."""
+    import tempfile  # here: the plugin imports this module in every pytest run, most of which write nothing
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _touch(path: Path) -> None:
+    with contextlib.suppress(OSError):  # a read-only cache still serves its entries
+        os.utime(path)
+
+
+class ClipCache:
+    """The cache folder, read and written according to ``mode`` (``off``, ``read``, ``write``, ``readwrite``)."""
+
+    def __init__(self, root: Path, mode: str = DEFAULT_MODE) -> None:
+        if mode not in MODES:
+            raise CacheError(f"cache mode {mode!r} is not one of {', '.join(MODES)}")
+        self.root = root
+        self.mode = mode
+
+    @property
+    def reads(self) -> bool:
+        return self.mode in ("read", "readwrite")
+
+    @property
+    def writes(self) -> bool:
+        return self.mode in ("write", "readwrite")
+
+    def _path(self, kind: str, key: str, suffix: str) -> Path:
+        return self.root / kind / key[:2] / f"{key}{suffix}"
+
+    # --- audio ---------------------------------------------------------------------------------
+
+    def get_audio(self, key: str) -> CachedAudio | None:
+        if not self.reads:
+            return None
+        path = self._path("audio", key, ".clip")
+        try:
+            header, _, audio = path.read_bytes().partition(b"\n")
+            meta = json.loads(header)
+        except (OSError, ValueError):
+            return None
+        if not isinstance(meta, dict) or hashlib.sha256(audio).hexdigest() != meta.get("audio_sha256"):
+            return None  # damaged: synthesize again
+        _touch(path)
+        media_type = str(meta.get("media_type") or "audio/wav")
+        return CachedAudio(audio, media_type, meta.get("pcm_sample_rate"), meta.get("metadata") or {})
+
+    def put_audio(self, key: str, entry: CachedAudio) -> None:
+        if not self.writes:
+            return
+        meta = {
+            "audio_sha256": hashlib.sha256(entry.audio).hexdigest(),
+            "media_type": entry.media_type,
+            "pcm_sample_rate": entry.pcm_sample_rate,
+            "metadata": entry.metadata,
+        }
+        # json.dumps escapes newlines inside strings, so the header is exactly one line.
+        header = json.dumps(meta, default=str, ensure_ascii=True).encode("ascii")
+        write_atomically(self._path("audio", key, ".clip"), header + b"\n" + entry.audio)
+
+    # --- transcripts ---------------------------------------------------------------------------
+
+    def get_transcript(self, key: str) -> CachedTranscript | None:
+        if not self.reads:
+            return None
+        path = self._path("transcripts", key, ".json")
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or not isinstance(data.get("text"), str):
+            return None
+        _touch(path)
+        flags = tuple(data.get("flags") or ())
+        return CachedTranscript(data["text"], flags, data.get("language"), data.get("details") or {})
+
+    def put_transcript(self, key: str, entry: CachedTranscript) -> None:
+        if not self.writes:
+            return
+        body = {"text": entry.text, "flags": list(entry.flags), "language": entry.language, "details": entry.details}
+        write_atomically(self._path("transcripts", key, ".json"), json.dumps(body, default=str).encode("utf-8"))
+
+    # --- housekeeping --------------------------------------------------------------------------
+
+    def _files(self, kind: str) -> Iterator[Path]:
+        folder = self.root / kind
+        if folder.is_dir():
+            yield from (p for p in folder.glob("*/*") if p.is_file() and not p.name.startswith("."))
+
+    def stats(self) -> CacheStats:
+        audio = [p.stat().st_size for p in self._files("audio")]
+        transcripts = [p.stat().st_size for p in self._files("transcripts")]
+        return CacheStats(
+            root=self.root,
+            audio_entries=len(audio),
+            audio_bytes=sum(audio),
+            transcript_entries=len(transcripts),
+            transcript_bytes=sum(transcripts),
+        )
+
+    def prune(self, max_bytes: int) -> tuple[int, int]:
+        """Remove least-recently-used entries until the cache holds at most ``max_bytes``.
+
+        Returns (entries removed, bytes freed).
+        """
+        sized = []
+        for kind in ("audio", "transcripts", "parsed"):  # parsed: case files (yaml_documents.py)
+            for path in self._files(kind):
+                try:
+                    stat = path.stat()
+                except OSError:
+                    continue  # removed meanwhile by another pruner
+                sized.append((stat.st_mtime, stat.st_size, path))
+        total = sum(size for _, size, _ in sized)
+        removed = freed = 0
+        for _, size, path in sorted(sized):
+            if total <= max_bytes:
+                break
+            path.unlink(missing_ok=True)
+            total -= size
+            freed += size
+            removed += 1
+        return removed, freed

@@ -1,0 +1,45 @@
+"""``ttsbench merge SHARD... -o RUN``: join the results of ``pytest --tts-shard I/N`` jobs into one run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
+from pytest_ttsbench.merging import MergeError, merge_runs, write_merged
+from pytest_ttsbench.provenance import RunHeaderError
+from pytest_ttsbench.runs import RUNS_HELP
+
+
+def _cmd_merge(args: argparse.Namespace) -> int:
+    try:
+        run = merge_runs([Path(p) for p in args.shards], allow_partial=args.allow_partial)
+    except MergeError as exc:
+        print(f"ttsbench merge: refused: {exc}", file=sys.stderr)
+        return EXIT_REFUSED
+    except (OSError, ValueError, RunHeaderError) as exc:
+        print(f"ttsbench merge: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        results = write_merged(run, Path(args.output))
+    except (OSError, MergeError) as exc:
+        print(f"ttsbench merge: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    shards = ", ".join(run.header.shards) or "one run"
+    print(f"merged {len(run.rows)} result(s) from {len(args.shards)} shard(s) ({shards}) into {results}")
+    return EXIT_OK
+
+
+def add_command(commands: Any) -> None:
+    p = commands.add_parser(
+        "merge",
+        help="join the results of pytest --tts-shard I/N jobs into one run",
+        description="Join shard results into one run, refusing shards of different configurations, "
+        "missing shards or items in two shards. Gate the result with `ttsbench gate`.",
+    )
+    p.add_argument("shards", nargs="+", metavar="SHARD", help=RUNS_HELP)
+    p.add_argument("-o", "--output", required=True, metavar="RUN", help="a new .jsonl file, or a new run folder")
+    p.add_argument("--allow-partial", action="store_true", help="merge even when some shards of the split are missing")
+    p.set_defaults(func=_cmd_merge)

@@ -1,0 +1,236 @@
+"""Latency budgets: synthesis time per engine gated like accuracy, and compared with a baseline.
+
+A budget names an engine, a figure and a limit::
+
+    --tts-latency-budget openai=p95:800ms
+    --tts-latency-budget openai=p50:300ms,first_audio_p95:250ms
+
+Figures (per synthesis request, from :func:`~pytest_ttsbench.gating.workflow.workflow_figures`):
+``p50`` and ``p95`` of the synthesis time, and ``first_audio_p50`` / ``first_audio_p95`` of the
+time to the first audio byte, which only adapters that stream report. The same budgets can be
+set in the configuration (``latency_budgets: {openai: {p95: 800ms}}``); the command line wins
+per engine and figure. A budget whose figure was not measured (no request returned audio, or
+the adapter does not stream) is reported as such: neither passed nor failed.
+
+Against a baseline, ``--tts-latency-compare-fail p95:20%`` fails the run when an engine's figure
+is more than 20 % above the baseline's, as pytest-benchmark's ``--benchmark-compare-fail`` does
+for benchmarks; a figure absent from either run is not compared.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_ttsbench.gating.workflow import Latency, WorkflowFigures, workflow_figures
+from pytest_ttsbench.results import ItemResult
+
+METRICS = ("p50", "p95", "first_audio_p50", "first_audio_p95")
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s)?\s*$")
+
+
+class LatencyError(ValueError):
+    """A budget or tolerance that cannot be used; the message names where it came from."""
+
+
+def parse_duration(text: str | float | int, where: str) -> float:
+    """``"800ms"`` → 0.8, ``"1.5s"`` → 1.5, ``2`` → 2.0 (seconds)."""
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        if text <= 0:
+            raise LatencyError(f"{where}: a duration must be positive, got {text!r}")
+        return float(text)
+    match = _DURATION.match(str(text))
+    if not match or float(match.group(1)) <= 0:
+        raise LatencyError(f"{where}: expected a positive duration such as 800ms or 1.5s, got {text!r}")
+    value = float(match.group(1))
+    return value / 1000 if match.group(2) == "ms" else value
+
+
+def _metric(name: str, where: str) -> str:
+    if name not in METRICS:
+        raise LatencyError(f"{where}: unknown latency figure {name!r}; use one of {', '.join(METRICS)}")
+    return name
+
+
+@dataclass(frozen=True)
+class LatencyBudget:
+    engine: str
+    metric: str
+    seconds: float
+
+
+def parse_budgets(values: Sequence[str]) -> list[LatencyBudget]:
+    """``["openai=p95:800ms,p50:300ms"]`` → budgets; a bad entry names itself."""
+    budgets: list[LatencyBudget] = []
+    for entry in values:
+        where = f"--tts-latency-budget {entry!r}"
+        engine, sep, spec = entry.partition("=")
+        if not sep or not engine.strip() or not spec.strip():
+            raise LatencyError(f"{where}: expected ENGINE=FIGURE:DURATION, e.g. openai=p95:800ms")
+        for part in spec.split(","):
+            metric, colon, duration = part.partition(":")
+            if not colon:
+                raise LatencyError(f"{where}: expected FIGURE:DURATION, got {part!r}")
+            budgets.append(
+                LatencyBudget(engine.strip(), _metric(metric.strip(), where), parse_duration(duration, where))
+            )
+    return budgets
+
+
+def config_budgets(raw: Mapping[str, Any], where: str = "configuration") -> list[LatencyBudget]:
+    """The configuration's ``latency_budgets: {ENGINE: {FIGURE: DURATION}}``."""
+    budgets: list[LatencyBudget] = []
+    for engine, figures in raw.items():
+        if not isinstance(figures, Mapping):
+            raise LatencyError(f"{where}: field latency_budgets.{engine}: expected a mapping of figure to duration")
+        for metric, duration in figures.items():
+            field = f"{where}: field latency_budgets.{engine}.{metric}"
+            budgets.append(LatencyBudget(str(engine), _metric(str(metric), field), parse_duration(duration, field)))
+    return budgets
+
+
+def merge_budgets(*layers: Sequence[LatencyBudget]) -> list[LatencyBudget]:
+    """Budgets from several sources, highest precedence first: one per (engine, figure)."""
+    chosen: dict[tuple[str, str], LatencyBudget] = {}
+    for layer in layers:
+        for budget in layer:
+            chosen.setdefault((budget.engine, budget.metric), budget)
+    return [chosen[key] for key in sorted(chosen)]
+
+
+def figure(figures: WorkflowFigures, metric: str) -> tuple[float | None, int]:
+    """(value in seconds, requests measured) of one figure."""
+    latency: Latency = figures.first_byte if metric.startswith("first_audio") else figures.synthesis
+    value = latency.p50 if metric.endswith("p50") else latency.p95
+    return value, latency.n
+
+
+NOT_MEASURED, WITHIN, OVER = "not measured", "within budget", "over budget"
+
+
+@dataclass(frozen=True)
+class LatencyCheck:
+    engine: str
+    metric: str
+    budget: float
+    measured: float | None
+    n: int
+
+    @property
+    def status(self) -> str:
+        if self.measured is None or self.n == 0:
+            return NOT_MEASURED
+        return OVER if self.measured > self.budget else WITHIN
+
+    @property
+    def breached(self) -> bool:
+        return self.status == OVER
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "engine": self.engine,
+            "figure": self.metric,
+            "budget_seconds": self.budget,
+            "measured_seconds": self.measured,
+            "requests": self.n,
+            "status": self.status,
+        }
+
+
+def check_budgets(results: Iterable[ItemResult], budgets: Sequence[LatencyBudget]) -> list[LatencyCheck]:
+    """Each budget against the run's figures."""
+    figures = workflow_figures(results)
+    checks = []
+    for budget in budgets:
+        found = figures.get(budget.engine)
+        value, n = figure(found, budget.metric) if found is not None else (None, 0)
+        checks.append(LatencyCheck(budget.engine, budget.metric, budget.seconds, value, n))
+    return checks
+
+
+@dataclass(frozen=True)
+class SlowdownRule:
+    """``p95:20%``: fail when the figure exceeds the baseline's by more than ``tolerance`` (0.2)."""
+
+    metric: str
+    tolerance: float
+
+
+def parse_compare_fail(values: Sequence[str]) -> list[SlowdownRule]:
+    rules = []
+    for entry in values:
+        where = f"--tts-latency-compare-fail {entry!r}"
+        metric, colon, amount = entry.partition(":")
+        match = re.match(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$", amount)
+        if not colon or not match:
+            raise LatencyError(f"{where}: expected FIGURE:PERCENT, e.g. p95:20%")
+        rules.append(SlowdownRule(_metric(metric.strip(), where), float(match.group(1)) / 100))
+    return rules
+
+
+@dataclass(frozen=True)
+class LatencyChange:
+    engine: str
+    metric: str
+    baseline: float
+    candidate: float
+    tolerance: float
+
+    @property
+    def ratio(self) -> float:
+        return self.candidate / self.baseline if self.baseline > 0 else float("inf")
+
+    @property
+    def slower(self) -> bool:
+        return self.ratio > 1 + self.tolerance
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "engine": self.engine,
+            "figure": self.metric,
+            "baseline_seconds": self.baseline,
+            "candidate_seconds": self.candidate,
+            "ratio": self.ratio,
+            "tolerance": self.tolerance,
+            "slower_than_tolerated": self.slower,
+        }
+
+
+def _single(figures: dict[str, WorkflowFigures]) -> bool:
+    return len(figures) == 1
+
+
+def compare_latency(
+    baseline: Iterable[ItemResult], candidate: Iterable[ItemResult], rules: Sequence[SlowdownRule]
+) -> list[LatencyChange]:
+    """Each rule for each engine measured in both runs (the only engine of each side, when names differ)."""
+    before, after = workflow_figures(baseline), workflow_figures(candidate)
+    pairs = [(name, name) for name in sorted(before.keys() & after.keys())]
+    if not pairs and _single(before) and _single(after):
+        pairs = [(next(iter(before)), next(iter(after)))]
+    changes = []
+    for old, new in pairs:
+        for rule in rules:
+            was, _ = figure(before[old], rule.metric)
+            now, _ = figure(after[new], rule.metric)
+            if was is not None and now is not None:
+                changes.append(LatencyChange(new, rule.metric, was, now, rule.tolerance))
+    return changes
+
+
+def breach_reasons(checks: Sequence[LatencyCheck], changes: Sequence[LatencyChange]) -> list[str]:
+    reasons = [
+        f"{c.engine}: synthesis latency {c.metric} {1000 * (c.measured or 0):.0f} ms over budget "
+        f"{1000 * c.budget:.0f} ms ({c.n} request(s))"
+        for c in checks
+        if c.breached
+    ]
+    reasons += [
+        f"{c.engine}: synthesis latency {c.metric} {1000 * c.candidate:.0f} ms is {c.ratio:.2f}x the baseline's "
+        f"{1000 * c.baseline:.0f} ms (tolerance +{100 * c.tolerance:.0f}%)"
+        for c in changes
+        if c.slower
+    ]
+    return reasons

@@ -1,0 +1,186 @@
+"""What a pytest run records about itself in its run header: engines, ASR routes, models, case files.
+
+The header's shape, reading and comparing live in :mod:`pytest_ttsbench.provenance` (which
+reports and engines import); building one needs the ASR registry and the Whisper model
+finder, so it lives here, on the synthesis side.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pytest_ttsbench.provenance import RunHeader, clean_settings, clean_value, endpoint_host, hash_files, sha256_of
+
+if TYPE_CHECKING:
+    from pytest_ttsbench.cases.model import Suite
+    from pytest_ttsbench.config import EngineProfile, Settings
+    from pytest_ttsbench.results import ItemResult
+
+
+def _weights_file(model_dir: Path) -> list[Path]:
+    """The files holding a CTranslate2 model's weights (``model.bin``), else every file in the folder."""
+    main = model_dir / "model.bin"
+    if main.is_file():
+        return [main]
+    return sorted(p for p in model_dir.rglob("*") if p.is_file())
+
+
+def _cache_file() -> Path:
+    from pytest_ttsbench.asr.models import cache_dir
+
+    return cache_dir() / "weights-sha256.json"
+
+
+def weights_sha256(model_dir: Path) -> str:
+    """SHA-256 of a model's weights, cached per path, size and modification time.
+
+    Hashing 140 MB of Whisper weights takes a while; a run hashes each model once, and later
+    runs reuse the figure until the file changes.
+    """
+    files = _weights_file(model_dir)
+    stamp = [[str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns] for p in files]
+    key = hashlib.sha256(json.dumps(stamp).encode()).hexdigest()
+    cache_path = _cache_file()
+    try:
+        cache = json.loads(cache_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        cache = {}
+    if isinstance(cache, dict) and isinstance(cache.get(key), str):
+        return cache[key]
+    digest = hash_files(files)
+    cache = cache if isinstance(cache, dict) else {}
+    cache[key] = digest
+    try:
+        cache_path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache_path.with_name(f"{cache_path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(cache, indent=1), encoding="utf-8")
+        tmp.replace(cache_path)
+    except OSError:
+        pass  # a read-only cache costs time on the next run, never a wrong figure
+    return digest
+
+
+def whisper_models(spec: Mapping[str, Any], languages: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """For a faster-whisper route: per item language, the model used and its weights' SHA-256."""
+    from pytest_ttsbench.asr.models import AUTO, ModelNotFound, resolve_auto, resolve_model
+
+    configured = str(spec.get("model") or AUTO)
+    models: dict[str, dict[str, Any]] = {}
+    for language in sorted(set(languages)):
+        name = resolve_auto(language) if configured == AUTO else configured
+        entry: dict[str, Any] = {"model": Path(name).name if Path(name).is_dir() else name}
+        try:
+            entry["weights_sha256"] = weights_sha256(resolve_model(name, language))
+        except (ModelNotFound, OSError) as exc:
+            entry["weights_sha256"] = None
+            entry["unresolved"] = str(exc).splitlines()[0][:200]
+        models[language] = entry
+    return models
+
+
+def route_facts(spec: Mapping[str, Any], route_name: str) -> dict[str, Any]:
+    """How one ASR route decodes, from its configuration (models per language are added later)."""
+    kind = str(spec.get("type", "whisper"))
+    facts: dict[str, Any] = {"name": route_name, "type": kind}
+    if kind == "whisper":
+        from pytest_ttsbench.asr.whisper import WhisperRoute
+
+        defaults = WhisperRoute()
+        facts.update(
+            model=str(spec.get("model") or defaults.model),
+            beam_size=spec.get("beam_size", defaults.beam_size),
+            compute_type=spec.get("compute_type", defaults.compute_type),
+            device=spec.get("device", defaults.device),
+            temperatures=list(defaults.temperatures),
+            language="forced to the item's language",
+            batching="one clip per call, sequential",
+        )
+    else:
+        facts.update(clean_settings({k: v for k, v in spec.items() if k not in ("type", "name")}))
+    return facts
+
+
+def engine_facts(profile: EngineProfile) -> dict[str, Any]:
+    """One engine profile as recorded: type, endpoint host, voice and the adapter settings, secret-free."""
+    options = {k: v for k, v in profile.options.items() if k != "asr"}
+    facts: dict[str, Any] = {"type": profile.type, "voice": clean_value(profile.voice)}
+    for key, value in options.items():
+        if isinstance(value, str) and key.endswith("url"):
+            facts["endpoint_host"] = endpoint_host(value)
+    facts["settings"] = clean_settings({k: v for k, v in options.items() if not k.endswith("url")})
+    return facts
+
+
+def routes_facts(asr: Mapping[str, Any], rows: Sequence[ItemResult]) -> list[dict[str, Any]]:
+    """Every route an ``asr`` configuration builds, with the Whisper model used for each language it heard.
+
+    Models are looked up only for languages the route actually transcribed in ``rows`` (a replay
+    engine's rows hold stored transcripts: no model of this machine heard them).
+    """
+    from pytest_ttsbench.asr.registry import create_route, route_specs
+
+    facts = []
+    for spec in route_specs(asr):
+        try:
+            name = create_route(spec).name
+        except Exception:  # a route that cannot be built here (no key): name it from its spec
+            name = str(spec.get("name") or spec.get("type", "whisper"))
+        entry = route_facts(spec, name)
+        heard = sorted({row.language for row in rows if name in row.transcripts})
+        if entry["type"] == "whisper" and heard:
+            entry["models"] = whisper_models(spec, heard)
+        facts.append(entry)
+    return facts
+
+
+def build_header(
+    settings: Settings,
+    engine_names: Sequence[str],
+    asr_for: Callable[[EngineProfile], Mapping[str, Any]],
+    *,
+    suite_files: Mapping[str, Path] = {},
+    suite_thresholds: Mapping[str, Mapping[str, Any]] = {},
+    suite_quality: Mapping[str, Mapping[str, Any]] = {},
+    results: Sequence[ItemResult] = (),
+    contract: str = "raw",
+    repeats: int = 1,
+    repeat_policy: str = "all",
+    quorum: int | None = None,
+    shard: str | None = None,
+) -> RunHeader:
+    """The header of a pytest run from its settings; ``results`` (once items ran) say which models heard what."""
+    header = RunHeader(contract=contract, repeats=repeats, repeat_policy=repeat_policy, quorum=quorum, shard=shard)
+    for name in engine_names:
+        profile = settings.engines[name]
+        header.engines[name] = engine_facts(profile)
+        header.asr[name] = routes_facts(asr_for(profile), [r for r in results if r.engine == name])
+    for suite, path in sorted(suite_files.items()):
+        header.case_files[suite] = {
+            "path": str(path),
+            "sha256": sha256_of(Path(path)),
+            "thresholds": dict(suite_thresholds.get(suite, {})),
+            "quality": dict(suite_quality.get(suite, {})),
+        }
+    return header
+
+
+def rescore_header(
+    suites: Sequence[Suite], transcripts: Path, engine_name: str, routes: Sequence[str], quorum: int | None
+) -> RunHeader:
+    """The header of ``ttsbench rescore --out``: stored transcripts re-judged, no synthesis, no recognizer run."""
+    header = RunHeader(quorum=quorum)
+    header.engines[engine_name] = {"type": "transcripts", "settings": {"transcripts_sha256": sha256_of(transcripts)}}
+    header.asr[engine_name] = [{"name": route, "type": "stored transcripts"} for route in routes]
+    for suite in suites:
+        if suite.path is not None:
+            header.case_files[suite.name] = {
+                "path": str(suite.path),
+                "sha256": sha256_of(suite.path),
+                "thresholds": dict(suite.thresholds),
+            }
+    return header

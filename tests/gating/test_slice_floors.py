@@ -1,0 +1,198 @@
+"""Floors on slices (facet, language, suite), min_n ("too few to gate") and floors on the Wilson lower bound."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from plugin_projects import write_project
+from result_rows import make_result
+
+from pytest_ttsbench.gating.thresholds import (
+    ALL_SUITES,
+    ThresholdError,
+    config_layer,
+    evaluate,
+    parse_cli_thresholds,
+)
+from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.stats import wilson_interval
+
+
+def _rows(suite: str, language: str, form: str, correct: int, wrong: int, engine: str = "e") -> list[ItemResult]:
+    verdicts = ["correct"] * correct + ["wrong"] * wrong
+    return [
+        make_result(
+            engine=engine,
+            suite=suite,
+            id=f"{suite}/{form}-{i}",
+            category=f"cat{i % 2}",
+            language=language,
+            facets={"form": form},
+            verdict=verdict,
+        )
+        for i, verdict in enumerate(verdicts)
+    ]
+
+
+ROWS = (
+    _rows("ar-a", "ar", "arabic_indic", 3, 3)
+    + _rows("ar-a", "ar", "western", 6, 0)
+    + _rows("ar-b", "ar-EG", "arabic_indic", 4, 0)
+    + _rows("en-a", "en", "western", 5, 1)
+)
+
+
+def _by_key(checks) -> dict[tuple[str, str], object]:  # type: ignore[no-untyped-def]
+    return {(c.suite, c.category): c for c in checks}
+
+
+def test_a_command_line_facet_floor_is_measured_across_suites() -> None:
+    checks = _by_key(evaluate(ROWS, {}, [parse_cli_thresholds(["form=arabic_indic=0.8"])]))
+    check = checks[(ALL_SUITES, "form=arabic_indic")]
+    # 3/6 in ar-a plus 4/4 in ar-b: the slice spans both suites, and only the arabic_indic rows.
+    assert (check.correct, check.n, check.accuracy) == (7, 10, 0.7)
+    assert check.breached
+    assert set(checks) == {(ALL_SUITES, "form=arabic_indic")}
+
+
+def test_a_language_floor_matches_the_primary_subtag_and_a_suite_floor_its_suite() -> None:
+    layer = parse_cli_thresholds(["language=ar=0.5", "suite=en-a=0.9"])
+    checks = _by_key(evaluate(ROWS, {}, [layer]))
+    ar = checks[(ALL_SUITES, "language=ar")]
+    assert (ar.correct, ar.n) == (13, 16)  # ar and ar-EG rows, no en row
+    assert not ar.breached
+    en = checks[(ALL_SUITES, "suite=en-a")]
+    assert (en.correct, en.n, en.breached) == (5, 6, True)
+
+
+def test_a_slice_in_a_case_file_applies_within_its_suite_only() -> None:
+    checks = _by_key(evaluate(ROWS, {"ar-a": {"form=arabic_indic": 0.6}}))
+    assert set(checks) == {("ar-a", "form=arabic_indic")}
+    check = checks[("ar-a", "form=arabic_indic")]
+    assert (check.correct, check.n, check.breached) == (3, 6, True)
+
+
+def test_the_command_line_beats_the_case_file_for_the_same_suite_slice() -> None:
+    layer = parse_cli_thresholds(["ar-a/form=arabic_indic=0.5"])
+    checks = _by_key(evaluate(ROWS, {"ar-a": {"form=arabic_indic": 0.6}}, [layer]))
+    check = checks[("ar-a", "form=arabic_indic")]
+    assert (check.floor, check.breached) == (0.5, False)
+
+
+def test_a_bucket_under_min_n_is_too_few_to_gate_never_a_pass() -> None:
+    rows = _rows("s", "en", "w", 0, 4)  # 0/4: far below any floor, but only four targets
+    (check,) = evaluate(rows, {}, [parse_cli_thresholds(["form=w=0.9"])])
+    assert check.status == "too few to gate"
+    assert not check.breached and check.status != "passed"
+    (check,) = evaluate(rows, {}, [parse_cli_thresholds(["form=w=0.9"], min_n=4)])
+    assert check.breached
+
+
+def test_min_n_precedence_command_line_then_configuration_then_case_file() -> None:
+    rows = _rows("s", "en", "w", 3, 1)
+    case = {"s": {"default": 0.5, "min_n": 2}}
+    checks = evaluate(rows, case)
+    assert {c.min_n for c in checks} == {2}
+    checks = evaluate(rows, case, [config_layer({"min_n": 3})])
+    assert {c.min_n for c in checks} == {3}
+    checks = evaluate(rows, case, [parse_cli_thresholds([], min_n=1), config_layer({"min_n": 3})])
+    assert {c.min_n for c in checks} == {1}
+
+
+def test_a_lower_bound_floor_needs_a_margin_a_point_floor_does_not() -> None:
+    rows = _rows("s", "en", "w", 9, 1)  # 90 %, Wilson lower bound about 59.6 %
+    low = wilson_interval(9, 10)[0]
+    (point,) = evaluate(rows, {}, [parse_cli_thresholds(["form=w=0.8"])])
+    (lower,) = evaluate(rows, {}, [parse_cli_thresholds(["form=w=0.8"], floor_on="lower")])
+    assert (point.measured, point.breached) == (0.9, False)
+    assert (lower.measured, lower.breached) == (low, True)
+    (lenient,) = evaluate(rows, {}, [config_layer({"form=w": 0.5, "floor_on": "lower"})])
+    assert not lenient.breached
+
+
+@pytest.mark.parametrize(
+    ("entries", "kwargs", "message"),
+    [
+        (["form==0.8"], {}, "a slice is FIELD=VALUE"),
+        (["=arabic_indic=0.8"], {}, "a slice is FIELD=VALUE"),
+        (["form=x=2"], {}, "a floor must be a number between 0 and 1"),
+        ([], {"min_n": 0}, "--tts-min-n: min_n must be a whole number"),
+        ([], {"floor_on": "upper"}, "--tts-floor-on: floor_on must be one of point, lower"),
+    ],
+)
+def test_bad_slice_floors_and_settings_name_themselves(entries: list[str], kwargs: dict, message: str) -> None:
+    with pytest.raises(ThresholdError, match=message):
+        parse_cli_thresholds(entries, **kwargs)
+
+
+def test_bad_configuration_settings_name_the_field() -> None:
+    with pytest.raises(ThresholdError, match=r"ttsbench\.yaml: field thresholds\.min_n"):
+        config_layer({"min_n": 2.5}, "ttsbench.yaml")
+    with pytest.raises(ThresholdError, match=r"ttsbench\.yaml: field thresholds\.floor_on"):
+        config_layer({"floor_on": "median"}, "ttsbench.yaml")
+
+
+SLICED = """\
+suite: demo-forms
+language: ar
+scorer: numbers
+thresholds: {"form=arabic_indic": 0.9, min_n: 2, floor_on: point}
+items:
+  - {id: a1, category: years, facets: {form: arabic_indic}, text: "عام ٢٠٢٦", expect: {values: ["2026"]}}
+  - {id: a2, category: years, facets: {form: arabic_indic}, text: "عام ١٩٨٤", expect: {values: ["1984"]}}
+  - {id: w1, category: years, facets: {form: western}, text: "عام 2026", expect: {values: ["2026"]}}
+"""
+SLICED_TRANSCRIPTS = {"demo-forms/a1": "عام 2026", "demo-forms/a2": "عام 1948", "demo-forms/w1": "عام 2026"}
+
+
+def test_a_case_file_slice_floor_fails_the_run_and_lands_in_the_gate_file(pytester: pytest.Pytester) -> None:
+    write_project(pytester, cases={"demo-forms.yaml": SLICED}, transcripts=SLICED_TRANSCRIPTS)
+    result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/r.jsonl", "--tts-snapshot=off")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["below floor: replay demo-forms/form=arabic_indic: 50.0% (1/2) < floor 90.0%*"])
+    gate = json.loads((pytester.path / "out" / "r.gate.json").read_text(encoding="utf-8"))
+    (check,) = [c for c in gate["thresholds"] if c["category"] == "form=arabic_indic"]
+    assert (check["n"], check["correct"], check["status"], check["min_n"]) == (2, 1, "breached", 2)
+    assert any("form=arabic_indic" in reason for reason in gate["reasons"])
+
+
+def test_too_few_to_gate_is_said_in_the_summary_and_the_gate_file(pytester: pytest.Pytester) -> None:
+    write_project(pytester, cases={"demo-forms.yaml": SLICED}, transcripts=SLICED_TRANSCRIPTS)
+    result = pytester.runpytest(
+        "--tts-engine=replay", "--tts-results=out/r.jsonl", "--tts-snapshot=off", "--tts-min-n=3"
+    )
+    result.stdout.fnmatch_lines(["too few to gate: replay demo-forms/form=arabic_indic: 2 target(s) < min_n 3*"])
+    gate = json.loads((pytester.path / "out" / "r.gate.json").read_text(encoding="utf-8"))
+    (check,) = [c for c in gate["thresholds"] if c["category"] == "form=arabic_indic"]
+    assert check["status"] == "too few to gate" and check["breached"] is False
+
+
+def test_every_shipped_pack_carries_floors_that_are_gated_somewhere() -> None:
+    from pathlib import Path
+
+    from pytest_ttsbench.cases.loader import load_case_file
+
+    packs = sorted((Path(__file__).resolve().parents[2] / "cases").glob("*.yaml"))
+    assert len(packs) >= 5
+    for pack in packs:
+        suite = load_case_file(pack)
+        floors = {k: v for k, v in suite.thresholds.items() if k not in ("min_n", "floor_on")}
+        assert floors, f"{pack.name} has no floors"
+        # Some floor must cover a bucket of at least the default min_n, else nothing in the pack is gated.
+        rows = [
+            make_result(
+                suite=suite.name,
+                id=item.full_id,
+                target=t.span,
+                category=t.category,
+                facets=item.facets,
+                auto_evaluable=t.auto_evaluable,
+            )
+            for item in suite.items
+            for t in item.targets
+        ]
+        checks = evaluate(rows, {suite.name: suite.thresholds})
+        assert checks, f"{pack.name}: no floor applies to any of its targets"
+        if sum(1 for r in rows if r.auto_evaluable) >= 5 * 3:  # a pack big enough to gate a bucket
+            assert any(not c.too_few for c in checks), f"{pack.name}: every floor is too few to gate"
