@@ -271,7 +271,9 @@ class Evaluator:
             clip.transcripts = dict(synthesis.transcripts)
             clip.routes = list(synthesis.metadata.get("routes") or clip.transcripts)
             return clip
-        if engine_name in self.options.probe_engines and engine_name not in self._probed and not made.from_cache:
+        # Only a clip synthesized now: one from the cache says nothing about what the engine does.
+        probing = engine_name in self.options.probe_engines and not made.from_cache
+        if probing and engine_name not in self._probed:
             self._probed.add(engine_name)
             clip.audio_varies = _differs_on_repeat(self._engines[engine_name], made.request, synthesis.audio)
         try:

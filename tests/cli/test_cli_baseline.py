@@ -115,6 +115,7 @@ def test_a_moved_run_verifies_becomes_a_baseline_and_gates(pytester: pytest.Pyte
         "manifest.sha256.json",
         "results.gate.json",
         "results.jsonl",
+        "results.run.json",  # the run header: what the baseline was made with
     ]
     assert ttsbench_main(["verify", str(baseline)]) == 0
     rows = read_results(baseline / "results.jsonl")
