@@ -13,7 +13,8 @@ import pytest
 
 from pytest_ttsbench.cases.loader import CaseFileError, load_case_file
 from pytest_ttsbench.cases.model import CaseItem, Suite, Target
-from pytest_ttsbench.results import RESULT_PROPERTY, SYNTH_ONLY
+from pytest_ttsbench.naming import shown_path
+from pytest_ttsbench.results import RESULT_PROPERTY, RESUMED_PROPERTY, SYNTH_ONLY, UNAVAILABLE_PROPERTY
 from pytest_ttsbench.scorers.registry import get_scorer
 from pytest_ttsbench.session import BENCH_KEY
 from pytest_ttsbench.verdict import explain_evidence
@@ -35,7 +36,7 @@ class CaseFile(pytest.File):
         try:
             cache = bench.config.cache
             parsed = cache.root / "parsed" if cache is not None and cache.mode != "off" else None
-            suite = load_case_file(self.path, parsed)
+            suite = load_case_file(self.path, parsed, bench.config.settings.limits.max_text_chars)
         except CaseFileError as exc:
             raise CaseFileCollectError(str(exc)) from exc
         clash = bench.recorder.claim_suite(suite)
@@ -136,21 +137,27 @@ class CaseTest(pytest.Item):
     def runtest(self) -> None:
         bench: BenchSession = self.config.stash[BENCH_KEY]
         assert self.engine is not None  # items without an engine carry a skip marker
-        reason = bench.evaluator.unavailable_reason(self.engine)
-        if reason is not None:
-            raise _skip_here(reason)
-        if not self.target.auto_evaluable:
+        result = bench.config.resumed.get((self.engine, self.known_gap_id, self.repeat))
+        if result is not None:  # --tts-resume: measured by the run this session continues
+            self.user_properties.append((RESUMED_PROPERTY, result.to_json()))
+        else:
+            reason = bench.evaluator.unavailable_reason(self.engine)
+            if reason is not None:
+                # The gate counts engines that measured nothing (gating/coverage.py); the controller learns why.
+                self.user_properties.append((UNAVAILABLE_PROPERTY, json.dumps([self.engine, reason])))
+                raise _skip_here(reason)
             result = bench.evaluator.evaluate(self.case, self.target, self.engine, self.repeat)
             result.node_id = self.nodeid
+            result.engine_config = bench.config.engine_config(self.engine)
             self.user_properties.append((RESULT_PROPERTY, result.to_json()))
+        if not self.target.auto_evaluable:
             raise _skip_here("target is not auto-evaluable (auto_evaluable: false): recorded, excluded from accuracy")
-        result = bench.evaluator.evaluate(self.case, self.target, self.engine, self.repeat)
-        result.node_id = self.nodeid
-        self.user_properties.append((RESULT_PROPERTY, result.to_json()))
         if result.evidence.get(SYNTH_ONLY):
             raise _skip_here(f"synthesize-only: clip kept at {result.audio_path}, not transcribed")
         if result.verdict != "correct":
-            message = failure_message(result, get_scorer(self.case.scorer).expected_text(self.target.expect))
+            message = failure_message(
+                result, get_scorer(self.case.scorer).expected_text(self.target.expect), self.config.invocation_params.dir
+            )
             config = bench.config
             if config.repeats_for(self.engine) > 1 and config.gate.repeat_policy != "all":
                 # One draw of several: the item's verdict is the policy's over all of them, and
@@ -228,10 +235,21 @@ def marker_names(case: CaseItem, target: Target, engine: str | None) -> list[str
     return [_marker_safe(name) for name in names]
 
 
-def failure_message(result: ItemResult, expected: str) -> str:
-    """What a person needs to act on a failed target: text, expected, heard, evidence, audio."""
+def failure_message(result: ItemResult, expected: str, base: Path | None = None) -> str:
+    """What a person needs to act on a failed target, in a few lines: the verdict and why on the first
+    (pytest's short summary repeats it), then text, expected, heard and the clip (relative to ``base``).
+
+    The test's name above the block already says which item and target failed.
+    """
+    evidence = dict(result.evidence)
+    evidence.pop("routes", None)
+    if result.verdict == "error":
+        why = str(result.error)
+    else:
+        why = explain_evidence(evidence) or json.dumps(evidence, ensure_ascii=False)
+    flags = f" [asr flags: {', '.join(result.asr_flags)}]" if result.asr_flags else ""
     lines = [
-        f"{result.id}{'/' + result.target if result.target else ''} on {result.engine}: verdict {result.verdict}",
+        f"{result.verdict} on {result.engine}: {why}{flags}",
         f"  text:     {result.text}",
         f"  expected: {expected}",
     ]
@@ -240,16 +258,8 @@ def failure_message(result: ItemResult, expected: str) -> str:
             lines.append(f"  heard ({route}, {result.route_verdicts.get(route, '?')}): {text}")
     else:
         lines.append(f"  heard:    {result.transcript if result.transcript is not None else '(nothing)'}")
-    evidence = dict(result.evidence)
-    evidence.pop("routes", None)
-    if result.verdict == "error":
-        lines.append(f"  reason:   {result.error}")
-    else:
-        lines.append(f"  evidence: {explain_evidence(evidence) or json.dumps(evidence, ensure_ascii=False)}")
-    if result.asr_flags:
-        lines.append(f"  asr flags: {', '.join(result.asr_flags)}")
     if result.audio_path:
-        lines.append(f"  audio:    {result.audio_path}")
+        lines.append(f"  audio:    {shown_path(result.audio_path, base)}")
     return "\n".join(lines)
 
 

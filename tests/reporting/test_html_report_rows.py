@@ -47,7 +47,7 @@ def test_rows_carry_the_evidence(pytester: pytest.Pytester, workers: list[str]) 
     result = pytester.runpytest(
         "--tts-engine=replay", "--tts-results=out/r.jsonl", "--html=report/r.html", "--tts-breakdown=form", *workers
     )
-    result.assert_outcomes(passed=2, failed=3, skipped=1)  # two wrong items, and ttsbench::gate (floor broken)
+    result.assert_outcomes(passed=2, failed=2, skipped=1)
     data = report_data(pytester.path / "report" / "r.html")
     rows = rows_by_test(data)
     assert len(rows) == 5  # every target, the skipped not-auto-evaluable one included
@@ -157,10 +157,10 @@ def test_text_is_escaped_everywhere(pytester: pytest.Pytester) -> None:
 def test_no_benchmark_columns_without_pytest_html(pytester: pytest.Pytester) -> None:
     write_project(pytester, cases={"demo-numerals.yaml": NUMERALS})
     result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/r.jsonl", "-p", "no:html")
-    result.assert_outcomes(passed=2, failed=2)  # pct-45, and ttsbench::gate
+    result.assert_outcomes(passed=2, failed=1)
     assert not list(pytester.path.rglob("*.html"))
     result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/s.jsonl")  # html plugin on, no --html
-    result.assert_outcomes(passed=2, failed=2)  # pct-45, and ttsbench::gate
+    result.assert_outcomes(passed=2, failed=1)
     assert not (pytester.path / "charts").exists() and not (pytester.path / "audio").exists()
 
 
