@@ -13,6 +13,7 @@ import pytest
 
 from pytest_ttsbench.cases.loader import CaseFileError, load_case_file
 from pytest_ttsbench.cases.model import CaseItem, Suite, Target
+from pytest_ttsbench.naming import shown_path
 from pytest_ttsbench.results import RESULT_PROPERTY, SYNTH_ONLY
 from pytest_ttsbench.scorers.registry import get_scorer
 from pytest_ttsbench.session import BENCH_KEY
@@ -151,7 +152,11 @@ class CaseTest(pytest.Item):
             raise _skip_here(f"synthesize-only: clip kept at {result.audio_path}, not transcribed")
         if result.verdict != "correct":
             raise VerdictFailure(
-                failure_message(result, get_scorer(self.case.scorer).expected_text(self.target.expect))
+                failure_message(
+                    result,
+                    get_scorer(self.case.scorer).expected_text(self.target.expect),
+                    self.config.invocation_params.dir,
+                )
             )
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
@@ -222,10 +227,21 @@ def marker_names(case: CaseItem, target: Target, engine: str | None) -> list[str
     return [_marker_safe(name) for name in names]
 
 
-def failure_message(result: ItemResult, expected: str) -> str:
-    """What a person needs to act on a failed target: text, expected, heard, evidence, audio."""
+def failure_message(result: ItemResult, expected: str, base: Path | None = None) -> str:
+    """What a person needs to act on a failed target, in a few lines: the verdict and why on the first
+    (pytest's short summary repeats it), then text, expected, heard and the clip (relative to ``base``).
+
+    The test's name above the block already says which item and target failed.
+    """
+    evidence = dict(result.evidence)
+    evidence.pop("routes", None)
+    if result.verdict == "error":
+        why = str(result.error)
+    else:
+        why = explain_evidence(evidence) or json.dumps(evidence, ensure_ascii=False)
+    flags = f" [asr flags: {', '.join(result.asr_flags)}]" if result.asr_flags else ""
     lines = [
-        f"{result.id}{'/' + result.target if result.target else ''} on {result.engine}: verdict {result.verdict}",
+        f"{result.verdict} on {result.engine}: {why}{flags}",
         f"  text:     {result.text}",
         f"  expected: {expected}",
     ]
@@ -234,16 +250,8 @@ def failure_message(result: ItemResult, expected: str) -> str:
             lines.append(f"  heard ({route}, {result.route_verdicts.get(route, '?')}): {text}")
     else:
         lines.append(f"  heard:    {result.transcript if result.transcript is not None else '(nothing)'}")
-    evidence = dict(result.evidence)
-    evidence.pop("routes", None)
-    if result.verdict == "error":
-        lines.append(f"  reason:   {result.error}")
-    else:
-        lines.append(f"  evidence: {explain_evidence(evidence) or json.dumps(evidence, ensure_ascii=False)}")
-    if result.asr_flags:
-        lines.append(f"  asr flags: {', '.join(result.asr_flags)}")
     if result.audio_path:
-        lines.append(f"  audio:    {result.audio_path}")
+        lines.append(f"  audio:    {shown_path(result.audio_path, base)}")
     return "\n".join(lines)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Generator
 from pathlib import Path
 
 import pytest
@@ -16,15 +17,11 @@ from pytest_ttsbench.gating.gate import Collected, evaluate_gate, final_status, 
 from pytest_ttsbench.gating.repeats import POLICIES
 from pytest_ttsbench.gating.snapshots import MODES as SNAPSHOT_MODES
 from pytest_ttsbench.gating.thresholds import FLOOR_ON
+from pytest_ttsbench.naming import shown_path
 from pytest_ttsbench.quality.measures import measure_names
-from pytest_ttsbench.reporting.html import SessionSummary, register_html_report
+from pytest_ttsbench.reporting.html import register_html_report
 from pytest_ttsbench.reporting.progress import add_progress_option, register_progress
-from pytest_ttsbench.reporting.terminal import (
-    write_gate_summary,
-    write_quality_summary,
-    write_summary,
-    write_synth_only_summary,
-)
+from pytest_ttsbench.reporting.terminal import SessionSummary, write_run_sections
 from pytest_ttsbench.results import result_from_report
 from pytest_ttsbench.runs import gate_path
 from pytest_ttsbench.selection import (
@@ -388,7 +385,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     settings = config.stash[BENCH_KEY].config
     if not settings.engine_names:
         return []
-    return [f"ttsbench: engines {', '.join(settings.engine_names)}; results -> {settings.results_path}"]
+    results = shown_path(settings.results_path, config.invocation_params.dir)
+    return [f"ttsbench: engines {', '.join(settings.engine_names)}; results -> {results}"]
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -413,24 +411,22 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         write_gate(gate_path(bench.config.results_path), outcome)
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:  # type: ignore[no-untyped-def]
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> Generator[None, None, None]:  # type: ignore[no-untyped-def]
+    """The summary and the gate first, right after the tests ran; pytest's failure details,
+    warnings and short summary follow (this wrapper runs before pytest's own)."""
     bench: BenchSession = config.stash[BENCH_KEY]
-    finished = _session_summary(bench)
-    left_out = [skip.line() for skip in selection_of(config).language_skips]
-    if finished is None:
-        if left_out and not bench.config.is_worker:  # everything selected was in another language
-            terminalreporter.write_sep("=", "ttsbench summary")
-            for line in left_out:
-                terminalreporter.write_line(line)
-        return
-    if bench.config.synth_only:
-        write_synth_only_summary(terminalreporter, finished.items, bench.config.results_path)
-        write_quality_summary(terminalreporter, finished.results, finished.breakdown)
-        return
-    write_summary(terminalreporter, finished.items, finished.breakdown, bench.config.results_path, left_out)
-    write_quality_summary(terminalreporter, finished.results, finished.breakdown)
-    if finished.gate is not None:
-        write_gate_summary(terminalreporter, finished.gate)
+    if not bench.config.is_worker:
+        finished = _session_summary(bench)
+        write_run_sections(
+            terminalreporter,
+            finished,
+            [skip.line() for skip in selection_of(config).language_skips],
+            synth_only=bench.config.synth_only,
+            results_path=bench.config.results_path,
+            base=config.invocation_params.dir,
+        )
+    return (yield)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -95,9 +95,14 @@ def test_known_gap_still_counts_against_the_floor(pytester: pytest.Pytester) -> 
     result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/r.jsonl", "--tts-min-n=1")
     result.assert_outcomes(passed=2, xfailed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+    # the gate said once: its table (verdict first) and one outcome line
     result.stdout.fnmatch_lines(
-        ["below floor: replay demo-numerals/percentages: 0.0% (0/1) < floor 50.0%, 95% CI [0.0, 79.3]"]
+        [
+            "FAIL  replay  demo-numerals  percentages *0/1 *0.0% *50.0% *[[]0.0, 79.3[]]",
+            "gate FAILED: 1 of 3 categories below their floor",
+        ]
     )
+    assert result.stdout.str().count("percentages") == 2  # the summary's row and the gate's row
     gate = json.loads((pytester.path / "out" / "r.gate.json").read_text(encoding="utf-8"))
     assert gate["exitstatus"] == 1 and gate["passed"] is False
     breached = [(c["category"], c["correct"], c["n"], c["floor"]) for c in gate["thresholds"] if c["breached"]]
@@ -164,8 +169,9 @@ def test_xdist_gate_matches_a_single_process_and_the_results_file(pytester: pyte
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         [
-            "below floor: replay demo-news/military_model: 0.0% (0/1) < floor 90.0%, 95% CI [0.0, 79.3]",
-            "below floor: replay demo-numerals/percentages: 0.0% (0/1) < floor 50.0%, 95% CI [0.0, 79.3]",
+            "FAIL  replay  demo-news  *military_model *0/1 *0.0% *90.0% *[[]0.0, 79.3[]]",
+            "FAIL  replay  demo-numerals  percentages *0/1 *0.0% *50.0% *[[]0.0, 79.3[]]",
+            "gate FAILED: 2 of 4 categories below their floor",
         ]
     )
     gate = json.loads((pytester.path / "out" / "r.gate.json").read_text(encoding="utf-8"))

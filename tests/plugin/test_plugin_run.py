@@ -36,19 +36,21 @@ def test_verdicts_and_failure_message(pytester: pytest.Pytester) -> None:
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         [
-            "demo-numerals/pct-45 on replay: verdict wrong",
+            "*_ demo-numerals/pct-45 [[]replay[]] _*",
+            "wrong on replay: missing: 45; parsed: 54",
             "  text:     Turnout reached 45% this year.",
             "  expected: values 45",
             "  heard:    Turnout reached 54 percent this year.",
-            "  evidence: missing: 45; parsed: 54",
         ]
     )
+    assert "evidence:" not in result.stdout.str()  # said once, on the block's first line
     result.stdout.fnmatch_lines(
         [
-            "demo-news/m-001/歼-20 on replay: verdict wrong",
+            "*_ demo-news/m-001/歼-20 [[]replay[]] _*",
+            "wrong on replay: forbidden reading heard: 歼负二十*",
+            "  text:     航展首日，歼-20与运-20同场亮相。",
             "  expected: 歼-20 read as one of *'歼二十', '歼二零'*, never *'歼负二十', '歼杠二十'*",
             "  heard:    航展首日，歼负二十与运二十同场亮相。",
-            "*forbidden reading heard: 歼负二十*",
         ]
     )
     result.stdout.fnmatch_lines(["*not auto-evaluable*"])
