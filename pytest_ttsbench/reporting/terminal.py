@@ -122,11 +122,6 @@ def write_summary(
         writer.write_line(line)
     for line in summary_lines(results, breakdown):
         writer.write_line(line)
-    lines = workflow_lines(results)
-    if lines:
-        writer.write_line("")
-        for line in lines:
-            writer.write_line(line)
     flagged = [r for r in results if r.asr_flags]
     if flagged:
         writer.write_line(f"{len(flagged)} transcript(s) flagged by ASR guards (see asr_flags in the results)")
@@ -143,8 +138,9 @@ def write_run_sections(
     results_path: Path | None,
     base: Path | None,
 ) -> None:
-    """The benchmark's sections of a pytest run's terminal output: the summary (after ``notes``,
-    such as items left out by language), then the gate. ``finished`` None: nothing ran."""
+    """The benchmark's sections of a pytest run's terminal output, decisions first: the summary
+    (after ``notes``, such as items left out by language), the gate, then the figures apart from
+    accuracy (timing, audio quality). ``finished`` None: nothing ran."""
     if finished is None:
         if notes:  # everything selected was left out: say why
             writer.write_sep("=", "ttsbench summary")
@@ -153,12 +149,22 @@ def write_run_sections(
         return
     if synth_only:
         write_synth_only_summary(writer, finished.items, results_path)
-        write_quality_summary(writer, finished.results, finished.breakdown)
+    else:
+        write_summary(writer, finished.items, finished.breakdown, results_path, notes, base)
+        if finished.gate is not None:
+            write_gate_summary(writer, finished.gate, base)
+    write_figures_apart(writer, finished)
+
+
+def write_figures_apart(writer: _Writer, finished: SessionSummary) -> None:
+    """Timing per synthesis request and quality per clip: figures apart from accuracy, after the decision."""
+    timing = workflow_lines(finished.results or finished.items)
+    quality = quality_summary_lines(finished.results, finished.breakdown)
+    if not (timing or quality):
         return
-    write_summary(writer, finished.items, finished.breakdown, results_path, notes, base)
-    write_quality_summary(writer, finished.results, finished.breakdown)
-    if finished.gate is not None:
-        write_gate_summary(writer, finished.gate, base)
+    writer.write_sep("=", "ttsbench timing and quality (apart from accuracy)")
+    for line in [*timing, *([""] if timing and quality else []), *quality]:
+        writer.write_line(line)
 
 
 def write_synth_only_summary(writer: _Writer, results: Sequence[ItemResult], results_path: Path | None) -> None:
@@ -307,22 +313,17 @@ def quality_gate_lines(outcome: GateOutcome) -> list[str]:
     return lines
 
 
-def write_quality_summary(writer: _Writer, results: Sequence[ItemResult], breakdown: Sequence[str]) -> None:
-    lines = quality_summary_lines(results, breakdown)
-    if lines:
-        writer.write_line("")
-    for line in lines:
-        writer.write_line(line)
-
-
 def outcome_line(outcome: GateOutcome) -> str | None:
     """The gate's decision in one line (None when nothing was gated): the floors' table above holds
     the figures, so breached floors are counted here, not repeated."""
     if outcome.reasons:
-        breached = outcome.breaches
-        floor_reasons = tuple(f"{c.engine} {c.suite}/{c.category}: " for c in breached)
+        breached, quality = outcome.breaches, outcome.quality_breaches
+        # Floors and quality gates have their tables above, verdict first; the rest is said here.
+        in_tables = (*(f"{c.engine} {c.suite}/{c.category}: " for c in breached), "quality: ")
         parts = [f"{len(breached)} of {len(outcome.checks)} categories below their floor"] if breached else []
-        parts += [reason for reason in outcome.reasons if not reason.startswith(floor_reasons)]
+        if quality:
+            parts.append(f"{len(quality)} of {len(outcome.quality_checks)} quality gates breached")
+        parts += [reason for reason in outcome.reasons if not reason.startswith(in_tables)]
         return "gate FAILED: " + "; ".join(parts)
     if not (outcome.checks or outcome.comparison is not None or outcome.snapshots or outcome.quality_checks):
         return None

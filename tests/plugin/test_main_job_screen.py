@@ -54,7 +54,8 @@ def test_summary_and_gate_come_first_and_fit_on_one_screen(main_job: tuple[pytes
     outcome = [line for line in screen if line.startswith("gate FAILED") or line.startswith("gate passed")]
     assert len(outcome) == 1, text
     failures = next(i for i, line in enumerate(lines) if re.match(r"=+ FAILURES =+", line))
-    assert failures > lines.index(outcome[0])  # details after the decision
+    apart = next(i for i, line in enumerate(lines) if "ttsbench timing and quality" in line)
+    assert lines.index(outcome[0]) < apart < failures  # the decision first, then figures, then details
     # one line for the items left out, nothing about snapshots beyond how to start
     assert [line for line in screen if "skipped: profile languages are en" in line] == [
         next(line for line in screen if line.startswith("espeak: ") and "items in ar, zh skipped" in line)
