@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_ttsbench.gating.snapshots import one_line
 from pytest_ttsbench.gating.summary import Bucket, summarize
+from pytest_ttsbench.gating.thresholds import breach_reason
 from pytest_ttsbench.gating.workflow import workflow_figures
 from pytest_ttsbench.naming import shown_path
 from pytest_ttsbench.pinned_recognizer import recognizer_mismatches
@@ -316,20 +317,31 @@ def quality_gate_lines(outcome: GateOutcome) -> list[str]:
 def outcome_line(outcome: GateOutcome) -> str | None:
     """The gate's decision in one line (None when nothing was gated): the floors' table above holds
     the figures, so breached floors are counted here, not repeated."""
+    unchecked = len(outcome.too_few)
+    too_few = f"{unchecked} floor(s) with fewer targets than min_n not checked" if unchecked else ""
     if outcome.reasons:
         breached, quality = outcome.breaches, outcome.quality_breaches
-        # Floors and quality gates have their tables above, verdict first; the rest is said here.
-        in_tables = (*(f"{c.engine} {c.suite}/{c.category}: " for c in breached), "quality: ")
-        parts = [f"{len(breached)} of {len(outcome.checks)} categories below their floor"] if breached else []
+        # Floors and quality gates have their tables above, verdict first: here they are counted;
+        # every other reason is said here only.
+        in_tables = {breach_reason(c) for c in breached}
+        parts = [f"{len(breached)} of {len(outcome.checks)} floors breached"] if breached else []
         if quality:
             parts.append(f"{len(quality)} of {len(outcome.quality_checks)} quality gates breached")
-        parts += [reason for reason in outcome.reasons if not reason.startswith(in_tables)]
+        parts += [r for r in outcome.reasons if r not in in_tables and not r.startswith("quality: ")]
+        parts += [too_few] if too_few else []
         return "gate FAILED: " + "; ".join(parts)
-    if not (outcome.checks or outcome.comparison is not None or outcome.snapshots or outcome.quality_checks):
+    if not (
+        outcome.checks
+        or outcome.comparison is not None
+        or outcome.snapshots
+        or outcome.quality_checks
+        or outcome.latency
+    ):
         return None
+    passed = "gate passed" + (f" ({too_few})" if too_few else "")
     if outcome.exitstatus not in (None, 0):
-        return f"gate passed, but the run's failed tests fail it (exit status {outcome.exitstatus})"
-    return "gate passed"
+        return f"{passed}, but the run's failed tests fail it (exit status {outcome.exitstatus})"
+    return passed
 
 
 def snapshot_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:

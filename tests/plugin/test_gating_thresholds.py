@@ -99,7 +99,7 @@ def test_known_gap_still_counts_against_the_floor(pytester: pytest.Pytester) -> 
     result.stdout.fnmatch_lines(
         [
             "FAIL  replay  demo-numerals  percentages *0/1 *0.0% *50.0% *[[]0.0, 79.3[]]",
-            "gate FAILED: 1 of 3 categories below their floor",
+            "gate FAILED: 1 of 3 floors breached",
         ]
     )
     assert result.stdout.str().count("percentages") == 2  # the summary's row and the gate's row
@@ -171,7 +171,7 @@ def test_xdist_gate_matches_a_single_process_and_the_results_file(pytester: pyte
         [
             "FAIL  replay  demo-news  *military_model *0/1 *0.0% *90.0% *[[]0.0, 79.3[]]",
             "FAIL  replay  demo-numerals  percentages *0/1 *0.0% *50.0% *[[]0.0, 79.3[]]",
-            "gate FAILED: 2 of 4 categories below their floor",
+            "gate FAILED: 2 of 4 floors breached",
         ]
     )
     gate = json.loads((pytester.path / "out" / "r.gate.json").read_text(encoding="utf-8"))
