@@ -11,6 +11,7 @@ import hashlib
 import re
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -279,39 +280,48 @@ class Evaluator:
         check = check_audio(decoded, text, self.options.audio_policy)
         clip.audio_seconds = round(check.seconds, 4)
         clip.audio_checks = {"problems": list(check.problems), **check.figures}
+        pending: Future[dict[str, float | None]] | None = None
         if self.options.quality is not None:
             # Measured before the verdict on purpose: a clip that fails its checks keeps its figures too.
+            # The measures run in the background while the clip is transcribed and are joined before
+            # the clip is returned, so the row written from it never goes out without its figures.
             measured = ClipToMeasure(decoded.samples, text, reference_audio(self.profiles[engine_name]))
-            clip.quality = self.options.quality.measure(measured)
-        if not check.ok:
-            clip.error, clip.error_stage = "audio check failed: " + "; ".join(check.problems), "audio"
+            pending = self.options.quality.measure_later(measured)
+        try:
+            if not check.ok:
+                clip.error, clip.error_stage = "audio check failed: " + "; ".join(check.problems), "audio"
+                return clip
+            if cache is not None and made.audio_key is not None and not made.from_cache:
+                # Only audio that passed its checks is kept: a glitch must not be replayed forever.
+                cache.put_audio(
+                    made.audio_key,
+                    CachedAudio(
+                        synthesis.audio, synthesis.media_type, synthesis.pcm_sample_rate, dict(synthesis.metadata)
+                    ),
+                )
+            if not get_scorer(item.scorer).needs_transcript:
+                return clip  # judged by listeners: kept and checked, never transcribed
+            if self.options.synth_only:
+                return clip
+            asr_started = time.perf_counter()
+            routes = self._routes_for(engine_name)
+            clip.routes = [route.name for route in routes]
+            for route in routes:
+                try:
+                    heard, clip.cache[f"asr:{route.name}"] = self._transcribe(route, decoded, item.language, clip)
+                except AsrError as exc:
+                    clip.route_errors[route.name] = str(exc)
+                    continue
+                clip.transcripts[route.name] = heard.text
+                clip.asr_flags.extend(f"{route.name}:{flag}" for flag in heard.flags)
+            clip.asr_seconds = time.perf_counter() - asr_started
+            if not clip.transcripts:
+                clip.error = "ASR failed: " + "; ".join(f"{k}: {v}" for k, v in clip.route_errors.items())
+                clip.error_stage = "asr"
             return clip
-        if cache is not None and made.audio_key is not None and not made.from_cache:
-            # Only audio that passed its checks is kept: a glitch must not be replayed forever.
-            cache.put_audio(
-                made.audio_key,
-                CachedAudio(synthesis.audio, synthesis.media_type, synthesis.pcm_sample_rate, dict(synthesis.metadata)),
-            )
-        if not get_scorer(item.scorer).needs_transcript:
-            return clip  # judged by listeners: kept and checked, never transcribed
-        if self.options.synth_only:
-            return clip
-        asr_started = time.perf_counter()
-        routes = self._routes_for(engine_name)
-        clip.routes = [route.name for route in routes]
-        for route in routes:
-            try:
-                heard, clip.cache[f"asr:{route.name}"] = self._transcribe(route, decoded, item.language, clip)
-            except AsrError as exc:
-                clip.route_errors[route.name] = str(exc)
-                continue
-            clip.transcripts[route.name] = heard.text
-            clip.asr_flags.extend(f"{route.name}:{flag}" for flag in heard.flags)
-        clip.asr_seconds = time.perf_counter() - asr_started
-        if not clip.transcripts:
-            clip.error = "ASR failed: " + "; ".join(f"{k}: {v}" for k, v in clip.route_errors.items())
-            clip.error_stage = "asr"
-        return clip
+        finally:
+            if pending is not None:
+                clip.quality = pending.result()
 
     def _transcribe(self, route: AsrRoute, decoded: Any, language: str, clip: Clip) -> tuple[Transcription, str]:
         """A route's transcript of the clip, from the cache when the same route heard the same audio before."""
