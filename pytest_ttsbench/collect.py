@@ -14,7 +14,7 @@ import pytest
 from pytest_ttsbench.cases.loader import CaseFileError, load_case_file
 from pytest_ttsbench.cases.model import CaseItem, Suite, Target
 from pytest_ttsbench.naming import shown_path
-from pytest_ttsbench.results import RESULT_PROPERTY, SYNTH_ONLY
+from pytest_ttsbench.results import RESULT_PROPERTY, RESUMED_PROPERTY, SYNTH_ONLY, UNAVAILABLE_PROPERTY
 from pytest_ttsbench.scorers.registry import get_scorer
 from pytest_ttsbench.session import BENCH_KEY
 from pytest_ttsbench.verdict import explain_evidence
@@ -36,7 +36,7 @@ class CaseFile(pytest.File):
         try:
             cache = bench.config.cache
             parsed = cache.root / "parsed" if cache is not None and cache.mode != "off" else None
-            suite = load_case_file(self.path, parsed)
+            suite = load_case_file(self.path, parsed, bench.config.settings.limits.max_text_chars)
         except CaseFileError as exc:
             raise CaseFileCollectError(str(exc)) from exc
         clash = bench.recorder.claim_suite(suite)
@@ -137,17 +137,21 @@ class CaseTest(pytest.Item):
     def runtest(self) -> None:
         bench: BenchSession = self.config.stash[BENCH_KEY]
         assert self.engine is not None  # items without an engine carry a skip marker
-        reason = bench.evaluator.unavailable_reason(self.engine)
-        if reason is not None:
-            raise _skip_here(reason)
-        if not self.target.auto_evaluable:
+        result = bench.config.resumed.get((self.engine, self.known_gap_id, self.repeat))
+        if result is not None:  # --tts-resume: measured by the run this session continues
+            self.user_properties.append((RESUMED_PROPERTY, result.to_json()))
+        else:
+            reason = bench.evaluator.unavailable_reason(self.engine)
+            if reason is not None:
+                # The gate counts engines that measured nothing (gating/coverage.py); the controller learns why.
+                self.user_properties.append((UNAVAILABLE_PROPERTY, json.dumps([self.engine, reason])))
+                raise _skip_here(reason)
             result = bench.evaluator.evaluate(self.case, self.target, self.engine, self.repeat)
             result.node_id = self.nodeid
+            result.engine_config = bench.config.engine_config(self.engine)
             self.user_properties.append((RESULT_PROPERTY, result.to_json()))
+        if not self.target.auto_evaluable:
             raise _skip_here("target is not auto-evaluable (auto_evaluable: false): recorded, excluded from accuracy")
-        result = bench.evaluator.evaluate(self.case, self.target, self.engine, self.repeat)
-        result.node_id = self.nodeid
-        self.user_properties.append((RESULT_PROPERTY, result.to_json()))
         if result.evidence.get(SYNTH_ONLY):
             raise _skip_here(f"synthesize-only: clip kept at {result.audio_path}, not transcribed")
         if result.verdict != "correct":

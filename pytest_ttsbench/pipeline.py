@@ -12,13 +12,13 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.asr.base import AsrError, AsrRoute, Transcription
-from pytest_ttsbench.audio import AudioDecodeError, AudioPolicy, check_audio, decode_audio, encode_wav
+from pytest_ttsbench.audio import AudioDecodeError, AudioPolicy, check_audio, decode_audio, encode_wav, wav_shortfall
 from pytest_ttsbench.cache import (
     CachedAudio,
     CachedTranscript,
@@ -33,9 +33,11 @@ from pytest_ttsbench.engines.base import Engine, EngineError, EngineUnavailable,
 from pytest_ttsbench.engines.registry import create_engine
 from pytest_ttsbench.gating.voting import vote
 from pytest_ttsbench.generation import generation_record, generation_seed
+from pytest_ttsbench.limits import DEFAULT_MAX_AUDIO_BYTES
 from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.prefetch import SynthesisPool
 from pytest_ttsbench.quality.meter import ClipToMeasure, QualityMeter
+from pytest_ttsbench.redaction import scrub
 from pytest_ttsbench.results import SYNTH_ONLY, ErrorStage, ItemResult
 from pytest_ttsbench.scorers.base import ScoreContext
 from pytest_ttsbench.scorers.registry import get_scorer
@@ -119,6 +121,7 @@ class RunOptions:
     #: quality measures taken of every decoded clip (None: none at all)
     quality: QualityMeter | None = None
     cache: ClipCache | None = None
+    max_audio_bytes: int = DEFAULT_MAX_AUDIO_BYTES
 
 
 class Evaluator:
@@ -268,6 +271,12 @@ class Evaluator:
             clip.transcripts = dict(synthesis.transcripts)
             clip.routes = list(synthesis.metadata.get("routes") or clip.transcripts)
             return clip
+        problem = _size_problem(synthesis.audio, synthesis.pcm_sample_rate, self.options.max_audio_bytes)
+        if problem is not None:  # the same checks for every engine, whatever fetched the bytes
+            if len(synthesis.audio) <= self.options.max_audio_bytes:
+                self._keep_audio(clip, item, engine_name, repeat, synthesis.audio, synthesis.media_type)
+            clip.error = f"audio check failed: {problem}"
+            return clip
         try:
             decoded = decode_audio(synthesis.audio, synthesis.pcm_sample_rate)
         except AudioDecodeError as exc:
@@ -388,7 +397,7 @@ class Evaluator:
                 evidence["routes"] = {r: v.evidence() | {"verdict": v.outcome} for r, v in route_verdicts.items()}
         transcript = next(iter(clip.transcripts.values()), None)
         cer, wer = _error_rates(item.text_for(self.options.contract), transcript)
-        return ItemResult(
+        result = ItemResult(
             engine=engine_name,
             suite=item.suite,
             id=item.full_id,
@@ -434,6 +443,18 @@ class Evaluator:
             quality=dict(clip.quality),
             quality_models=self.options.quality.provenance() if clip.quality and self.options.quality else {},
         )
+        # Redacted here, once, so the failure message, the report and the results file agree.
+        return ItemResult.from_dict(scrub(asdict(result)))
+
+
+def _size_problem(audio: bytes, pcm_sample_rate: int | None, max_bytes: int) -> str | None:
+    """What is wrong with a clip's size before decoding: over the limit, or a WAV shorter than its header."""
+    if len(audio) > max_bytes:
+        return f"{len(audio):,} bytes of audio, more than the limit of {max_bytes:,} (limits.max_audio_bytes)"
+    short = None if pcm_sample_rate else wav_shortfall(audio)
+    if short is not None:
+        return f"truncated WAV: the header declares {short[0]} bytes of samples, {short[1]} arrived"
+    return None
 
 
 def _primary_verdict(route_verdicts: Mapping[str, Verdict], final: str) -> Verdict | None:

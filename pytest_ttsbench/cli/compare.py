@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
 from pytest_ttsbench.contracts import require_one_contract
 from pytest_ttsbench.gating.baseline import attach_provenance, compare, comparison_lines
 from pytest_ttsbench.gating.repeats import POLICIES
@@ -33,7 +34,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         )
     except (OSError, TypeError, ValueError) as exc:
         print(f"ttsbench compare: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     if args.json:
         json.dump(comparison.to_dict(), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -42,15 +43,23 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         print(f"candidate: {args.candidate}")
         for line in comparison_lines(comparison):
             print(line)
-    unattributed = comparison.recognizer_changes and not args.allow_asr_change
-    if args.fail_on_regression and comparison.regressions and unattributed:
+    if not args.fail_on_regression:
+        return EXIT_OK
+    unattributed = bool(comparison.recognizer_changes) and not args.allow_asr_change
+    if comparison.regressions and unattributed:
         print(
             f"not counted as TTS regressions: {len(comparison.regressions)} verdict change(s) with another "
             "recognizer (--allow-asr-change counts them)",
             file=sys.stderr,
         )
-        return 0
-    return 1 if args.fail_on_regression and comparison.regressions else 0
+    if comparison.missing:
+        # A target the baseline measured and the candidate did not is not known to still work.
+        print(
+            f"ttsbench compare: {len(comparison.missing)} target(s) of the baseline are missing from the candidate",
+            file=sys.stderr,
+        )
+    regressed = bool(comparison.regressions) and not unattributed
+    return EXIT_REFUSED if regressed or comparison.missing else EXIT_OK
 
 
 def add_command(subparsers: Any) -> None:
@@ -64,7 +73,11 @@ def add_command(subparsers: Any) -> None:
         choices=POLICIES,
         help="how several generations make one verdict (default: the candidate run's own, else all)",
     )
-    p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when any target regressed")
+    p.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 when any target regressed or is missing from the candidate",
+    )
     p.add_argument("--allow-contract-mix", action="store_true", help="compare runs that sent different text contracts")
     p.add_argument(
         "--allow-asr-change",

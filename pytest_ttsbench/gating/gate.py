@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_ttsbench.gating.baseline import Comparison, attach_provenance, compare, comparison_id
+from pytest_ttsbench.gating.coverage import EngineCoverage, coverage_reasons, engine_coverage
 from pytest_ttsbench.gating.known_gaps import Gap, KnownGaps, unmatched_ids, updated_gaps, write_known_gaps
 from pytest_ttsbench.gating.latency import (
     LatencyBudget,
@@ -67,6 +68,8 @@ class GateConfig:
     snapshots: Mapping[str, tuple[Path, Mapping[str, str]]] = field(default_factory=dict)
     #: quality bounds, highest precedence first: command line, then configuration (case files: Collected)
     quality_layers: tuple[tuple[QualityBound, ...], ...] = ()
+    #: an engine that cannot run here skips its targets without failing the gate (--tts-allow-unavailable)
+    allow_unavailable: bool = False
 
 
 @dataclass
@@ -85,6 +88,10 @@ class Collected:
     other_failures: int = 0
     #: this run's header (see provenance.py), to say what changed since the baseline
     header: RunHeader | None = None
+    #: engine → selected test items (targets × repeats) after -k/-m; None until known
+    selected: dict[str, int] | None = None
+    #: engine → why it cannot run here, for engines that skipped their targets
+    unavailable: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -120,6 +127,7 @@ class GateOutcome:
     snapshots: list[SnapshotCheck] = field(default_factory=list)
     latency: list[LatencyCheck] = field(default_factory=list)
     latency_changes: list[LatencyChange] = field(default_factory=list)
+    coverage: list[EngineCoverage] = field(default_factory=list)  # selected targets that produced a verdict
     reasons: list[str] = field(default_factory=list)
     exitstatus: int | None = None
     #: files the run asked to rewrite; :func:`write_gate_updates` writes them
@@ -152,6 +160,7 @@ class GateOutcome:
             "exitstatus": self.exitstatus,
             "passed": not self.reasons,
             "reasons": list(self.reasons),
+            "coverage": [engine.to_dict() for engine in self.coverage],
             "thresholds": [check.to_dict() for check in self.checks],
             "known_gaps": {
                 "xfailed": list(self.xfailed),
@@ -215,6 +224,8 @@ def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: 
         outcome.snapshot_mode = config.snapshot_mode
         for engine in config.engines:
             _check_engine_snapshots(results, config, engine, outcome)
+    outcome.coverage = engine_coverage(config.engines, collected.selected, results, collected.unavailable)
+    outcome.reasons.extend(coverage_reasons(outcome.coverage, config.allow_unavailable))
     if config.repeats > 1 and config.repeat_policy != "all" and collected.other_failures == 0:
         verdict_of = {(row.engine, row.key): row.verdict for row in items}
         failures = collected.verdict_failures

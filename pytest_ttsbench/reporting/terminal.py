@@ -280,6 +280,8 @@ def gate_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:
                 "they do not fail the run"
             )
     lines += quality_gate_lines(outcome)
+    if outcome.coverage:
+        lines.append("coverage: " + "; ".join(engine.describe() for engine in outcome.coverage))
     verdict = outcome_line(outcome)
     if verdict is not None:
         lines.append(verdict)
@@ -336,6 +338,7 @@ def outcome_line(outcome: GateOutcome) -> str | None:
         or outcome.snapshots
         or outcome.quality_checks
         or outcome.latency
+        or outcome.coverage
     ):
         return None
     passed = "gate passed" + (f" ({too_few})" if too_few else "")

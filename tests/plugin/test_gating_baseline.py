@@ -199,3 +199,22 @@ def test_compare_command_text_exit_codes_and_errors(tmp_path: Path, capsys: pyte
     capsys.readouterr()
     assert ttsbench_main(["compare", str(base), str(tmp_path / "missing.jsonl")]) == 2
     assert "missing.jsonl" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ('{"engine": "replay", "id": "demo-numerals/year-2026", "verdict": "correct"}\n', "line 1: field 'suite'"),
+        ("[1, 2]\n", "line 1: a results row must be a JSON object"),
+        ("", "holds no results"),
+    ],
+)
+def test_a_malformed_baseline_is_a_usage_error_not_an_internal_error(
+    pytester: pytest.Pytester, content: str, expected: str
+) -> None:
+    write_project(pytester, cases={"demo-numerals.yaml": PLAIN_NUMERALS})
+    (pytester.path / "base.jsonl").write_text(content, encoding="utf-8")
+    result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/r.jsonl", "--tts-baseline=base.jsonl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*--tts-baseline: *base.jsonl*{expected}*"])
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()

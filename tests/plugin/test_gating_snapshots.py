@@ -17,7 +17,8 @@ PLAIN_NUMERALS = NUMERALS.replace("thresholds: {default: 0.5}\n", "")
 PASSING = {**TRANSCRIPTS, "demo-numerals/pct-45": "Turnout reached 45 percent this year."}
 # the same verdicts, heard differently
 REWORDED = {**PASSING, "demo-numerals/year-2026": "The plant was opened in 2026."}
-RUN = ("--tts-engine=replay", "--tts-results=r.jsonl")
+# Each test runs several sessions into one results file: each adds a run (--tts-append).
+RUN = ("--tts-engine=replay", "--tts-results=r.jsonl", "--tts-append")
 
 
 def _replay(pytester: pytest.Pytester, transcripts: dict[str, str]) -> None:
