@@ -119,12 +119,16 @@ def test_debug_logs_and_the_html_report_never_show_the_key(pytester: pytest.Pyte
         "--tts-engine=under-test",
         "--tts-results=out/results.jsonl",
         "--log-level=DEBUG",
+        "--log-file=debug.log",
+        "--log-file-level=DEBUG",
         "--html=report.html",
         "--self-contained-html",
     )
     output = result.stdout.str() + result.stderr.str()
-    assert "receive_response_headers" in output  # the DEBUG records are there...
-    assert leaked_fragment(output) is None  # ...without the key
+    log = (project / "debug.log").read_text(encoding="utf-8")
+    assert "receive_response_headers" in log  # the DEBUG records are there...
+    assert leaked_fragment(log) is None  # ...without the key
+    assert leaked_fragment(output) is None
     assert leaked_fragment((project / "report.html").read_text(encoding="utf-8")) is None
     row = _only_row(project)
     assert row["verdict"] == "error" and leaked_fragment(json.dumps(row)) is None
