@@ -56,6 +56,27 @@ def _describe_body(data: bytes) -> str:
     return f"{len(data)} bytes of unknown format"
 
 
+def wav_shortfall(body: bytes) -> tuple[int, int] | None:
+    """(declared, present) data bytes when a WAV header promises more audio than arrived.
+
+    Streaming writers put placeholder sizes in the header (0, or near 0xFFFFFFFF as Fish
+    documents); those say nothing about the length and are not checked.
+    """
+    if len(body) < 12 or body[:4] != b"RIFF" or body[8:12] != b"WAVE":
+        return None
+    pos = 12
+    while pos + 8 <= len(body):
+        chunk_id = body[pos : pos + 4]
+        size = int.from_bytes(body[pos + 4 : pos + 8], "little")
+        if chunk_id == b"data":
+            if size == 0 or size >= 0x7FFF0000:
+                return None
+            present = len(body) - pos - 8
+            return (size, present) if present < size else None
+        pos += 8 + size + (size & 1)
+    return None
+
+
 def decode_pcm16(data: bytes, sample_rate: int, target_rate: int = ASR_SAMPLE_RATE) -> DecodedAudio:
     """Decode headerless signed 16-bit little-endian mono PCM."""
     import numpy as np

@@ -156,7 +156,9 @@ class CaseTest(pytest.Item):
             raise _skip_here(f"synthesize-only: clip kept at {result.audio_path}, not transcribed")
         if result.verdict != "correct":
             message = failure_message(
-                result, get_scorer(self.case.scorer).expected_text(self.target.expect), self.config.invocation_params.dir
+                result,
+                get_scorer(self.case.scorer).expected_text(self.target.expect),
+                self.config.invocation_params.dir,
             )
             config = bench.config
             if config.repeats_for(self.engine) > 1 and config.gate.repeat_policy != "all":

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_ttsbench.limits import LIMITS_SCHEMA, Limits
+from pytest_ttsbench.messages import shorten
 from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml
 
 CONFIG_FILE = "ttsbench.yaml"
@@ -41,7 +43,7 @@ _PROFILE_SCHEMA = {
     "properties": {
         "type": {"type": "string", "minLength": 1},
         "voice": {"oneOf": [{"type": "string"}, {"type": "object", "additionalProperties": {"type": "string"}}]},
-        "api_key_env": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+        "api_key_env": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_]*\Z"},
         # generations per item for a stochastic voice (see gating/repeats.py)
         "repeats": {"type": "integer", "minimum": 1},
         "languages": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
@@ -72,6 +74,7 @@ CONFIG_SCHEMA = {
         "cache_dir": {"type": "string", "minLength": 1},
         # an LRU cap on the clip and transcript cache: bytes, or a size such as "2GB"
         "cache_max_size": {"type": ["string", "integer"]},
+        "limits": LIMITS_SCHEMA,
     },
 }
 
@@ -118,6 +121,7 @@ class Settings:
     latency_budgets: Mapping[str, Any] = field(default_factory=dict)
     cache_dir: str | None = None
     cache_max_size: str | int | None = None
+    limits: Limits = field(default_factory=Limits)
     source: Path | None = None
     base_dir: Path = field(default_factory=Path.cwd)
 
@@ -163,7 +167,7 @@ def load_settings(rootdir: Path) -> Settings:
     if errors:
         first = errors[0]
         path = ".".join(str(p) for p in first.absolute_path) or "(top level)"
-        raise ConfigError(f"{where}: field {path}: {first.message}")
+        raise ConfigError(f"{where}: field {path}: {shorten(first.message)}")
     profiles: dict[str, EngineProfile] = {}
     merged = {**BUILTIN_PROFILES, **raw.get("engines", {})}
     for name, spec in merged.items():
@@ -189,6 +193,7 @@ def load_settings(rootdir: Path) -> Settings:
         latency_budgets=raw.get("latency_budgets", {}),
         cache_dir=raw.get("cache_dir"),
         cache_max_size=raw.get("cache_max_size"),
+        limits=Limits(**raw.get("limits", {})),
         source=source,
         base_dir=rootdir,
     )

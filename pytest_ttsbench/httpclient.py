@@ -280,6 +280,16 @@ class HttpClient:
             follow_redirects=False,
         )
 
+    def redact_text(self, body: bytes) -> str:
+        """A body as text with every known secret redacted, before anything quotes (and shortens) it."""
+        return self._redact(body.decode("utf-8", errors="replace"))
+
+    def scrub_body(self, body: bytes) -> bytes:
+        """:meth:`redact_text` as bytes; the body itself when it names no secret."""
+        text = body.decode("utf-8", errors="replace")
+        redacted = self._redact(text)
+        return body if redacted == text else redacted.encode("utf-8")
+
     def error(self, message: str) -> Exception:
         """The caller's error type, labelled with the engine or route, every known secret scrubbed."""
         return self.error_type(self._redact(f"{self.label}: {message}"))
@@ -393,6 +403,7 @@ class HttpClient:
         return HttpResult(status, response.headers, body, first, total, total, 1, arrivals=arrivals)
 
     def _fail(self, status: int, headers: httpx.Headers, body: bytes, throttled: bool) -> None:
+        body = self.scrub_body(body)  # redact first: the message below quotes only the body's start
         if 300 <= status < 400:
             raise self.error(f"HTTP {status}: unexpected redirect to {headers.get('location', '(no location)')}")
         message = f"HTTP {status}: {self.policy.message(status, headers, body)}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from pathlib import Path
 
 
 def safe_name(text: str) -> str:
@@ -16,3 +17,15 @@ def safe_name(text: str) -> str:
     if cleaned != text:
         cleaned += "-" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:8]
     return cleaned
+
+
+def shown_path(path: object, base: Path | None) -> str:
+    """A path as a person standing in ``base`` (the invocation directory) would type it: relative to
+    ``base`` when inside it, else as given. ``base`` None: as given."""
+    text = str(path)
+    if base is None or not text:
+        return text
+    try:
+        return Path(text).relative_to(base).as_posix() if Path(text).is_absolute() else text
+    except ValueError:
+        return text

@@ -11,13 +11,14 @@ import hashlib
 import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from concurrent.futures import Future
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.asr.base import AsrError, AsrRoute, Transcription
-from pytest_ttsbench.audio import AudioDecodeError, AudioPolicy, check_audio, decode_audio, encode_wav
+from pytest_ttsbench.audio import AudioDecodeError, AudioPolicy, check_audio, decode_audio, encode_wav, wav_shortfall
 from pytest_ttsbench.cache import (
     CachedAudio,
     CachedTranscript,
@@ -32,9 +33,11 @@ from pytest_ttsbench.engines.base import Engine, EngineError, EngineUnavailable,
 from pytest_ttsbench.engines.registry import create_engine
 from pytest_ttsbench.gating.voting import vote
 from pytest_ttsbench.generation import generation_record, generation_seed
+from pytest_ttsbench.limits import DEFAULT_MAX_AUDIO_BYTES
 from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.prefetch import SynthesisPool
 from pytest_ttsbench.quality.meter import ClipToMeasure, QualityMeter
+from pytest_ttsbench.redaction import scrub
 from pytest_ttsbench.results import SYNTH_ONLY, ErrorStage, ItemResult
 from pytest_ttsbench.scorers.base import ScoreContext
 from pytest_ttsbench.scorers.registry import get_scorer
@@ -121,6 +124,7 @@ class RunOptions:
     #: quality measures taken of every decoded clip (None: none at all)
     quality: QualityMeter | None = None
     cache: ClipCache | None = None
+    max_audio_bytes: int = DEFAULT_MAX_AUDIO_BYTES
 
 
 class Evaluator:
@@ -271,6 +275,12 @@ class Evaluator:
             clip.transcripts = dict(synthesis.transcripts)
             clip.routes = list(synthesis.metadata.get("routes") or clip.transcripts)
             return clip
+        problem = _size_problem(synthesis.audio, synthesis.pcm_sample_rate, self.options.max_audio_bytes)
+        if problem is not None:  # the same checks for every engine, whatever fetched the bytes
+            if len(synthesis.audio) <= self.options.max_audio_bytes:
+                self._keep_audio(clip, item, engine_name, repeat, synthesis.audio, synthesis.media_type)
+            clip.error = f"audio check failed: {problem}"
+            return clip
         # Only a clip synthesized now: one from the cache says nothing about what the engine does.
         probing = engine_name in self.options.probe_engines and not made.from_cache
         if probing and engine_name not in self._probed:
@@ -288,39 +298,48 @@ class Evaluator:
         check = check_audio(decoded, text, self.options.audio_policy)
         clip.audio_seconds = round(check.seconds, 4)
         clip.audio_checks = {"problems": list(check.problems), **check.figures}
+        pending: Future[dict[str, float | None]] | None = None
         if self.options.quality is not None:
             # Measured before the verdict on purpose: a clip that fails its checks keeps its figures too.
+            # The measures run in the background while the clip is transcribed and are joined before
+            # the clip is returned, so the row written from it never goes out without its figures.
             measured = ClipToMeasure(decoded.samples, text, reference_audio(self.profiles[engine_name]))
-            clip.quality = self.options.quality.measure(measured)
-        if not check.ok:
-            clip.error, clip.error_stage = "audio check failed: " + "; ".join(check.problems), "audio"
+            pending = self.options.quality.measure_later(measured)
+        try:
+            if not check.ok:
+                clip.error, clip.error_stage = "audio check failed: " + "; ".join(check.problems), "audio"
+                return clip
+            if cache is not None and made.audio_key is not None and not made.from_cache:
+                # Only audio that passed its checks is kept: a glitch must not be replayed forever.
+                cache.put_audio(
+                    made.audio_key,
+                    CachedAudio(
+                        synthesis.audio, synthesis.media_type, synthesis.pcm_sample_rate, dict(synthesis.metadata)
+                    ),
+                )
+            if not get_scorer(item.scorer).needs_transcript:
+                return clip  # judged by listeners: kept and checked, never transcribed
+            if self.options.synth_only:
+                return clip
+            asr_started = time.perf_counter()
+            routes = self._routes_for(engine_name)
+            clip.routes = [route.name for route in routes]
+            for route in routes:
+                try:
+                    heard, clip.cache[f"asr:{route.name}"] = self._transcribe(route, decoded, item.language, clip)
+                except AsrError as exc:
+                    clip.route_errors[route.name] = str(exc)
+                    continue
+                clip.transcripts[route.name] = heard.text
+                clip.asr_flags.extend(f"{route.name}:{flag}" for flag in heard.flags)
+            clip.asr_seconds = time.perf_counter() - asr_started
+            if not clip.transcripts:
+                clip.error = "ASR failed: " + "; ".join(f"{k}: {v}" for k, v in clip.route_errors.items())
+                clip.error_stage = "asr"
             return clip
-        if cache is not None and made.audio_key is not None and not made.from_cache:
-            # Only audio that passed its checks is kept: a glitch must not be replayed forever.
-            cache.put_audio(
-                made.audio_key,
-                CachedAudio(synthesis.audio, synthesis.media_type, synthesis.pcm_sample_rate, dict(synthesis.metadata)),
-            )
-        if not get_scorer(item.scorer).needs_transcript:
-            return clip  # judged by listeners: kept and checked, never transcribed
-        if self.options.synth_only:
-            return clip
-        asr_started = time.perf_counter()
-        routes = self._routes_for(engine_name)
-        clip.routes = [route.name for route in routes]
-        for route in routes:
-            try:
-                heard, clip.cache[f"asr:{route.name}"] = self._transcribe(route, decoded, item.language, clip)
-            except AsrError as exc:
-                clip.route_errors[route.name] = str(exc)
-                continue
-            clip.transcripts[route.name] = heard.text
-            clip.asr_flags.extend(f"{route.name}:{flag}" for flag in heard.flags)
-        clip.asr_seconds = time.perf_counter() - asr_started
-        if not clip.transcripts:
-            clip.error = "ASR failed: " + "; ".join(f"{k}: {v}" for k, v in clip.route_errors.items())
-            clip.error_stage = "asr"
-        return clip
+        finally:
+            if pending is not None:
+                clip.quality = pending.result()
 
     def _transcribe(self, route: AsrRoute, decoded: Any, language: str, clip: Clip) -> tuple[Transcription, str]:
         """A route's transcript of the clip, from the cache when the same route heard the same audio before."""
@@ -387,7 +406,7 @@ class Evaluator:
                 evidence["routes"] = {r: v.evidence() | {"verdict": v.outcome} for r, v in route_verdicts.items()}
         transcript = next(iter(clip.transcripts.values()), None)
         cer, wer = _error_rates(item.text_for(self.options.contract), transcript)
-        return ItemResult(
+        result = ItemResult(
             engine=engine_name,
             suite=item.suite,
             id=item.full_id,
@@ -434,6 +453,18 @@ class Evaluator:
             quality=dict(clip.quality),
             quality_models=self.options.quality.provenance() if clip.quality and self.options.quality else {},
         )
+        # Redacted here, once, so the failure message, the report and the results file agree.
+        return ItemResult.from_dict(scrub(asdict(result)))
+
+
+def _size_problem(audio: bytes, pcm_sample_rate: int | None, max_bytes: int) -> str | None:
+    """What is wrong with a clip's size before decoding: over the limit, or a WAV shorter than its header."""
+    if len(audio) > max_bytes:
+        return f"{len(audio):,} bytes of audio, more than the limit of {max_bytes:,} (limits.max_audio_bytes)"
+    short = None if pcm_sample_rate else wav_shortfall(audio)
+    if short is not None:
+        return f"truncated WAV: the header declares {short[0]} bytes of samples, {short[1]} arrived"
+    return None
 
 
 def _differs_on_repeat(engine: Engine, request: SynthesisRequest, audio: bytes) -> bool | None:

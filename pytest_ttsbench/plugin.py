@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+from collections import Counter
 from collections.abc import Generator
 from pathlib import Path
 
@@ -11,24 +13,23 @@ import pytest
 from pytest_ttsbench.cache import DEFAULT_MODE as DEFAULT_CACHE_MODE
 from pytest_ttsbench.cache import MODES as CACHE_MODES
 from pytest_ttsbench.cases.loader import CASE_SUFFIXES
-from pytest_ttsbench.collect import CaseFile, prefetch_ahead, upcoming_items
+from pytest_ttsbench.collect import CaseFile, CaseTest, prefetch_ahead, upcoming_items
 from pytest_ttsbench.config import Settings
 from pytest_ttsbench.gating.baseline import DEFAULT_ALPHA, DEFAULT_MAX_RATE
+from pytest_ttsbench.gating.coverage import unfinished_reason
 from pytest_ttsbench.gating.gate import Collected, evaluate_gate, final_status, write_gate, write_gate_updates
 from pytest_ttsbench.gating.repeats import POLICIES
 from pytest_ttsbench.gating.snapshots import MODES as SNAPSHOT_MODES
 from pytest_ttsbench.gating.thresholds import FLOOR_ON
+from pytest_ttsbench.naming import shown_path
+from pytest_ttsbench.option_paths import check_rootdir_not_moved
 from pytest_ttsbench.quality.measures import measure_names
+from pytest_ttsbench.redaction import install_log_redaction
 from pytest_ttsbench.reporting.gate_item import GATE_NODEID, gate_is_armed, gate_reports
-from pytest_ttsbench.reporting.html import SessionSummary, register_html_report
+from pytest_ttsbench.reporting.html import register_html_report
 from pytest_ttsbench.reporting.progress import add_progress_option, register_progress
-from pytest_ttsbench.reporting.terminal import (
-    write_gate_summary,
-    write_quality_summary,
-    write_summary,
-    write_synth_only_summary,
-)
-from pytest_ttsbench.results import result_from_report
+from pytest_ttsbench.reporting.terminal import SessionSummary, write_run_sections
+from pytest_ttsbench.results import RESULT_PROPERTY, RESUMED_PROPERTY, UNAVAILABLE_PROPERTY, ItemResult
 from pytest_ttsbench.runs import gate_path
 from pytest_ttsbench.selection import (
     leave_out_unfit_languages,
@@ -36,7 +37,7 @@ from pytest_ttsbench.selection import (
     selection_of,
     worker_report,
 )
-from pytest_ttsbench.session import BENCH_KEY, RUN_DIR_KEY, BenchSession, Recorder, build_config
+from pytest_ttsbench.session import BENCH_KEY, RUN_DIR_KEY, RUN_ID_KEY, BenchSession, Recorder, build_config
 from pytest_ttsbench.sharding import parse_shard, select
 
 # What a worker tells the controller about its collection (the controller collects nothing).
@@ -57,6 +58,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="PATH",
         help="JSON-lines results file, one line per item as it finishes "
         "(default: a new folder under the configured runs_dir)",
+    )
+    group.addoption(
+        "--tts-append",
+        action="store_true",
+        help="add this run to a --tts-results file that already holds rows (as a new run id)",
+    )
+    group.addoption(
+        "--tts-resume",
+        action="store_true",
+        help="finish the run a --tts-results file holds: targets it measured (not as error) with the same engine "
+        "configuration are not run again",
     )
     group.addoption("--tts-audio-dir", metavar="DIR", help="where clips are kept (default: beside the results)")
     group.addoption(
@@ -146,6 +158,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--tts-update-known-gaps",
         action="store_true",
         help="rewrite known_gaps/<engine>.yaml from this run: add new failures, drop fixed ones",
+    )
+    gate.addoption(
+        "--tts-allow-unavailable",
+        action="store_true",
+        help="an engine that cannot run here (key variable unset, package missing) skips its targets instead of "
+        "failing the gate; for local runs",
     )
     gate.addoption("--tts-baseline", metavar="RESULTS", help="compare with an earlier run's results file")
     gate.addoption(
@@ -259,6 +277,9 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 @pytest.hookimpl(trylast=True)  # after pytest-html's, whose report writer the HTML report adjusts
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "tts: a text-to-speech benchmark item (pytest-ttsbench)")
+    install_log_redaction()  # before any adapter logs: httpx/httpcore DEBUG records quote headers
+    if getattr(config, "workerinput", None) is None:
+        check_rootdir_not_moved(config)
     bench_config = build_config(config)
     bench = BenchSession(bench_config, Recorder(bench_config.results_path))
     config.stash[BENCH_KEY] = bench
@@ -277,7 +298,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def _session_summary(bench: BenchSession) -> SessionSummary | None:
     """The finished session as the reports show it: items after the repeat policy, and the gate."""
     recorder = bench.recorder
-    if bench.config.is_worker or not recorder.results:
+    if bench.config.is_worker or (not recorder.results and recorder.gate is None):
         return None
     items = recorder.gate.items if recorder.gate is not None else recorder.results
     return SessionSummary(items, bench.config.breakdown, recorder.gate, recorder.results)
@@ -294,9 +315,16 @@ class _ReportListener:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.is_worker or report.nodeid == GATE_NODEID:
             return
-        recorded = result_from_report(report) if report.when == "call" else None
-        if recorded is not None:
-            self.bench.record(recorded)
+        recorded = None
+        if report.when == "call":
+            for name, value in report.user_properties:
+                if name in (RESULT_PROPERTY, RESUMED_PROPERTY):
+                    recorded = ItemResult.from_dict(json.loads(str(value)))
+                    # A resumed row is in the results file already: it counts, it is not written again.
+                    self.bench.record(recorded, write=name == RESULT_PROPERTY)
+                elif name == UNAVAILABLE_PROPERTY:
+                    engine, reason = json.loads(str(value))
+                    self.recorder.collected.unavailable[engine] = reason
         if report.failed:
             # The repeat policy may excuse a failed generation; nothing else is ever excused.
             if recorded is not None and recorded.verdict != "correct":
@@ -317,6 +345,7 @@ class _XdistHooks:
         config = node.config.stash[BENCH_KEY].config
         if config.results_path is not None:
             node.workerinput[RUN_DIR_KEY] = (str(config.results_path), str(config.audio_dir))
+            node.workerinput[RUN_ID_KEY] = config.run_id
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error) -> None:  # type: ignore[no-untyped-def]
@@ -330,6 +359,8 @@ class _XdistHooks:
         reporter = node.config.pluginmanager.get_plugin("terminalreporter")
         if deselected and reporter is not None:
             reporter.stats.setdefault("deselected", []).extend(deselected)
+        if seen.selected is None:  # every worker collects and selects the same items
+            seen.selected = dict(collected.get("selected", {}))
         for suite, floors in collected["suite_thresholds"].items():
             seen.suite_thresholds.setdefault(suite, dict(floors))
         for suite, section in collected.get("suite_quality", {}).items():
@@ -341,9 +372,14 @@ class _XdistHooks:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
+    if session.config.pluginmanager.has_plugin("dsession"):
+        return  # the xdist controller collects nothing: its workers report what they selected
+    seen = session.config.stash[BENCH_KEY].recorder.collected
+    engines = session.config.stash[BENCH_KEY].config.engine_names
+    counts = Counter(item.engine for item in session.items if isinstance(item, CaseTest) and item.engine)
+    seen.selected = {name: counts.get(name, 0) for name in engines}
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:
-        seen = session.config.stash[BENCH_KEY].recorder.collected
         workeroutput[COLLECTED_KEY] = {
             "suite_thresholds": seen.suite_thresholds,
             "suite_quality": seen.suite_quality,
@@ -352,6 +388,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             },
             "ids": sorted([engine, gap_id] for engine, gap_id in seen.ids),
             "selection": worker_report(selection_of(session.config)),
+            "selected": seen.selected,
         }
 
 
@@ -415,7 +452,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     settings = config.stash[BENCH_KEY].config
     if not settings.engine_names:
         return []
-    return [f"ttsbench: engines {', '.join(settings.engine_names)}; results -> {settings.results_path}"]
+    results = shown_path(settings.results_path, config.invocation_params.dir)
+    return [f"ttsbench: engines {', '.join(settings.engine_names)}; results -> {results}"]
 
 
 @pytest.hookimpl(wrapper=True)
@@ -428,12 +466,17 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]
     """
     bench: BenchSession = session.config.stash[BENCH_KEY]
     recorder = bench.recorder
-    if bench.config.is_worker or not recorder.results:
+    if bench.config.is_worker or not bench.config.engine_names:
         return (yield)
-    bench.write_header()  # complete now: every case file and language of the run is known
+    if recorder.results:
+        bench.write_header()  # complete now: every case file and language of the run is known
     if bench.config.synth_only:
         return (yield)  # a synthesize-only run has clips, not verdicts: there is nothing to gate
     outcome = evaluate_gate(recorder.results, bench.config.gate, recorder.collected)
+    # Never a pass for a session that did not run to its end, in the terminal or in the gate file.
+    unfinished = unfinished_reason(int(session.exitstatus), session.shouldstop or session.shouldfail)
+    if unfinished is not None:
+        outcome.reasons.insert(0, unfinished)
     if outcome.quality_spreads and "similarity" in bench.config.quality_sets:
         from pytest_ttsbench.quality.similarity import between_generations  # reads the kept clips
 
@@ -452,24 +495,22 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]
         session.exitstatus = outcome.exitstatus
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:  # type: ignore[no-untyped-def]
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> Generator[None, None, None]:  # type: ignore[no-untyped-def]
+    """The summary and the gate first, right after the tests ran; pytest's failure details,
+    warnings and short summary follow (this wrapper runs before pytest's own)."""
     bench: BenchSession = config.stash[BENCH_KEY]
-    finished = _session_summary(bench)
-    left_out = [skip.line() for skip in selection_of(config).language_skips]
-    if finished is None:
-        if left_out and not bench.config.is_worker:  # everything selected was in another language
-            terminalreporter.write_sep("=", "ttsbench summary")
-            for line in left_out:
-                terminalreporter.write_line(line)
-        return
-    if bench.config.synth_only:
-        write_synth_only_summary(terminalreporter, finished.items, bench.config.results_path)
-        write_quality_summary(terminalreporter, finished.results, finished.breakdown)
-        return
-    write_summary(terminalreporter, finished.items, finished.breakdown, bench.config.results_path, left_out)
-    write_quality_summary(terminalreporter, finished.results, finished.breakdown)
-    if finished.gate is not None:
-        write_gate_summary(terminalreporter, finished.gate)
+    if not bench.config.is_worker:
+        finished = _session_summary(bench)
+        write_run_sections(
+            terminalreporter,
+            finished,
+            [skip.line() for skip in selection_of(config).language_skips],
+            synth_only=bench.config.synth_only,
+            results_path=bench.config.results_path,
+            base=config.invocation_params.dir,
+        )
+    return (yield)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

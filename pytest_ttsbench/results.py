@@ -12,6 +12,7 @@ on this machine. Clips kept elsewhere (``--tts-audio-dir`` outside the run) stay
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import threading
@@ -20,7 +21,9 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
-from pytest_ttsbench.verdict import Outcome
+from pytest_ttsbench.messages import shorten
+from pytest_ttsbench.redaction import scrub
+from pytest_ttsbench.verdict import OUTCOMES, Outcome
 
 #: Evidence key of a row written by a synthesize-only run: a clip, not a verdict.
 SYNTH_ONLY = "synth_only"
@@ -74,6 +77,7 @@ class ItemResult:
     audio_varies: bool | None = None
     node_id: str | None = None
     run_id: str | None = None
+    engine_config: str | None = None  # fingerprint of the engine profile and ASR routes (a resume matches it)
     metadata: dict[str, Any] = field(default_factory=dict)  # the item's source fields, kept verbatim
     pinned_recognizer: list[str] = field(default_factory=list)  # routes the suite's expectations assume
     # What made this generation: provider (adapter type), model, voice, settings sent, seed, date.
@@ -114,12 +118,27 @@ class ItemResult:
         return f"{self.id}/{self.target}" if self.target is not None else self.id
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=False)
+        """The row as one JSON line, every secret this process has read redacted."""
+        return json.dumps(scrub(asdict(self)), ensure_ascii=False, sort_keys=False)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ItemResult:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
+
+
+#: The name under which a benchmark test attaches its result row to its report's ``user_properties``.
+RESULT_PROPERTY = "ttsbench_result"
+RESUMED_PROPERTY = "ttsbench_resumed_result"  # a row the resumed run already holds: counted, not written again
+UNAVAILABLE_PROPERTY = "ttsbench_unavailable"  # [engine, reason] of an engine that cannot run here
+
+
+def result_from_report(report: Any) -> ItemResult | None:
+    """The result a benchmark test attached to its report, if any (only the call phase has one)."""
+    for name, value in getattr(report, "user_properties", ()) or ():
+        if name == RESULT_PROPERTY:
+            return ItemResult.from_dict(json.loads(value))
+    return None
 
 
 def relative_to_folder(result: ItemResult, folder: Path) -> ItemResult:
@@ -138,18 +157,6 @@ def resolved_in_folder(result: ItemResult, folder: Path) -> ItemResult:
     if not result.audio_path or Path(result.audio_path).is_absolute():
         return result
     return dataclasses.replace(result, audio_path=str(folder.resolve() / result.audio_path))
-
-
-#: The name under which a benchmark test attaches its result row to its report's ``user_properties``.
-RESULT_PROPERTY = "ttsbench_result"
-
-
-def result_from_report(report: Any) -> ItemResult | None:
-    """The result a benchmark test attached to its report, if any (only the call phase has one)."""
-    for name, value in getattr(report, "user_properties", ()) or ():
-        if name == RESULT_PROPERTY:
-            return ItemResult.from_dict(json.loads(value))
-    return None
 
 
 class ResultsWriter:
@@ -172,23 +179,112 @@ class ResultsWriter:
         self._handle.close()
 
 
-def read_results(path: Path) -> list[ItemResult]:
-    """Every line of a results file, in order. A truncated last line (a killed run) is skipped.
+class ResultsFileError(ValueError):
+    """A results file that cannot be read as rows; the message names the file, the line and the field."""
 
-    Relative clip paths come back as absolute paths beside the file, wherever it was moved.
+
+# The fixed fields other tools rely on: a row without them (or with the wrong type) is not a result.
+ROW_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["engine", "suite", "id", "target", "category", "language", "facets", "verdict", "expected"],
+    "properties": {
+        "engine": {"type": "string", "minLength": 1},
+        "suite": {"type": "string"},
+        "id": {"type": "string", "minLength": 1},
+        "target": {"type": ["string", "null"]},
+        "category": {"type": "string"},
+        "language": {"type": "string"},
+        "facets": {"type": "object"},
+        "verdict": {"enum": list(OUTCOMES)},
+        "transcript": {"type": ["string", "null"]},
+        "evidence": {"type": "object"},
+        "transcripts": {"type": "object", "additionalProperties": {"type": "string"}},
+        "route_verdicts": {"type": "object", "additionalProperties": {"type": "string"}},
+        "auto_evaluable": {"type": "boolean"},
+        "repeat": {"type": "integer", "minimum": 0},
+        "run_id": {"type": ["string", "null"]},
+    },
+}
+
+
+@functools.cache
+def _row_validator() -> Any:
+    import jsonschema  # only when a file is read: an idle pytest never pays for it
+
+    return jsonschema.Draft202012Validator(ROW_SCHEMA)
+
+
+def parse_row(path: Path, number: int, line: str) -> ItemResult:
+    """One line of a results file as a row; raises :class:`ResultsFileError` naming file, line and field."""
+    where = f"{path}: line {number}"
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ResultsFileError(f"{where}: not valid JSON: {exc.msg} (column {exc.colno})") from None
+    if not isinstance(data, dict):
+        raise ResultsFileError(f"{where}: a results row must be a JSON object, found a {type(data).__name__}")
+    error = next(iter(sorted(_row_validator().iter_errors(data), key=lambda e: list(map(str, e.path)))), None)
+    if error is not None:
+        field_name = ".".join(str(p) for p in error.absolute_path)
+        if error.validator == "required":
+            missing = [name for name in ROW_SCHEMA["required"] if name not in data]
+            raise ResultsFileError(f"{where}: field {missing[0]!r}: missing (a results row needs it)")
+        raise ResultsFileError(f"{where}: field {field_name!r}: {shorten(error.message, 200)}")
+    # a relative clip path is relative to the file's folder: made absolute here, wherever it was moved
+    return resolved_in_folder(ItemResult.from_dict(data), path.parent)
+
+
+def read_results(path: Path, *, partial_last_line: bool = False) -> list[ItemResult]:
+    """Every row of a results file, in order, each (engine, target, repeat) once per run (the last row wins).
+
+    Any line that is not a valid row is an error naming the file, the line and the field: nothing is
+    skipped silently. With ``partial_last_line`` a last line without its newline (a run killed while
+    writing it) is dropped instead; only resuming that run asks for this.
     """
-    return list(iter_results(path))
+    return latest_per_run(iter_results(path, partial_last_line=partial_last_line))
 
 
-def iter_results(path: Path) -> Iterator[ItemResult]:
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if not line.strip():
-                continue
+def iter_results(path: Path, *, partial_last_line: bool = False) -> Iterator[ItemResult]:
+    """The rows of a results file as written (repeated rows included); see :func:`read_results`."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ResultsFileError(f"{path}: not UTF-8 text (byte {exc.start}): not a results file") from None
+    lines = text.split("\n")
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        if partial_last_line and number == len(lines):
             try:
-                yield resolved_in_folder(ItemResult.from_dict(json.loads(line)), path.parent)
-            except json.JSONDecodeError:
-                continue
+                yield parse_row(path, number, line)
+            except ResultsFileError:
+                return  # the unfinished row of a killed run: redone on resume
+            continue
+        yield parse_row(path, number, line)
+
+
+def row_identity(row: ItemResult) -> tuple[str | None, str, str, int]:
+    """What a row measures: (run, engine, target key, repeat). One run measures each at most once."""
+    return (row.run_id, row.engine, row.key, row.repeat)
+
+
+def latest_per_run(rows: Iterable[ItemResult]) -> list[ItemResult]:
+    """Rows with each (run, engine, target, repeat) once: a later row (a resumed retry) replaces an earlier one."""
+    kept: dict[tuple[str | None, str, str, int], ItemResult] = {}
+    for row in rows:
+        kept.pop(row_identity(row), None)
+        kept[row_identity(row)] = row
+    return list(kept.values())
+
+
+def latest_per_target(rows: Iterable[ItemResult]) -> list[ItemResult]:
+    """Rows with each (engine, target, repeat) once across runs: the latest measurement of each."""
+    kept: dict[tuple[str, str, int], ItemResult] = {}
+    for row in rows:
+        identity = (row.engine, row.key, row.repeat)
+        kept.pop(identity, None)
+        kept[identity] = row
+    return list(kept.values())
 
 
 def write_results(path: Path, results: Iterable[ItemResult]) -> None:

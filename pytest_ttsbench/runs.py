@@ -21,7 +21,7 @@ from typing import Any
 
 from pytest_ttsbench.gating.repeats import POLICIES, RepeatedItem, aggregate
 from pytest_ttsbench.provenance import RunHeader, RunHeaderError, read_header
-from pytest_ttsbench.results import ItemResult, read_results
+from pytest_ttsbench.results import ItemResult, latest_per_target, read_results
 
 RUNS_HELP = "results files (JSON lines) or run folders holding results.jsonl"
 DEFAULT_REPEAT_POLICY = "all"
@@ -130,7 +130,9 @@ def read_runs(path: Path, repeat_policy: str | None = None) -> list[Run]:
     ``repeat_policy`` overrides the policy the run recorded.
     """
     file = results_file(path)
-    rows = read_results(file)
+    # A file several sessions appended to (--tts-append) measures a target more than once: its
+    # latest measurement stands, so no target is counted twice.
+    rows = latest_per_target(read_results(file))
     if not rows:
         return []
     gate = read_gate(file)

@@ -37,7 +37,8 @@ from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, pars
 from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.provenance import RunHeader, RunHeaderError, header_path, read_header, write_header
 from pytest_ttsbench.quality.measures import DEFAULT_SETS
-from pytest_ttsbench.results import ItemResult, ResultsWriter, read_results
+from pytest_ttsbench.reruns import engine_config_id
+from pytest_ttsbench.results import ItemResult, ResultsWriter, latest_per_target, read_results
 from pytest_ttsbench.sharding import ShardError, parse_shard
 
 if TYPE_CHECKING:  # the pipeline is imported when the evaluator is first needed
@@ -48,6 +49,8 @@ if TYPE_CHECKING:  # the pipeline is imported when the evaluator is first needed
 BENCH_KEY = pytest.StashKey["BenchSession"]()
 #: What the controller hands its workers: (results file, audio folder), so a run has one folder.
 RUN_DIR_KEY = "ttsbench_run_dir"
+#: ... and this session's run id, so every row of one session carries the same one.
+RUN_ID_KEY = "ttsbench_run_id"
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,11 @@ class BenchConfig:
     cache_max_bytes: int | None = None  # an LRU cap applied when the run ends
     #: synthesize the following tests' clips while a test runs (prefetch.py)
     prefetch: bool = True
+    # --- reruns (see reruns.py) ---
+    #: this session's run id, written in every row (a resumed run keeps the run id it continues)
+    run_id: str | None = None
+    #: (engine, target key, repeat) → the row a resumed run already holds; those targets are not run again
+    resumed: Mapping[tuple[str, str, int], ItemResult] = field(default_factory=dict)
 
     @property
     def repeats(self) -> int:
@@ -120,6 +128,11 @@ class BenchConfig:
         asr = dict(self.settings.asr)
         asr.update(profile.option("asr", {}) or {})
         return self.asr.apply(asr)
+
+    def engine_config(self, engine_name: str) -> str:
+        """The fingerprint a resumed run matches rows against (see reruns.py)."""
+        profile = self.settings.engines[engine_name]
+        return engine_config_id(profile, self.asr_spec(profile))
 
 
 @dataclass
@@ -147,10 +160,10 @@ class Recorder:
             self.suite_files[suite.name] = suite.path
         return None
 
-    def record(self, result: ItemResult) -> None:
-        """Keep a finished result and append it to the results file at once."""
+    def record(self, result: ItemResult, *, write: bool = True) -> None:
+        """Keep a finished result and append it to the results file at once (a resumed row is there already)."""
         self.results.append(result)
-        if self.results_path is None:
+        if self.results_path is None or not write:
             return
         if self._writer is None:
             self._writer = ResultsWriter(self.results_path)
@@ -183,7 +196,8 @@ class BenchSession:
                 audio_dir=config.audio_dir,
                 contract=config.contract,
                 quorum=config.quorum,
-                run_id=config.results_path.parent.name if config.results_path else None,
+                run_id=config.run_id,
+                max_audio_bytes=config.settings.limits.max_audio_bytes,
                 synth_only=config.synth_only,
                 probe_engines=frozenset(name for name in config.engine_names if config.repeats_for(name) == 1),
                 quality=QualityMeter(config.quality_sets) if config.quality_sets else None,
@@ -194,11 +208,14 @@ class BenchSession:
             )
         return self._evaluator
 
-    def record(self, result: ItemResult) -> None:
-        """Keep a finished result; before the first line of the results file, write the run header."""
-        if not self.recorder.started_writing:
+    def record(self, result: ItemResult, *, write: bool = True) -> None:
+        """Keep a finished result; before the first line of the results file, write the run header.
+
+        A resumed row (``write=False``) is in the results file already: it counts, it is not written again.
+        """
+        if write and not self.recorder.started_writing:
             self.write_header()  # a killed run still says what it ran with
-        self.recorder.record(result)
+        self.recorder.record(result, write=write)
 
     def write_header(self) -> None:
         """Write (or complete) the run header beside the results file; see provenance.py."""
@@ -225,6 +242,9 @@ class BenchSession:
         self.recorder.collected.header = header
 
     def close(self) -> None:
+        # Only a session that ran (it wrote rows, or reached its gate) has a run to describe; one refused
+        # at configuration (an existing results file, say) must not touch what is there.
+        ran = self.recorder._writer is not None or self.recorder.gate is not None
         self.recorder.close()
         if self._evaluator is not None:
             self._evaluator.close()
@@ -232,7 +252,7 @@ class BenchSession:
         if not config.is_worker and config.cache is not None and config.cache_max_bytes is not None:
             config.cache.prune(config.cache_max_bytes)
         # --- run manifest: checksums of the run's inputs and outputs (see manifest.py) ---
-        if not config.is_worker and config.results_path is not None:
+        if ran and not config.is_worker and config.results_path is not None:
             from pytest_ttsbench.manifest import write_session_manifest
 
             write_session_manifest(
@@ -299,7 +319,7 @@ def build_config(config: pytest.Config) -> BenchConfig:
     gate = _gate_config(config, settings, engines, is_worker=workerinput is not None)
     if any(b.kind == "tolerance" for layer in quality_layers for b in layer) and not config.getoption("tts_baseline"):
         raise pytest.UsageError("--tts-quality-tolerance (or quality.tolerance) needs --tts-baseline RESULTS")
-    return BenchConfig(
+    bench = BenchConfig(
         settings=settings,
         engine_names=tuple(engines),
         asr=AsrOverrides(
@@ -322,6 +342,33 @@ def build_config(config: pytest.Config) -> BenchConfig:
         shard=_shard_option(config),
         **_cache_config(config, settings, engines),
     )
+    return _with_run(config, bench, workerinput)
+
+
+def _with_run(config: pytest.Config, bench: BenchConfig, workerinput: Mapping[str, Any] | None) -> BenchConfig:
+    """The run id, and what an existing results file means: refused, appended to, or resumed (reruns.py)."""
+    if bench.results_path is None:
+        return bench
+    from pytest_ttsbench.reruns import check_existing, drop_partial_last_line, new_run_id, resumable
+
+    run_id = workerinput.get(RUN_ID_KEY) if workerinput is not None else None
+    resumed: dict[tuple[str, str, int], ItemResult] = {}
+    append, resume = bool(config.getoption("tts_append")), bool(config.getoption("tts_resume"))
+    try:
+        if workerinput is None:
+            check_existing(bench.results_path, append, resume)
+            if resume:
+                drop_partial_last_line(bench.results_path)
+        if resume:
+            configs = {name: bench.engine_config(name) for name in bench.engine_names}
+            continued, resumed = resumable(bench.results_path, configs, bench.contract)
+            run_id = run_id or continued
+    except (OSError, ValueError) as exc:
+        raise pytest.UsageError(str(exc)) from exc
+    if run_id is None:
+        default_folder = config.getoption("tts_results") is None
+        run_id = bench.results_path.parent.name if default_folder else new_run_id()
+    return replace(bench, run_id=run_id, resumed=resumed)
 
 
 def _shard_option(config: pytest.Config) -> str | None:
@@ -430,7 +477,12 @@ def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[st
         baseline_path = given / "results.jsonl" if given.is_dir() else given
         if not baseline_path.is_file():
             raise pytest.UsageError(f"--tts-baseline: no results file at {baseline_path}")
-        baseline = tuple(read_results(baseline_path))
+        try:
+            baseline = tuple(latest_per_target(read_results(baseline_path)))
+        except (OSError, ValueError) as exc:
+            raise pytest.UsageError(f"--tts-baseline: {exc}") from exc
+        if not baseline:
+            raise pytest.UsageError(f"--tts-baseline: {baseline_path} holds no results")
         try:
             baseline_header = read_header(baseline_path)
         except RunHeaderError as exc:
@@ -469,6 +521,7 @@ def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[st
         # syrupy's own flag, so one `--snapshot-update` refreshes every kind of snapshot in a project.
         update_snapshots=bool(config.getoption("update_snapshots", default=False)),
         snapshots=snapshots,
+        allow_unavailable=bool(config.getoption("tts_allow_unavailable")),
     )
 
 

@@ -47,9 +47,16 @@ class TranscriptStore:
 def _row_routes(path: Path, number: int, row: Mapping[str, object]) -> dict[str, str]:
     if "asr" in row:
         asr = row["asr"]
-        if not isinstance(asr, dict) or not all(isinstance(k, str) for k in asr):
+        if not isinstance(asr, dict) or not asr:
             raise TranscriptsError(f"{path}: line {number}: field 'asr' must map route names to transcripts")
-        return {route: text for route, text in asr.items() if isinstance(text, str)}
+        for route, text in asr.items():
+            if not isinstance(text, str):
+                # Dropping it would count the route as silent on this item: a wrong figure, not a gap.
+                raise TranscriptsError(
+                    f"{path}: line {number}: field 'asr.{route}' must be a transcript string, "
+                    f"found {type(text).__name__}"
+                )
+        return dict(asr)
     if "text" in row:
         if not isinstance(row["text"], str):
             raise TranscriptsError(f"{path}: line {number}: field 'text' must be a string")
@@ -64,13 +71,21 @@ def load_transcripts(path: Path) -> TranscriptStore:
         raise TranscriptsError(f"{path}: no transcripts file found")
     store = TranscriptStore(sources=files)
     for file in files:
-        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        try:
+            lines = file.read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError as exc:
+            raise TranscriptsError(f"{file}: not UTF-8 text (byte {exc.start}): transcripts files are UTF-8") from None
+        except OSError as exc:
+            raise TranscriptsError(f"{file}: cannot read: {exc.strerror or exc}") from None
+        for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise TranscriptsError(f"{file}: line {number}: not valid JSON: {exc.msg}") from exc
+                raise TranscriptsError(
+                    f"{file}: line {number}: not valid JSON: {exc.msg} (column {exc.colno})"
+                ) from None
             if not isinstance(row, dict) or not isinstance(row.get("id"), str) or not row["id"]:
                 raise TranscriptsError(f"{file}: line {number}: field 'id' must be a non-empty string")
             routes = _row_routes(file, number, row)

@@ -4,6 +4,12 @@ PyYAML's pure-Python loader is most of the time spent collecting a large benchma
 loader (``CSafeLoader``, present whenever PyYAML was built against libyaml, as its wheels are)
 parses the same safe subset to the same objects two to three times faster. PyYAML itself is
 imported on the first read, so a pytest run that reads no YAML never pays for it.
+
+Alias expansion is bounded. Anchors and aliases let a 500-byte file describe billions of nodes
+(nine levels of nine aliases each): PyYAML builds it as shared references, cheaply, but anything
+that walks it (schema validation, an error message quoting the value) expands it. So a document
+is composed first, its fully expanded size is counted once per distinct node, and one beyond
+:data:`MAX_EXPANDED_NODES` is refused before anything walks it.
 """
 
 from __future__ import annotations
@@ -26,16 +32,70 @@ class YamlSyntaxError(ValueError):
         self.line = line
 
 
-def load_yaml(text: str) -> Any:
-    """The single document in ``text``, as plain Python objects (the safe subset only)."""
+#: nodes (scalars, sequences and mappings) a document may hold once every alias is expanded; a
+#: case file of 20,000 items with a dozen fields each stays well below it
+MAX_EXPANDED_NODES = 1_000_000
+
+
+def _expanded_size(root: Any, limit: int) -> int:
+    """Nodes in the document with every alias expanded, counted once per distinct node (memoized)."""
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    sizes: dict[int, int] = {}
+    in_progress: set[int] = set()
+
+    def size(node: Any) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in in_progress:
+            raise YamlSyntaxError("an alias refers to a node that contains it (a recursive structure)", None)
+        in_progress.add(key)
+        total = 1
+        if isinstance(node, yaml.SequenceNode):
+            for child in node.value:
+                total += size(child)
+                if total > limit:
+                    break
+        elif isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                total += size(key_node) + size(value_node)
+                if total > limit:
+                    break
+        in_progress.discard(key)
+        if total > limit:
+            raise YamlSyntaxError(
+                f"the document expands to more than {limit:,} nodes once its aliases (*name) are resolved", None
+            )
+        sizes[key] = total
+        return total
+
+    return size(root)
+
+
+def load_yaml(text: str, max_nodes: int = MAX_EXPANDED_NODES) -> Any:
+    """The single document in ``text``, as plain Python objects (the safe subset only).
+
+    Raises :class:`YamlSyntaxError` for invalid YAML, and for a document that expands beyond
+    ``max_nodes`` nodes or refers to itself.
+    """
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
     try:
-        return yaml.load(text, Loader=loader)
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        try:
+            _expanded_size(node, max_nodes)
+        except RecursionError:
+            raise YamlSyntaxError("the document is nested too deeply", None) from None
+        return loader.construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise YamlSyntaxError(str(exc), mark.line + 1 if mark is not None else None) from exc
+    finally:
+        loader.dispose()
 
 
 def load_yaml_cached(text: str, cache_dir: Path | None) -> Any:

@@ -4,9 +4,10 @@ Shared helpers are imported by module name (``from result_rows import …``, ``f
 import …``): ``tests/support`` and ``tests/fakes`` are on the path through the ``pythonpath`` ini option.
 """
 
-# The plugin imports these C-extension libraries only when a run needs them. pytester's in-process
-# runs drop every module first imported inside them when they end, and numpy (under scipy and
-# PyAV) cannot be loaded twice in one process: importing them here keeps them loaded across runs.
+# The plugin imports these libraries only when a run needs them. pytester's in-process runs drop
+# every module first imported inside them when they end: numpy (under scipy and PyAV) cannot be
+# loaded twice in one process, and httpx maps httpcore's exceptions by class, so a second copy of
+# httpcore would raise classes httpx no longer recognizes. Importing them here keeps them loaded.
 import av  # noqa: F401
 
 # httpx imports httpcore only when its first transport is built, and caches which httpcore

@@ -19,15 +19,16 @@ from __future__ import annotations
 
 import os
 import shlex
-import subprocess
 import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.asr.base import AsrError, Transcription
 from pytest_ttsbench.audio import DecodedAudio, encode_wav
+from pytest_ttsbench.bounded_process import run_bounded
+from pytest_ttsbench.limits import MAX_TRANSCRIPT_BYTES
+from pytest_ttsbench.redaction import redact_known
 
 _KEYS = frozenset({"type", "name", "command", "timeout_s", "cwd", "env"})
 _STDERR_TAIL = 500
@@ -67,30 +68,30 @@ class CommandRoute:
             path = Path(folder) / "clip.wav"
             path.write_bytes(encode_wav(audio))
             argv = self.command_for(path, language)
-            started = time.perf_counter()
             try:
-                completed = subprocess.run(
+                ran = run_bounded(
                     argv,
-                    capture_output=True,
-                    timeout=self.timeout_s,
+                    timeout_s=self.timeout_s,
+                    max_stdout_bytes=MAX_TRANSCRIPT_BYTES,
                     cwd=self.cwd,
                     env={**os.environ, **self.env} if self.env else None,
-                    check=False,
                 )
             except FileNotFoundError as exc:
                 raise AsrError(f"ASR route {self.name!r}: program not found: {argv[0]}") from exc
-            except subprocess.TimeoutExpired as exc:
-                raise AsrError(f"ASR route {self.name!r}: no answer within {self.timeout_s:g} s") from exc
             except OSError as exc:
                 raise AsrError(f"ASR route {self.name!r}: cannot run {argv[0]}: {exc}") from exc
-            seconds = time.perf_counter() - started
-        if completed.returncode != 0:
-            stderr = completed.stderr.decode("utf-8", errors="replace").strip()[-_STDERR_TAIL:]
+        if ran.timed_out:
+            raise AsrError(f"ASR route {self.name!r}: no answer within {self.timeout_s:g} s")
+        if ran.too_large:
+            raise AsrError(f"ASR route {self.name!r}: printed more than {MAX_TRANSCRIPT_BYTES:,} bytes; stopped")
+        if ran.code != 0:
+            stderr = redact_known(ran.stderr.decode("utf-8", errors="replace")).strip()[-_STDERR_TAIL:]
             raise AsrError(
-                f"ASR route {self.name!r}: {Path(argv[0]).name} exited with status {completed.returncode}"
+                f"ASR route {self.name!r}: {Path(argv[0]).name} exited with status {ran.code}"
                 + (f": {stderr}" if stderr else "")
             )
-        text = completed.stdout.decode("utf-8", errors="replace").strip()
+        text = ran.stdout.decode("utf-8", errors="replace").strip()
+        seconds = ran.seconds
         return Transcription(text=text, seconds=seconds, details={"program": argv[0]})
 
 

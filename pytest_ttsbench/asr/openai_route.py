@@ -31,6 +31,8 @@ from pytest_ttsbench.asr.base import AsrError, Transcription
 from pytest_ttsbench.asr.whisper import whisper_language
 from pytest_ttsbench.audio import DecodedAudio, encode_wav
 from pytest_ttsbench.httpclient import ClientOptions, HttpClient, ProviderPolicy
+from pytest_ttsbench.limits import MAX_TRANSCRIPT_BYTES
+from pytest_ttsbench.messages import shorten
 from pytest_ttsbench.redaction import Redactor
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -88,6 +90,7 @@ class OpenAITranscriptionRoute:
             max_retries=int(max_retries),
             retry_min_wait_s=float(retry_min_wait_s),
             retry_max_wait_s=max(float(retry_max_wait_s), float(retry_min_wait_s)),
+            max_response_bytes=MAX_TRANSCRIPT_BYTES,  # an answer is a transcript, never megabytes
         )
         self._redact = Redactor()
         self._client: HttpClient | None = None
@@ -133,12 +136,13 @@ class OpenAITranscriptionRoute:
         try:
             document: Any = json.loads(result.body)
         except ValueError:
-            raise client.error(f"answer is not JSON: {result.body[:200]!r}") from None
+            # Redacted before it is shortened: a cut key would no longer match.
+            raise client.error(f"answer is not JSON: {shorten(client.redact_text(result.body), 200)!r}") from None
         text = document.get("text") if isinstance(document, Mapping) else None
         if not isinstance(text, str):
-            raise client.error(f"answer has no 'text' string: {json.dumps(document)[:200]}")
+            raise client.error(f"answer has no 'text' string: {shorten(self._redact(json.dumps(document)), 200)}")
         return Transcription(
-            text=text.strip(),
+            text=self._redact(text).strip(),  # a server that echoes the key must not put it in a transcript
             seconds=result.wall_seconds,
             language=form["language"],
             details={"model": self.model, "url": self.url, "attempts": result.attempts},

@@ -14,10 +14,13 @@ from typing import Any
 from pytest_ttsbench.cases.model import CaseFileError, CaseItem, Problem, Suite, Target
 from pytest_ttsbench.cases.schema import CASE_FILE_SCHEMA
 from pytest_ttsbench.cases.sources import jsonl_source_data
+from pytest_ttsbench.limits import DEFAULT_MAX_TEXT_CHARS
 from pytest_ttsbench.scorers.registry import UnknownScorerError, get_scorer
 from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml_cached
 
 CASE_SUFFIXES = (".yaml", ".yml")
+#: the fields an item's text may be sent from (--tts-contract chooses)
+TEXT_FIELDS = ("text", "text_mono", "text_bilingual")
 
 
 def _field_path(parts: Iterable[Any]) -> str:
@@ -90,8 +93,12 @@ def recognizer_labels(pinned: Any) -> tuple[str, ...]:
     return tuple(f"{p['route']}:{p['model']}" if p.get("model") else p["route"] for p in pins)
 
 
-def parse_suite(path: Path, data: Any) -> Suite:
-    """Validate a parsed case file and build its :class:`Suite`; raises :class:`CaseFileError`."""
+def parse_suite(path: Path, data: Any, max_text_chars: int = DEFAULT_MAX_TEXT_CHARS) -> Suite:
+    """Validate a parsed case file and build its :class:`Suite`; raises :class:`CaseFileError`.
+
+    A text longer than ``max_text_chars`` is a problem of its item: no engine is ever asked to
+    speak it.
+    """
     if not isinstance(data, dict):
         raise CaseFileError([Problem(path, None, "(top level)", "a case file must be a mapping")])
     problems = _schema_problems(path, data, CASE_FILE_SCHEMA)
@@ -102,6 +109,7 @@ def parse_suite(path: Path, data: Any) -> Suite:
         if not isinstance(raw, dict):
             continue
         label = _item_label(items_raw, index)
+        problems.extend(_text_length_problems(path, raw, label, max_text_chars))
         item_id = raw.get("id")
         if isinstance(item_id, str):
             if item_id in seen:
@@ -142,6 +150,20 @@ def _quality_problems(path: Path, section: Any) -> list[Problem]:
         field_name, _, detail = message.partition(": ")
         return [Problem(path, None, field_name.removeprefix("field "), detail or message)]
     return []
+
+
+def _text_length_problems(path: Path, raw: Mapping[str, Any], label: str, limit: int) -> list[Problem]:
+    return [
+        Problem(
+            path,
+            label,
+            key,
+            f"{len(raw[key]):,} characters, more than the limit of {limit:,} "
+            "(limits.max_text_chars in the configuration)",
+        )
+        for key in TEXT_FIELDS
+        if isinstance(raw.get(key), str) and len(raw[key]) > limit
+    ]
 
 
 def _parse_item(
@@ -199,14 +221,14 @@ def _parse_item(
     return item, []
 
 
-def load_case_file(path: Path, parsed_cache: Path | None = None) -> Suite:
+def load_case_file(path: Path, parsed_cache: Path | None = None, max_text_chars: int = DEFAULT_MAX_TEXT_CHARS) -> Suite:
     """Read and validate one case file: native YAML, or a supported external JSONL benchmark.
 
     ``parsed_cache`` keeps parsed YAML documents by content (see :func:`load_yaml_cached`); the
     result is validated all the same.
     """
     if path.suffix == ".jsonl":
-        return parse_suite(path, jsonl_source_data(path))
+        return parse_suite(path, jsonl_source_data(path), max_text_chars)
     try:
         data = load_yaml_cached(path.read_text(encoding="utf-8"), parsed_cache)
     except YamlSyntaxError as exc:
@@ -214,7 +236,7 @@ def load_case_file(path: Path, parsed_cache: Path | None = None) -> Suite:
         raise CaseFileError([Problem(path, None, where, f"not valid YAML: {exc}")]) from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise CaseFileError([Problem(path, None, "(file)", f"cannot read: {exc}")]) from exc
-    return parse_suite(path, data)
+    return parse_suite(path, data, max_text_chars)
 
 
 def find_case_files(paths: Iterable[Path]) -> list[Path]:

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_ttsbench.messages import shorten
+
 
 @dataclass(frozen=True)
 class Target:
@@ -92,7 +94,7 @@ class Problem:
         where = f"{self.path}"
         if self.item is not None:
             where += f": item {self.item!r}"
-        return f"{where}: field {self.field!r}: {self.message}"
+        return f"{where}: field {self.field!r}: {shorten(self.message)}"
 
 
 class CaseFileError(ValueError):

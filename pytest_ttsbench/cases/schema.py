@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-SUITE_PATTERN = r"^[a-z0-9-]+$"
-ITEM_ID_PATTERN = r"^[A-Za-z0-9_.-]+$"
+# Every pattern ends in \Z, never $: JSON Schema patterns are searched with Python's re, where $
+# also matches before a final newline, so "years\n" would pass as a separate category.
+SUITE_PATTERN = r"^[a-z0-9-]+\Z"
+ITEM_ID_PATTERN = r"^[A-Za-z0-9_.-]+\Z"
+# Categories and facet keys become pytest markers, and pytest refuses marker names that start
+# with an underscore (a leading "." or "-" would become one once made marker-safe).
+CATEGORY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*\Z"
+FACET_KEY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]*\Z"
 # BCP-47, loosely: a primary subtag and optional subtags (en, en-US, zh-Hans-CN, cmn).
-LANGUAGE_PATTERN = r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$"
+LANGUAGE_PATTERN = r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*\Z"
 _NON_BLANK = r"\S"
 
 _TEXT = {"type": "string", "minLength": 1, "pattern": _NON_BLANK}
@@ -18,7 +24,7 @@ ITEM_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
     "properties": {
         "id": {"type": "string", "pattern": ITEM_ID_PATTERN},
-        "category": {"type": "string", "minLength": 1, "pattern": r"^[A-Za-z0-9_.-]+$"},
+        "category": {"type": "string", "minLength": 1, "pattern": CATEGORY_PATTERN},
         "text": _TEXT,
         # Alternative texts chosen by --tts-contract (e.g. Thai keywords in Thai script).
         "text_mono": _TEXT,
@@ -28,7 +34,7 @@ ITEM_SCHEMA: dict[str, Any] = {
         "language": {"type": "string", "pattern": LANGUAGE_PATTERN},
         "facets": {
             "type": "object",
-            "propertyNames": {"pattern": r"^[A-Za-z0-9_-]+$"},
+            "propertyNames": {"pattern": FACET_KEY_PATTERN},
             "additionalProperties": {"type": ["string", "number", "boolean"]},
         },
         "domain": {"type": "string"},

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 
+from pytest_ttsbench.redaction import install_log_redaction
+
 # Order shown in `ttsbench --help`.
 SUBCOMMANDS: tuple[str, ...] = (
     "rescore",
@@ -54,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    install_log_redaction()
     return int(args.func(args))
 
 

@@ -61,14 +61,23 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             print(line)
         for reason in reasons:
             print(f"regression gate: {reason}")
-    if args.fail_on_regression and reasons and comparison.recognizer_changes and not args.allow_asr_change:
+    if not args.fail_on_regression:
+        return EXIT_OK
+    unattributed = bool(comparison.recognizer_changes) and not args.allow_asr_change
+    if comparison.regressions and unattributed:
         print(
             f"not counted as TTS regressions: {len(comparison.regressions)} verdict change(s) with another "
             "recognizer (--allow-asr-change counts them)",
             file=sys.stderr,
         )
         return EXIT_OK
-    return EXIT_REFUSED if args.fail_on_regression and reasons else EXIT_OK
+    if comparison.missing:
+        # A target the baseline measured and the candidate did not is not known to still work.
+        print(
+            f"ttsbench compare: {len(comparison.missing)} target(s) of the baseline are missing from the candidate",
+            file=sys.stderr,
+        )
+    return EXIT_REFUSED if reasons or comparison.missing else EXIT_OK
 
 
 def add_command(subparsers: Any) -> None:

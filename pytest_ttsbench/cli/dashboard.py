@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.cli.common import EXIT_USAGE
+from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE
 from pytest_ttsbench.registry import MissingDependency
 
 
@@ -26,7 +26,7 @@ def _cmd_dashboard(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     engines = sorted({run.system for run in runs})
     print(f"wrote {index} ({len({run.path for run in runs})} run(s), engines: {', '.join(engines)})")
-    return 0
+    return EXIT_OK
 
 
 def add_command(subparsers: Any) -> None:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.cli.common import EXIT_USAGE
+from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE
 from pytest_ttsbench.gating.diagnostics import (
     ablation,
     bootstrap_rank_intervals,
@@ -153,7 +153,7 @@ def run_diagnostics(args: argparse.Namespace) -> int:
             document["comparison"] = comparison
         json.dump(document, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
-        return 0
+        return EXIT_OK
     for number, report in enumerate(reports):
         if number:
             print()
@@ -163,7 +163,7 @@ def run_diagnostics(args: argparse.Namespace) -> int:
         print()
         for line in comparison_lines(comparison):
             print(line)
-    return 0
+    return EXIT_OK
 
 
 def add_command(commands: Any) -> None:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.cli.common import EXIT_USAGE
+from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE
 from pytest_ttsbench.cli.diagnostics import run_diagnostics
 from pytest_ttsbench.contracts import require_one_contract
 from pytest_ttsbench.reporting.leaderboard import entries_from_runs, merge_entries, render, update_leaderboard_file
@@ -30,7 +30,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     if args.diagnostics:
         sys.stdout.write("\n")
         return run_diagnostics(args)
-    return 0
+    return EXIT_OK
 
 
 def add_command(commands: Any) -> None:

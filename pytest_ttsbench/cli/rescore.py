@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.cases.loader import CASE_SUFFIXES, CaseFileError
-from pytest_ttsbench.cli.common import EXIT_REFUSED, EXIT_USAGE
+from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
 from pytest_ttsbench.engines.base import EngineUnavailable
 from pytest_ttsbench.manifest import expand_inputs, write_manifest
 from pytest_ttsbench.provenance import header_path, write_header
@@ -55,7 +55,12 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.out:
         out = Path(args.out)
-        if not _guarded_write(out, outcome.results, guards):
+        try:
+            written = _guarded_write(out, outcome.results, guards)
+        except (OSError, ValueError) as exc:  # the stored results to compare with are unreadable
+            print(f"ttsbench rescore: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        if not written:
             return EXIT_REFUSED
         header = rescore_header(suites, Path(args.transcripts), args.engine, outcome.routes, args.quorum)
         write_header(header_path(out), header)
@@ -72,7 +77,7 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
         }
         json.dump(payload, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
-        return 0
+        return EXIT_OK
     for line in summary_lines(outcome.results, args.breakdown):
         print(line)
     if outcome.missing:
@@ -88,7 +93,7 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
         print(
             f"\n{len(outcome.unmatched_rows)} transcript row(s) match no item: {', '.join(outcome.unmatched_rows[:10])}"
         )
-    return 0
+    return EXIT_OK
 
 
 def add_command(commands: Any) -> None:

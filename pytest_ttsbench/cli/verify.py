@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.cli.common import EXIT_REFUSED, EXIT_USAGE
+from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
 from pytest_ttsbench.manifest import ManifestError, find_manifests, verify_manifest
 
 
@@ -35,7 +35,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             for kind, names in (("modified", check.modified), ("missing", check.missing), ("added", check.added)):
                 for name in names:
                     print(f"  {kind}: {name}")
-    return EXIT_REFUSED if mismatched else 0
+    return EXIT_REFUSED if mismatched else EXIT_OK
 
 
 def add_command(commands: Any) -> None:

@@ -10,6 +10,7 @@ Profile fields::
       media_type: audio/wav     # what the program writes
       pcm_sample_rate: 22050    # instead, when it writes headerless s16le mono PCM
       timeout_s: 120
+      max_audio_bytes: 67108864 # more stdout (or a bigger {out} file) is an error verdict
 
 Placeholders are replaced inside each argument, once and in one pass: ``{text_file}`` (a
 UTF-8 file holding the text), ``{text}`` (the text itself), ``{out}`` (where the program
@@ -21,21 +22,17 @@ literal argument. A non-zero exit becomes an EngineError quoting the end of its 
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import re
 import shutil
-import signal
-import subprocess
 import tempfile
-import threading
-import time
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
+from pytest_ttsbench.bounded_process import run_bounded
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
+from pytest_ttsbench.limits import DEFAULT_MAX_AUDIO_BYTES
 from pytest_ttsbench.redaction import Redactor
 
 if TYPE_CHECKING:
@@ -88,6 +85,10 @@ class CommandEngine:
         if rate is not None and (isinstance(rate, bool) or not isinstance(rate, int) or rate <= 0):
             raise ConfigError(f"engine profile {profile.name!r}: pcm_sample_rate must be a positive integer")
         self.pcm_sample_rate = rate
+        limit = profile.option("max_audio_bytes", DEFAULT_MAX_AUDIO_BYTES)
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
+            raise ConfigError(f"engine profile {profile.name!r}: max_audio_bytes must be a positive integer")
+        self.max_audio_bytes = limit
         self.media_type = str(profile.option("media_type", "audio/pcm" if rate else "audio/wav"))
         self.program = self._resolve(self.argv[0])  # last: a bad option is a ConfigError, not "missing"
         # The program inherits the environment; a key it reads (named by api_key_env) is still
@@ -128,7 +129,12 @@ class CommandEngine:
             stdout, first_byte, seconds = self._run(argv)
             if self.uses_out:
                 if not out.is_file():
-                    raise self._error(f"exited 0 but wrote no file at {{out}} (stdout: {_tail(stdout, 300)!r})")
+                    raise self._error(f"exited 0 but wrote no file at {{out}} (stdout: {self._tail(stdout, 300)!r})")
+                if out.stat().st_size > self.max_audio_bytes:
+                    raise self._error(
+                        f"wrote {out.stat().st_size:,} bytes to {{out}}, more than {self.max_audio_bytes:,} "
+                        "(max_audio_bytes)"
+                    )
                 audio = out.read_bytes()
                 first_byte = seconds  # the audio exists once the program has finished writing it
             else:
@@ -143,59 +149,25 @@ class CommandEngine:
             metadata={"total_seconds": round(seconds, 6), "exit_code": 0, "voice": voice or None},
         )
 
+    def close(self) -> None:
+        """Nothing stays open between items: each synthesis runs its own process in its own folder."""
+
     def _run(self, argv: list[str]) -> tuple[bytes, float | None, float]:
         """Run the program; (stdout, seconds to its first stdout byte, total seconds)."""
-        start = time.perf_counter()
         try:
-            proc = subprocess.Popen(
-                argv,
-                cwd=self.cwd,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,  # its own process group, so a timeout ends its children too
-            )
+            ran = run_bounded(argv, timeout_s=self.timeout_s, max_stdout_bytes=self.max_audio_bytes, cwd=self.cwd)
         except OSError as exc:
             raise self._error(f"could not start {argv[0]}: {exc}") from None
-        assert proc.stdout is not None and proc.stderr is not None
-        stderr_chunks: list[bytes] = []
-        reader = threading.Thread(target=_drain, args=(proc.stderr, stderr_chunks), daemon=True)
-        reader.start()
-        timed_out = threading.Event()
+        if ran.too_large:
+            raise self._error(
+                f"printed more than {self.max_audio_bytes:,} bytes (max_audio_bytes); the program was stopped"
+            )
+        if ran.timed_out:
+            raise self._error(f"timed out after {self.timeout_s:g} s (timeout_s); stderr: {self._tail(ran.stderr)!r}")
+        if ran.code != 0:
+            raise self._error(f"exited with status {ran.code}; stderr: {self._tail(ran.stderr)!r}")
+        return ran.stdout, ran.first_byte_seconds, ran.seconds
 
-        def kill() -> None:
-            timed_out.set()
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
-
-        timer = threading.Timer(self.timeout_s, kill)
-        timer.start()
-        stdout: list[bytes] = []
-        first: float | None = None
-        try:
-            # The stdout pipe is a BufferedReader: read1 returns as soon as some bytes arrive.
-            while chunk := cast(io.BufferedReader, proc.stdout).read1(65536):
-                if first is None:
-                    first = time.perf_counter() - start
-                stdout.append(chunk)
-            code = proc.wait()
-        finally:
-            timer.cancel()
-            proc.stdout.close()
-        reader.join(timeout=5)
-        seconds = time.perf_counter() - start
-        stderr = b"".join(stderr_chunks)
-        if timed_out.is_set():
-            raise self._error(f"timed out after {self.timeout_s:g} s (timeout_s); stderr: {_tail(stderr)!r}")
-        if code != 0:
-            raise self._error(f"exited with status {code}; stderr: {_tail(stderr)!r}")
-        return b"".join(stdout), first, seconds
-
-
-def _drain(stream: IO[bytes], into: list[bytes]) -> None:
-    """Read a pipe to its end (a full stderr pipe would otherwise block the program)."""
-    try:
-        while chunk := stream.read(65536):
-            into.append(chunk)
-    finally:
-        stream.close()
+    def _tail(self, data: bytes, limit: int = STDERR_TAIL_CHARS) -> str:
+        """The end of a program's output, redacted before it is cut (a cut key would no longer match)."""
+        return _tail(self.redact(data.decode("utf-8", errors="replace")).encode("utf-8"), limit)

@@ -51,12 +51,12 @@ DEFAULT_OUTPUT_FORMAT = "pcm_24000"
 
 POLICY = ProviderPolicy(name="elevenlabs", request_id_headers=("request-id", "x-request-id"))
 
-_FORMAT = re.compile(r"^(pcm|wav|mp3|opus)_(\d+)(?:_\d+)?$")
+_FORMAT = re.compile(r"(pcm|wav|mp3|opus)_(\d+)(?:_\d+)?")
 
 
 def output_format_info(output_format: str) -> tuple[str, int | None]:
     """(media type, PCM rate or None) for an ``output_format`` this plugin decodes (ValueError else)."""
-    match = _FORMAT.match(output_format)
+    match = _FORMAT.fullmatch(output_format)
     if not match:
         raise ValueError(output_format)
     kind, rate = match.group(1), int(match.group(2))

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from pytest_ttsbench.audio import is_playable
+from pytest_ttsbench.audio import is_playable, wav_shortfall
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, Synthesis
 from pytest_ttsbench.engines.secrets import read_api_key
@@ -91,31 +91,12 @@ def _is_text_type(content_type: str) -> bool:
     return content_type.startswith("text/") or content_type in _TEXT_TYPES or content_type.endswith(("+json", "+xml"))
 
 
-def wav_shortfall(body: bytes) -> tuple[int, int] | None:
-    """(declared, present) data bytes when a WAV header promises more audio than arrived.
-
-    Streaming writers put placeholder sizes in the header (0, or near 0xFFFFFFFF as Fish
-    documents); those say nothing about the length and are not checked.
-    """
-    if len(body) < 12 or body[:4] != b"RIFF" or body[8:12] != b"WAVE":
-        return None
-    pos = 12
-    while pos + 8 <= len(body):
-        chunk_id = body[pos : pos + 4]
-        size = int.from_bytes(body[pos + 4 : pos + 8], "little")
-        if chunk_id == b"data":
-            if size == 0 or size >= 0x7FFF0000:
-                return None
-            present = len(body) - pos - 8
-            return (size, present) if present < size else None
-        pos += 8 + size + (size & 1)
-    return None
-
-
 def ensure_audio(body: bytes, content_type: str, client: HttpClient, headers: httpx.Headers | None = None) -> None:
     """Raise EngineError when a successful response's body is not audio, quoting what it says instead."""
     if not body:
         raise client.error("HTTP 200 with an empty body instead of audio")
+    if looks_like_html(body) or _is_text_type(content_type) or body[:64].lstrip()[:1] in (b"{", b"["):
+        body = client.scrub_body(body)  # a text body is quoted, shortened, in the error: redact it first
     if looks_like_html(body) or content_type == "text/html":
         raise client.error(f"HTTP 200 with an HTML page instead of audio: {html_summary(body)}")
     head = body[:64].lstrip()[:1]

@@ -11,6 +11,7 @@ import os
 from typing import TYPE_CHECKING
 
 from pytest_ttsbench.engines.base import EngineUnavailable
+from pytest_ttsbench.redaction import KNOWN_SECRETS
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
@@ -23,6 +24,7 @@ def read_env_secret(variable: str, profile_name: str, what: str = "API key") -> 
         raise EngineUnavailable(
             f"engine profile {profile_name!r}: environment variable {variable} is not set (it should hold the {what})"
         )
+    KNOWN_SECRETS.add(value)
     return value
 
 

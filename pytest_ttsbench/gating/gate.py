@@ -26,6 +26,7 @@ from pytest_ttsbench.gating.baseline import (
     comparison_id,
     regression_reasons,
 )
+from pytest_ttsbench.gating.coverage import EngineCoverage, coverage_reasons, engine_coverage
 from pytest_ttsbench.gating.known_gaps import Gap, KnownGaps, unmatched_ids, updated_gaps, write_known_gaps
 from pytest_ttsbench.gating.latency import (
     LatencyBudget,
@@ -75,6 +76,8 @@ class GateConfig:
     snapshots: Mapping[str, tuple[Path, Mapping[str, str]]] = field(default_factory=dict)
     #: quality bounds, highest precedence first: command line, then configuration (case files: Collected)
     quality_layers: tuple[tuple[QualityBound, ...], ...] = ()
+    #: an engine that cannot run here skips its targets without failing the gate (--tts-allow-unavailable)
+    allow_unavailable: bool = False
 
 
 @dataclass
@@ -93,6 +96,10 @@ class Collected:
     other_failures: int = 0
     #: this run's header (see provenance.py), to say what changed since the baseline
     header: RunHeader | None = None
+    #: engine → selected test items (targets × repeats) after -k/-m; None until known
+    selected: dict[str, int] | None = None
+    #: engine → why it cannot run here, for engines that skipped their targets
+    unavailable: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -131,6 +138,7 @@ class GateOutcome:
     snapshots: list[SnapshotCheck] = field(default_factory=list)
     latency: list[LatencyCheck] = field(default_factory=list)
     latency_changes: list[LatencyChange] = field(default_factory=list)
+    coverage: list[EngineCoverage] = field(default_factory=list)  # selected targets that produced a verdict
     reasons: list[str] = field(default_factory=list)
     exitstatus: int | None = None
     #: files the run asked to rewrite; :func:`write_gate_updates` writes them
@@ -183,6 +191,7 @@ class GateOutcome:
             "exitstatus": self.exitstatus,
             "passed": not self.reasons,
             "reasons": list(self.reasons),
+            "coverage": [engine.to_dict() for engine in self.coverage],
             "thresholds": [check.to_dict() for check in self.checks],
             "known_gaps": {
                 "xfailed": list(self.xfailed),
@@ -257,6 +266,8 @@ def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: 
         outcome.snapshot_mode = config.snapshot_mode
         for engine in config.engines:
             _check_engine_snapshots(results, config, engine, outcome)
+    outcome.coverage = engine_coverage(config.engines, collected.selected, results, collected.unavailable)
+    outcome.reasons.extend(coverage_reasons(outcome.coverage, config.allow_unavailable))
     if repeats > 1 and config.repeat_policy != "all":
         # Failed generations read XFAIL (see collect.py): the items the policy judges not correct fail here.
         gap_keys = {(row.engine, row.key) for row in gap_rows}

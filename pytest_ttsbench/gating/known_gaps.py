@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_ttsbench.messages import shorten
 from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml
 
 FAILING = frozenset({"wrong", "unknown", "error"})
@@ -38,7 +39,7 @@ KNOWN_GAPS_SCHEMA: dict[str, Any] = {
                 "additionalProperties": False,
                 "properties": {
                     # <suite>/<item id>[/<span>]: the suite and item parts follow the case-file patterns.
-                    "id": {"type": "string", "pattern": r"^[a-z0-9-]+/[A-Za-z0-9_.-]+(/.+)?$"},
+                    "id": {"type": "string", "pattern": r"^[a-z0-9-]+/[A-Za-z0-9_.-]+(/.+)?\Z"},
                     "reason": {"type": "string"},
                     "link": {"type": "string", "minLength": 1},
                 },
@@ -110,7 +111,7 @@ def load_known_gaps(path: Path, engine: str) -> KnownGaps:
         problems = []
         for error in errors:
             where = ".".join(str(p) for p in error.absolute_path) or "(top level)"
-            problems.append(f"{path}: field {where}: {error.message}")
+            problems.append(f"{path}: field {where}: {shorten(error.message)}")
         raise KnownGapsError("\n".join(problems))
     if data["engine"] != engine:
         raise KnownGapsError(

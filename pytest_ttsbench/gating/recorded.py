@@ -16,6 +16,7 @@ a known gap that came out correct is an XPASS, a failure only with strict xfail.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,6 +149,9 @@ def gate_run(results_path: Path, settings: Settings, options: GateOptions) -> Ga
         collected.suite_thresholds = {suite: dict(entry.get("thresholds") or {}) for suite, entry in files.items()}
         collected.suite_quality = {suite: dict(entry.get("quality") or {}) for suite, entry in files.items()}
     collected.verdict_failures, collected.other_failures = failed_tests(rows, config.known_gaps, options.strict_xfail)
+    # A recorded run's rows are all it says about its selection: an engine it names without a row
+    # measured nothing (unknown selection), the others are judged on the rows they have.
+    collected.selected = dict(Counter(row.engine for row in rows))
     status = 1 if collected.verdict_failures or collected.other_failures else 0
     outcome = evaluate_gate(rows, config, collected)
     write_gate_updates(outcome)

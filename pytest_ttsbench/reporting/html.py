@@ -29,7 +29,6 @@ import json
 import os
 import shutil
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +40,7 @@ from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.registry import MissingDependency
 from pytest_ttsbench.reporting.templating import macro, render, stylesheet
-from pytest_ttsbench.reporting.terminal import floor_rows, percent
+from pytest_ttsbench.reporting.terminal import SessionSummary, floor_rows, percent
 from pytest_ttsbench.results import ItemResult, result_from_report
 from pytest_ttsbench.verdict import explain_evidence
 
@@ -335,17 +334,6 @@ def charts_for(results: Sequence[ItemResult], breakdown: Sequence[str] = ()) -> 
 
 
 # --- the pytest-html plugin ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SessionSummary:
-    """What the report's summary shows of a finished session: its items, breakdown facets and gate."""
-
-    items: Sequence[ItemResult]
-    breakdown: Sequence[str] = ()
-    gate: GateOutcome | None = None  # None when nothing was gated
-    #: every generation's row, for the quality summary (``items`` holds one row per item)
-    results: Sequence[ItemResult] = ()
 
 
 SummarySource = Callable[[], "SessionSummary | None"]

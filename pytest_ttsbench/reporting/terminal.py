@@ -3,17 +3,32 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_ttsbench.gating.snapshots import one_line
 from pytest_ttsbench.gating.summary import Bucket, summarize
+from pytest_ttsbench.gating.thresholds import breach_reason
 from pytest_ttsbench.gating.workflow import workflow_figures
+from pytest_ttsbench.naming import shown_path
 from pytest_ttsbench.pinned_recognizer import recognizer_mismatches
 from pytest_ttsbench.results import ItemResult
 
 if TYPE_CHECKING:
     from pytest_ttsbench.gating.gate import GateOutcome
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """What the reports show of a finished session: its items (after the repeat policy), breakdown
+    facets and gate; the terminal summary and the HTML report read the same one."""
+
+    items: Sequence[ItemResult]
+    breakdown: Sequence[str] = ()
+    gate: GateOutcome | None = None  # None when nothing was gated
+    #: every generation's row, for the quality summary (``items`` holds one row per item)
+    results: Sequence[ItemResult] = ()
 
 
 class _Writer(Protocol):
@@ -97,23 +112,60 @@ def write_summary(
     breakdown: Sequence[str],
     results_path: Path | None,
     notes: Sequence[str] = (),
+    base: Path | None = None,
 ) -> None:
-    """Print the summary section of a pytest run; ``notes`` come first (e.g. items left out by language)."""
+    """Print the summary section of a pytest run; ``notes`` come first (e.g. items left out by language).
+
+    Paths are shown relative to ``base`` (the invocation directory) when inside it.
+    """
     writer.write_sep("=", "ttsbench summary")
     for line in notes:
         writer.write_line(line)
     for line in summary_lines(results, breakdown):
         writer.write_line(line)
-    lines = workflow_lines(results)
-    if lines:
-        writer.write_line("")
-        for line in lines:
-            writer.write_line(line)
     flagged = [r for r in results if r.asr_flags]
     if flagged:
         writer.write_line(f"{len(flagged)} transcript(s) flagged by ASR guards (see asr_flags in the results)")
     if results_path is not None:
-        writer.write_line(f"results: {results_path}")
+        writer.write_line(f"results: {shown_path(results_path, base)}")
+
+
+def write_run_sections(
+    writer: _Writer,
+    finished: SessionSummary | None,
+    notes: Sequence[str],
+    *,
+    synth_only: bool,
+    results_path: Path | None,
+    base: Path | None,
+) -> None:
+    """The benchmark's sections of a pytest run's terminal output, decisions first: the summary
+    (after ``notes``, such as items left out by language), the gate, then the figures apart from
+    accuracy (timing, audio quality). ``finished`` None: nothing ran."""
+    if finished is None:
+        if notes:  # everything selected was left out: say why
+            writer.write_sep("=", "ttsbench summary")
+            for line in notes:
+                writer.write_line(line)
+        return
+    if synth_only:
+        write_synth_only_summary(writer, finished.items, results_path)
+    else:
+        write_summary(writer, finished.items, finished.breakdown, results_path, notes, base)
+        if finished.gate is not None:
+            write_gate_summary(writer, finished.gate, base)
+    write_figures_apart(writer, finished)
+
+
+def write_figures_apart(writer: _Writer, finished: SessionSummary) -> None:
+    """Timing per synthesis request and quality per clip: figures apart from accuracy, after the decision."""
+    timing = workflow_lines(finished.results or finished.items)
+    quality = quality_summary_lines(finished.results, finished.breakdown)
+    if not (timing or quality):
+        return
+    writer.write_sep("=", "ttsbench timing and quality (apart from accuracy)")
+    for line in [*timing, *([""] if timing and quality else []), *quality]:
+        writer.write_line(line)
 
 
 def write_synth_only_summary(writer: _Writer, results: Sequence[ItemResult], results_path: Path | None) -> None:
@@ -169,26 +221,18 @@ def floor_rows(outcome: GateOutcome) -> list[list[str]]:
     ]
 
 
-def gate_lines(outcome: GateOutcome) -> list[str]:
-    """The release gate (a :class:`~pytest_ttsbench.gating.gate.GateOutcome`) as text lines."""
+GATE_HEADER = ("gate", "engine", "suite", "category", "correct/n", "strict acc", "floor", "95% CI")
+
+
+def gate_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:
+    """The release gate (a :class:`~pytest_ttsbench.gating.gate.GateOutcome`) as text lines.
+
+    Each thing is said once: the floors as one table whose first column is each category's
+    verdict, what else the gate looked at, then one line of outcome. Paths relative to ``base``.
+    """
     lines: list[str] = []
     if outcome.checks:
-        lines.append("thresholds (strict accuracy against each category's floor):")
-        rows = floor_rows(outcome)
-        lines += format_table(
-            ("gate", "engine", "suite", "category", "correct/n", "strict acc", "floor", "95% CI"), rows, figures=4
-        )
-        for c in outcome.breaches:
-            bound = "Wilson lower bound " if c.floor_on == "lower" else ""
-            lines.append(
-                f"below floor: {c.label}: {bound}{_pct(c.measured).strip()} ({c.correct}/{c.n}) "
-                f"< floor {_pct(c.floor).strip()}, 95% CI {_ci(c.ci95)}"
-            )
-        for c in outcome.too_few:
-            lines.append(
-                f"too few to gate: {c.label}: {c.n} target(s) < min_n {c.min_n}; floor {_pct(c.floor).strip()} "
-                "not checked"
-            )
+        lines += format_table(GATE_HEADER, floor_rows(outcome), figures=4)
     if outcome.xfailed or outcome.fixed_gaps or outcome.unmatched_gaps or outcome.updated_gap_files:
         lines.append(
             f"known gaps: {len(outcome.xfailed)} still failing (XFAIL), {len(outcome.fixed_gaps)} fixed (XPASS)"
@@ -196,11 +240,11 @@ def gate_lines(outcome: GateOutcome) -> list[str]:
         lines += [f"  fixed known gap: {label}" for label in outcome.fixed_gaps]
         for engine, ids in sorted(outcome.unmatched_gaps.items()):
             lines += [f"  known gap matches no collected item ({engine}): {gap_id}" for gap_id in ids]
-        lines += [f"  rewrote {path}" for path in outcome.updated_gap_files]
+        lines += [f"  rewrote {shown_path(path, base)}" for path in outcome.updated_gap_files]
     if outcome.comparison is not None:
         from pytest_ttsbench.gating.baseline import comparison_lines
 
-        lines.append(f"baseline {outcome.baseline_path}:")
+        lines.append(f"baseline {shown_path(outcome.baseline_path or '', base)}:")
         lines += ["  " + line for line in comparison_lines(outcome.comparison, outcome.known_gap_ids)]
         if outcome.unattributed_regressions:
             lines.append(
@@ -218,19 +262,7 @@ def gate_lines(outcome: GateOutcome) -> list[str]:
             f"latency {change.engine} {change.metric}: {1000 * change.candidate:.0f} ms, baseline "
             f"{1000 * change.baseline:.0f} ms ({change.ratio:.2f}x, tolerance +{100 * change.tolerance:.0f}%)"
         )
-    for check in outcome.snapshots:
-        lines.append(
-            f"snapshots ({outcome.snapshot_mode}) {check.engine}: {len(check.matched)} matched, "
-            f"{len(check.changed)} changed, {len(check.new)} new, {len(check.unused)} not run"
-            f"{'; updated' if check.updated else ''} [{check.path}]"
-        )
-        for name, stored, received in check.changed:
-            lines.append(f"  changed: {name}")
-            lines.append(f"    was: {one_line(stored)}")
-            lines.append(f"    now: {one_line(received)}")
-        lines += [f"  no snapshot: {name}" for name in check.new[:10]]
-        if len(check.new) > 10:  # a first run has no snapshots at all: name a few, count the rest
-            lines.append(f"  ... and {len(check.new) - 10} more without a snapshot (record with --snapshot-update)")
+    lines += snapshot_lines(outcome, base)
     lines += outcome.nondeterminism_lines()
     if outcome.flaky:
         lines.append(f"flaky items ({len(outcome.flaky)}): generations disagree, the verdict is a rate")
@@ -254,18 +286,11 @@ def gate_lines(outcome: GateOutcome) -> list[str]:
                 "they do not fail the run"
             )
     lines += quality_gate_lines(outcome)
-    if outcome.reasons:
-        lines.append("gate FAILED:")
-        lines += [f"  {reason}" for reason in outcome.reasons]
-    elif (
-        outcome.checks
-        or outcome.comparison is not None
-        or outcome.snapshots
-        or outcome.quality_checks
-        or outcome.latency
-    ):
-        unchecked = len(outcome.too_few)
-        lines.append("gate passed" + (f" ({unchecked} floor(s) too few to gate)" if unchecked else ""))
+    if outcome.coverage:
+        lines.append("coverage: " + "; ".join(engine.describe() for engine in outcome.coverage))
+    verdict = outcome_line(outcome)
+    if verdict is not None:
+        lines.append(verdict)
     return lines
 
 
@@ -297,19 +322,80 @@ def quality_gate_lines(outcome: GateOutcome) -> list[str]:
     return lines
 
 
-def write_quality_summary(writer: _Writer, results: Sequence[ItemResult], breakdown: Sequence[str]) -> None:
-    lines = quality_summary_lines(results, breakdown)
-    if lines:
-        writer.write_line("")
-    for line in lines:
-        writer.write_line(line)
+def outcome_line(outcome: GateOutcome) -> str | None:
+    """The gate's decision in one line (None when nothing was gated): the floors' table above holds
+    the figures, so breached floors are counted here, not repeated."""
+    unchecked = len(outcome.too_few)
+    too_few = f"{unchecked} floor(s) with fewer targets than min_n not checked" if unchecked else ""
+    if outcome.reasons:
+        breached, quality = outcome.breaches, outcome.quality_breaches
+        # Floors and quality gates have their tables above, verdict first: here they are counted;
+        # every other reason is said here only.
+        in_tables = {breach_reason(c) for c in breached}
+        parts = [f"{len(breached)} of {len(outcome.checks)} floors breached"] if breached else []
+        if quality:
+            parts.append(f"{len(quality)} of {len(outcome.quality_checks)} quality gates breached")
+        parts += [r for r in outcome.reasons if r not in in_tables and not r.startswith("quality: ")]
+        parts += [too_few] if too_few else []
+        return "gate FAILED: " + "; ".join(parts)
+    if not (
+        outcome.checks
+        or outcome.comparison is not None
+        or outcome.snapshots
+        or outcome.quality_checks
+        or outcome.latency
+        or outcome.coverage
+    ):
+        return None
+    passed = "gate passed" + (f" ({too_few})" if too_few else "")
+    if outcome.exitstatus not in (None, 0):
+        return f"{passed}, but the run's failed tests fail it (exit status {outcome.exitstatus})"
+    return passed
 
 
-def write_gate_summary(writer: _Writer, outcome: GateOutcome) -> None:
+def snapshot_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:
+    """Transcript snapshots, only where there is something to say.
+
+    Reporting against snapshots nobody has recorded yet would list every transcript as new: that
+    is one line saying how to start. Recorded snapshots, strict mode and an update are reported
+    in full.
+    """
+    unrecorded = [
+        check.engine
+        for check in outcome.snapshots
+        if outcome.snapshot_mode == "report"
+        and not check.updated
+        and not (check.matched or check.changed or check.unused)
+    ]
+    lines: list[str] = []
+    if unrecorded:
+        lines.append(
+            f"snapshots: none recorded yet for {', '.join(unrecorded)}; --snapshot-update records this run's "
+            "transcripts, later runs then report what changed"
+        )
+    for check in outcome.snapshots:
+        if check.engine in unrecorded:
+            continue
+        lines.append(
+            f"snapshots ({outcome.snapshot_mode}) {check.engine}: {len(check.matched)} matched, "
+            f"{len(check.changed)} changed, {len(check.new)} new, {len(check.unused)} not run"
+            f"{'; updated' if check.updated else ''} [{shown_path(check.path, base)}]"
+        )
+        for name, stored, received in check.changed:
+            lines.append(f"  changed: {name}")
+            lines.append(f"    was: {one_line(stored)}")
+            lines.append(f"    now: {one_line(received)}")
+        lines += [f"  no snapshot: {name}" for name in check.new[:10]]
+        if len(check.new) > 10:
+            lines.append(f"  ... and {len(check.new) - 10} more without a snapshot (record with --snapshot-update)")
+    return lines
+
+
+def write_gate_summary(writer: _Writer, outcome: GateOutcome, base: Path | None = None) -> None:
     """Print the release-gate section after the summary table."""
-    lines = gate_lines(outcome)
+    lines = gate_lines(outcome, base)
     if not lines:
         return
-    writer.write_sep("=", "ttsbench gate")
+    writer.write_sep("=", "ttsbench gate (strict accuracy against each floor)" if outcome.checks else "ttsbench gate")
     for line in lines:
         writer.write_line(line)

@@ -214,7 +214,7 @@ class NumbersScorer(Scorer):
             "values": {
                 "type": "array",
                 "minItems": 1,
-                "items": {"type": "string", "pattern": r"^-?(\d+(\.\d+)?|\.\d+)$"},
+                "items": {"type": "string", "pattern": r"^-?(\d+(\.\d+)?|\.\d+)\Z"},
             }
         },
     }

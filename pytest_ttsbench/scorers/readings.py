@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from pytest_ttsbench.cases.schema import CATEGORY_PATTERN
 from pytest_ttsbench.scorers.base import ScoreContext, Scorer
 from pytest_ttsbench.scorers.text import readings_canon
 from pytest_ttsbench.verdict import Verdict
@@ -24,7 +25,7 @@ TARGET_SCHEMA: Mapping[str, Any] = {
         "span": {"type": "string", "minLength": 1},
         "positive": {**_READINGS, "minItems": 1},
         "negative": _READINGS,
-        "category": {"type": "string", "minLength": 1},
+        "category": {"type": "string", "pattern": CATEGORY_PATTERN},
         "group": {"type": "string"},
         "auto_evaluable": {"type": "boolean"},
         "target_id": {"type": "string"},

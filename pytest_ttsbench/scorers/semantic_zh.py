@@ -462,18 +462,18 @@ def _describe_all(numbers: Sequence[ZhNumber]) -> tuple[str, ...]:
 
 # --- the expect schema ------------------------------------------------------------------------
 
-_NUMBER = r"^-?[0-9]+(\.[0-9]+)?$"
-_UNSIGNED = r"^[0-9]+(\.[0-9]+)?$"
+_NUMBER = r"^-?[0-9]+(\.[0-9]+)?\Z"
+_UNSIGNED = r"^[0-9]+(\.[0-9]+)?\Z"
 _CURRENCY_CODE = {"enum": sorted(CURRENCIES)}
 # Values are strings on purpose: a YAML float would turn 0.50 into 0.5 before the scorer sees it.
 _TYPE_SCHEMAS: dict[str, dict[str, Any]] = {
     "decimal": {
         "required": ["value"],
-        "properties": {"value": {"type": "string", "pattern": r"^-?[0-9]+\.[0-9]+$"}},
+        "properties": {"value": {"type": "string", "pattern": r"^-?[0-9]+\.[0-9]+\Z"}},
     },
     "identifier": {
         "required": ["digits"],
-        "properties": {"digits": {"type": "string", "pattern": r"^[0-9]{2,}$"}},
+        "properties": {"digits": {"type": "string", "pattern": r"^[0-9]{2,}\Z"}},
     },
     "currency": {
         "required": ["amount", "currency"],

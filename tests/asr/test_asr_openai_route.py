@@ -18,6 +18,7 @@ from pytest_ttsbench.asr.base import AsrError
 from pytest_ttsbench.asr.openai_route import OpenAITranscriptionRoute
 from pytest_ttsbench.asr.registry import create_route
 from pytest_ttsbench.audio import DecodedAudio, decode_audio
+from pytest_ttsbench.limits import MAX_TRANSCRIPT_BYTES
 
 
 @dataclass
@@ -204,3 +205,41 @@ def test_not_implemented_is_not_retried(server: FakeServer) -> None:
 def test_bad_specs(spec: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         create_route({"type": "openai", **spec})
+
+
+KEY = "sk-SECRET-CANARY-1-abcdefgh"
+
+
+def _leaks(text: str, width: int = 8) -> bool:
+    return any(KEY[i : i + width] in text for i in range(len(KEY) - width + 1))
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        (401, "x" * 270 + f" Bearer {KEY} refused"),
+        (200, {"detail": "x" * 170 + KEY}),
+        (200, "y" * 180 + KEY),
+    ],
+)
+def test_key_in_a_long_answer_is_redacted_before_it_is_shortened(
+    server: FakeServer, monkeypatch: pytest.MonkeyPatch, reply: tuple[int, dict | str]
+) -> None:
+    monkeypatch.setenv("ASR_TEST_KEY", KEY)
+    server.replies.append(reply)
+    with pytest.raises(AsrError) as caught:
+        _route(server, api_key_env="ASR_TEST_KEY", max_retries=0).transcribe(_clip(), "en")
+    assert not _leaks(str(caught.value)), str(caught.value)
+
+
+def test_key_echoed_in_the_transcript_is_redacted(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASR_TEST_KEY", KEY)
+    server.replies.append((200, {"text": f"you said {KEY}"}))
+    heard = _route(server, api_key_env="ASR_TEST_KEY").transcribe(_clip(), "en")
+    assert heard.text == "you said [REDACTED]"
+
+
+def test_an_answer_larger_than_a_transcript_is_an_error(server: FakeServer) -> None:
+    server.replies.append((200, "x" * (MAX_TRANSCRIPT_BYTES + 10)))
+    with pytest.raises(AsrError, match="response larger than"):
+        _route(server, max_retries=0).transcribe(_clip(), "en")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from engine_rig import PROVIDERS, SECRET
+from engine_rig import PROVIDERS, SECRET, leaked_fragment
 from tts_providers import TONE_SECONDS, Fault
 
 from pytest_ttsbench.audio import decode_audio
@@ -185,3 +185,24 @@ def test_long_retry_after_fails_fast_instead_of_waiting(provider, rig_factory):
     engine.close()
     assert time.perf_counter() - start < 1.0
     assert len(rig.fake.requests) == 1
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault("raw", status=401, body=b"x" * 270 + f" Bearer {SECRET} was refused".encode(),
+              headers={"Content-Type": "text/plain"}),
+        Fault("raw", status=200, body=b"x" * 270 + f" Bearer {SECRET} was refused".encode(),
+              headers={"Content-Type": "text/plain"}),
+        Fault("error", status=401, message="x" * 270 + " Bearer {key} was refused"),
+    ],
+    ids=["text-401", "text-200", "json-401"],
+)  # fmt: skip
+def test_a_key_after_long_padding_is_redacted_before_the_message_is_shortened(rig, fault):
+    # A plain-text body is quoted cut at 300 characters; the key starts just before the cut.
+    rig.fake.enqueue(fault)
+    engine = rig.engine()
+    with pytest.raises(EngineError) as info:
+        engine.synthesize(REQUEST)
+    engine.close()
+    assert leaked_fragment(chain_text(info.value)) is None, chain_text(info.value)

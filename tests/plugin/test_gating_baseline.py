@@ -136,7 +136,7 @@ def test_run_against_a_baseline(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--tts-engine=replay", "--tts-results=new.jsonl", "--tts-baseline=base.jsonl")
     result.stdout.fnmatch_lines(
         [
-            "baseline */base.jsonl:",
+            "baseline base.jsonl:",  # relative to where pytest was started
             "  3 paired target(s): 1 regression(s), 1 fix(es), 1 unchanged; 0 new, 0 missing; McNemar exact p = 1",
             "    percentages: 0 regression(s), 1 fix(es), 0 unchanged; p = 1",
             "    years: 1 regression(s), 0 fix(es), 0 unchanged; p = 1",
@@ -166,7 +166,7 @@ def test_fail_on_regression_spares_known_gaps(pytester: pytest.Pytester) -> None
     )
     assert blocked.ret == pytest.ExitCode.TESTS_FAILED
     blocked.stdout.fnmatch_lines(
-        ["gate FAILED:", "  1 regression(s) against the baseline (33.3% of 3 paired targets regressed (> 10.0%)): *"]
+        ["gate FAILED: 1 regression(s) against the baseline (33.3% of 3 paired targets regressed (> 10.0%)): *"]
     )
     blocked.stdout.fnmatch_lines(["FAILED ttsbench::gate - release gate FAILED:"])
     gate = json.loads((pytester.path / "b.gate.json").read_text(encoding="utf-8"))
@@ -225,3 +225,22 @@ def test_compare_command_text_exit_codes_and_errors(tmp_path: Path, capsys: pyte
     capsys.readouterr()
     assert ttsbench_main(["compare", str(base), str(tmp_path / "missing.jsonl")]) == 2
     assert "missing.jsonl" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ('{"engine": "replay", "id": "demo-numerals/year-2026", "verdict": "correct"}\n', "line 1: field 'suite'"),
+        ("[1, 2]\n", "line 1: a results row must be a JSON object"),
+        ("", "holds no results"),
+    ],
+)
+def test_a_malformed_baseline_is_a_usage_error_not_an_internal_error(
+    pytester: pytest.Pytester, content: str, expected: str
+) -> None:
+    write_project(pytester, cases={"demo-numerals.yaml": PLAIN_NUMERALS})
+    (pytester.path / "base.jsonl").write_text(content, encoding="utf-8")
+    result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/r.jsonl", "--tts-baseline=base.jsonl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*--tts-baseline: *base.jsonl*{expected}*"])
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()

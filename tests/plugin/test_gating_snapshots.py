@@ -17,7 +17,8 @@ PLAIN_NUMERALS = NUMERALS.replace("thresholds: {default: 0.5}\n", "")
 PASSING = {**TRANSCRIPTS, "demo-numerals/pct-45": "Turnout reached 45 percent this year."}
 # the same verdicts, heard differently
 REWORDED = {**PASSING, "demo-numerals/year-2026": "The plant was opened in 2026."}
-RUN = ("--tts-engine=replay", "--tts-results=r.jsonl")
+# Each test runs several sessions into one results file: each adds a run (--tts-append).
+RUN = ("--tts-engine=replay", "--tts-results=r.jsonl", "--tts-append")
 
 
 def _replay(pytester: pytest.Pytester, transcripts: dict[str, str]) -> None:
@@ -36,7 +37,7 @@ def test_strict_fails_until_recorded_then_on_a_changed_transcript(pytester: pyte
     missing = pytester.runpytest(*RUN, "--tts-snapshot=strict")
     missing.assert_outcomes(passed=3, failed=1)  # every item passed; ttsbench::gate failed
     assert missing.ret == pytest.ExitCode.TESTS_FAILED
-    missing.stdout.fnmatch_lines(["snapshots (strict) replay: 0 matched, 0 changed, 3 new*", "gate FAILED:"])
+    missing.stdout.fnmatch_lines(["snapshots (strict) replay: 0 matched, 0 changed, 3 new*", "gate FAILED: replay: *"])
 
     recorded = pytester.runpytest(*RUN, "--tts-snapshot=strict", "--snapshot-update")
     assert recorded.ret == pytest.ExitCode.OK
@@ -70,6 +71,23 @@ def test_report_lists_changes_without_failing_and_off_ignores_them(pytester: pyt
     off = pytester.runpytest(*RUN, "--tts-snapshot=off")
     assert off.ret == pytest.ExitCode.OK
     assert "snapshots (" not in off.stdout.str()
+
+
+def test_first_run_says_in_one_line_how_to_start(pytester: pytest.Pytester) -> None:
+    write_project(pytester, cases={"n.yaml": PLAIN_NUMERALS}, transcripts=PASSING)
+    first = pytester.runpytest(*RUN)  # the default mode, report, with nothing recorded
+    assert first.ret == pytest.ExitCode.OK
+    snapshot_lines = [line for line in first.stdout.lines if "snapshot" in line]
+    assert snapshot_lines == [
+        "snapshots: none recorded yet for replay; --snapshot-update records this run's transcripts, "
+        "later runs then report what changed"
+    ]
+    pytester.runpytest(*RUN, "--snapshot-update")
+    again = pytester.runpytest(*RUN)
+    again.stdout.fnmatch_lines(
+        ["snapshots (report) replay: 3 matched, 0 changed, 0 new, 0 not run [[]__tts_snapshots__/replay.ambr[]]"]
+    )
+    assert "none recorded yet" not in again.stdout.str()
 
 
 def test_update_keeps_snapshots_of_items_that_did_not_run(pytester: pytest.Pytester) -> None:

@@ -99,6 +99,7 @@ def test_known_gap_still_counts_against_the_floor(pytester: pytest.Pytester) -> 
     # The items pass or xfail; the gate is a test of its own, so test reports show the blocked release.
     result.assert_outcomes(passed=2, xfailed=1, failed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+    # the gate said once: its table (verdict first) and one outcome line
     result.stdout.fnmatch_lines(["FAILED ttsbench::gate - release gate FAILED:"])
     suite = ElementTree.parse(pytester.path / "out" / "junit.xml").getroot().find("testsuite")
     assert suite is not None and suite.get("failures") == "1"
@@ -110,8 +111,12 @@ def test_known_gap_still_counts_against_the_floor(pytester: pytest.Pytester) -> 
     skipped = [case.find("skipped") for case in suite.iter("testcase") if case.find("skipped") is not None]
     assert any("known gap" in (s.get("message") or "") for s in skipped)  # the known gap: xfail with its reason
     result.stdout.fnmatch_lines(
-        ["below floor: replay demo-numerals/percentages: 0.0% (0/1) < floor 50.0%, 95% CI [0.0, 79.3]"]
+        [
+            "FAIL  replay  demo-numerals  percentages *0/1 *0.0% *50.0% *[[]0.0, 79.3[]]",
+            "gate FAILED: 1 of 3 floors breached",
+        ]
     )
+    assert result.stdout.str().count("percentages") == 2  # the summary's row and the gate's row
     gate = json.loads((pytester.path / "out" / "r.gate.json").read_text(encoding="utf-8"))
     assert gate["exitstatus"] == 1 and gate["passed"] is False
     breached = [(c["category"], c["correct"], c["n"], c["floor"]) for c in gate["thresholds"] if c["breached"]]
@@ -178,8 +183,9 @@ def test_xdist_gate_matches_a_single_process_and_the_results_file(pytester: pyte
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         [
-            "below floor: replay demo-news/military_model: 0.0% (0/1) < floor 90.0%, 95% CI [0.0, 79.3]",
-            "below floor: replay demo-numerals/percentages: 0.0% (0/1) < floor 50.0%, 95% CI [0.0, 79.3]",
+            "FAIL  replay  demo-news  *military_model *0/1 *0.0% *90.0% *[[]0.0, 79.3[]]",
+            "FAIL  replay  demo-numerals  percentages *0/1 *0.0% *50.0% *[[]0.0, 79.3[]]",
+            "gate FAILED: 2 of 4 floors breached",
         ]
     )
     gate = json.loads((pytester.path / "out" / "r.gate.json").read_text(encoding="utf-8"))

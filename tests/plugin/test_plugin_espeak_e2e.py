@@ -35,11 +35,12 @@ def test_espeak_whisper_round_trip(pytester: pytest.Pytester) -> None:
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(
         [
-            "e2e-numerals/wrong-on-purpose on espeak: verdict wrong",
+            "wrong on espeak: missing: 2027; parsed: 2026*",
             "  text:     The new bridge over the river is scheduled to open in 2026.",
             "  expected: values 2027",
             "  heard:    *2026*",
-            "  evidence: missing: 2027; parsed: 2026*",
+            # relative to where pytest was started, as a person would type it
+            "  audio:    out/r-audio/espeak/e2e-numerals/wrong-on-purpose-*.wav",
         ]
     )
     result.stdout.fnmatch_lines(["*ttsbench summary*", "espeak  e2e-numerals  (all) *3 *2 *1 *0 *0 *66.7%*"])

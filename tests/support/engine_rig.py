@@ -65,3 +65,13 @@ class Rig:
 
     def engine(self, **options: Any) -> Engine:
         return create_engine(self.profile(**options))
+
+
+def leaked_fragment(text: str, secret: str = SECRET, width: int = 8) -> str | None:
+    """Any ``width`` characters of the secret's distinctive part found in ``text``: a cut key leaks too.
+
+    The first 12 characters of :data:`SECRET` ("sk-ttsbench-") also occur in ordinary output
+    (the plugin's name), so only the rest is searched.
+    """
+    tail = secret[12:] if secret == SECRET else secret
+    return next((tail[i : i + width] for i in range(len(tail) - width + 1) if tail[i : i + width] in text), None)

@@ -1,0 +1,107 @@
+"""A gate that measured nothing, or a session that did not finish, never passes.
+
+The demo project's replay transcripts pass every numerals item once pct-45 is heard right; the
+tests here only add what makes a run unmeasured or unfinished.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+from plugin_projects import NUMERALS, TRANSCRIPTS, read_jsonl, write_project
+
+PASSING = {**TRANSCRIPTS, "demo-numerals/pct-45": "Turnout reached 45 percent this year."}
+PLAIN = NUMERALS.replace("thresholds: {default: 0.5}\n", "")
+WITH_CLOUD = textwrap.dedent(
+    """\
+    engines:
+      replay: {type: transcripts, path: runs/replay.jsonl}
+      cloud: {type: openai, base_url: "http://127.0.0.1:9/v1", model: m, voice: alloy, api_key_env: TTSBENCH_UNSET_KEY}
+    """
+)
+
+
+def _gate(pytester: pytest.Pytester) -> dict:
+    return json.loads((pytester.path / "out" / "results.gate.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    monkeypatch.delenv("TTSBENCH_UNSET_KEY", raising=False)
+    write_project(pytester, cases={"demo-numerals.yaml": PLAIN}, transcripts=PASSING, config=WITH_CLOUD)
+    return pytester
+
+
+def test_an_unavailable_engine_fails_the_gate(project: pytest.Pytester) -> None:
+    result = project.runpytest("--tts-engine=cloud", "--tts-results=out/results.jsonl", "-p", "no:xdist")
+    result.assert_outcomes(skipped=3)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        ["coverage: cloud: 0 of 3 selected target(s) produced a verdict", "gate FAILED: *TTSBENCH_UNSET_KEY*"]
+    )
+    gate = _gate(project)
+    assert gate["passed"] is False
+    assert gate["coverage"] == [
+        {"engine": "cloud", "selected": 3, "measured": 0, "unavailable": gate["coverage"][0]["unavailable"]}
+    ]
+    assert "TTSBENCH_UNSET_KEY" in gate["coverage"][0]["unavailable"]
+
+
+def test_allow_unavailable_keeps_the_old_skip(project: pytest.Pytester) -> None:
+    result = project.runpytest(
+        "--tts-engine=replay,cloud", "--tts-results=out/results.jsonl", "--tts-allow-unavailable", "-p", "no:xdist"
+    )
+    result.assert_outcomes(passed=3, skipped=3)
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["coverage: replay: 3 of 3 selected*; cloud: 0 of 3 selected*", "gate passed"])
+
+
+def test_one_unavailable_engine_of_two_fails_the_gate(project: pytest.Pytester) -> None:
+    result = project.runpytest("--tts-engine=replay,cloud", "--tts-results=out/results.jsonl", "-p", "no:xdist")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert _gate(project)["passed"] is False
+
+
+def test_coverage_counts_the_selected_targets(project: pytest.Pytester) -> None:
+    result = project.runpytest("--tts-engine=replay", "--tts-results=out/results.jsonl", "-k", "year", "-p", "no:xdist")
+    result.assert_outcomes(passed=1, deselected=2)
+    result.stdout.fnmatch_lines(["coverage: replay: 1 of 1 selected target(s) produced a verdict", "gate passed"])
+    assert _gate(project)["coverage"][0]["selected"] == 1
+
+
+def test_coverage_under_xdist(project: pytest.Pytester) -> None:
+    result = project.runpytest("--tts-engine=replay,cloud", "--tts-results=out/results.jsonl", "-n", "2")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    coverage = {row["engine"]: (row["selected"], row["measured"]) for row in _gate(project)["coverage"]}
+    assert coverage == {"replay": (3, 3), "cloud": (3, 0)}
+
+
+INTERRUPT_AFTER_FIRST = """\
+import os, signal
+
+def pytest_runtest_teardown(item):
+    # A real SIGINT, as Ctrl-C sends it, once the first item is done.
+    os.kill(os.getpid(), signal.SIGINT)
+"""
+
+
+def test_an_interrupted_run_is_never_a_pass(project: pytest.Pytester) -> None:
+    (project.path / "conftest.py").write_text(INTERRUPT_AFTER_FIRST, encoding="utf-8")
+    result = project.runpytest_subprocess("--tts-engine=replay", "--tts-results=out/results.jsonl", "-p", "no:xdist")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["gate FAILED: *the session did not finish (pytest exit status 2)*"])
+    assert "gate passed" not in result.stdout.str()
+    gate = _gate(project)
+    assert gate["passed"] is False and gate["exitstatus"] == 2
+    assert len(read_jsonl(project.path / "out" / "results.jsonl")) == 1  # what was done is kept
+
+
+def test_a_run_stopped_early_is_never_a_pass(pytester: pytest.Pytester) -> None:
+    write_project(pytester, cases={"demo-numerals.yaml": PLAIN})  # pct-45 is heard wrong
+    result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/results.jsonl", "-x", "-p", "no:xdist")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    gate = _gate(pytester)
+    assert gate["passed"] is False
+    assert any("stopped before running every selected target" in reason for reason in gate["reasons"])
