@@ -124,6 +124,9 @@ class RunOptions:
     #: quality measures taken of every decoded clip (None: none at all)
     quality: QualityMeter | None = None
     cache: ClipCache | None = None
+    #: engines whose synthesis latency is gated: their clips are always requested for real (a clip
+    #: read from the cache has no latency to measure), though still written to the cache
+    fresh_audio_engines: frozenset[str] = frozenset()
     max_audio_bytes: int = DEFAULT_MAX_AUDIO_BYTES
 
 
@@ -226,7 +229,8 @@ class Evaluator:
                 profile.type, profile.options, voice, item.language, text, repeat, identity() if identity else None
             )
             outcome.audio_key = cache_key(material)
-            cached = cache.get_audio(outcome.audio_key)
+            fresh = engine_name in self.options.fresh_audio_engines
+            cached = None if fresh else cache.get_audio(outcome.audio_key)
             if cached is not None:
                 outcome.synthesis = Synthesis(
                     cached.audio, cached.media_type, cached.pcm_sample_rate, metadata=cached.metadata

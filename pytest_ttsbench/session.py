@@ -108,6 +108,13 @@ class BenchConfig:
     def repeats(self) -> int:
         return self.gate.repeats
 
+    @property
+    def latency_gated_engines(self) -> frozenset[str]:
+        """Engines whose latency a budget or a baseline tolerance gates: they never read clips from the cache."""
+        if self.gate.latency_compare_fail:
+            return frozenset(self.engine_names)
+        return frozenset(budget.engine for budget in self.gate.latency_budgets)
+
     def repeats_for(self, engine: str | None) -> int:
         """Generations per item: --tts-repeats, else the profile's ``repeats``, else 1."""
         if self.cli_repeats is not None:
@@ -202,6 +209,7 @@ class BenchSession:
                 probe_engines=frozenset(name for name in config.engine_names if config.repeats_for(name) == 1),
                 quality=QualityMeter(config.quality_sets) if config.quality_sets else None,
                 cache=config.cache,
+                fresh_audio_engines=config.latency_gated_engines,
             )
             self._evaluator = Evaluator(
                 config.settings.engines, lambda profile: create_routes(config.asr_spec(profile)), options
