@@ -83,6 +83,8 @@ class Clip:
     quality: dict[str, float | None] = field(default_factory=dict)
     #: where the audio and each route's transcript came from: "hit" (the cache), "miss" (made now), "off"
     cache: dict[str, str] = field(default_factory=dict)
+    #: each route's decoding mode, where the route reports one (Whisper: "sequential", "batched:N")
+    asr_decoding: dict[str, str] = field(default_factory=dict)
 
 
 def reference_audio(profile: EngineProfile) -> Path | None:
@@ -335,6 +337,8 @@ class Evaluator:
                     clip.route_errors[route.name] = str(exc)
                     continue
                 clip.transcripts[route.name] = heard.text
+                if isinstance(heard.details.get("batching"), str):
+                    clip.asr_decoding[route.name] = str(heard.details["batching"])
                 clip.asr_flags.extend(f"{route.name}:{flag}" for flag in heard.flags)
             clip.asr_seconds = time.perf_counter() - asr_started
             if not clip.transcripts:
@@ -449,6 +453,7 @@ class Evaluator:
             audio_varies=clip.audio_varies,
             run_id=self.options.run_id,
             cache=dict(clip.cache),
+            asr_decoding=dict(clip.asr_decoding),
             generation=dict(clip.generation),
             first_audio_seconds=_round(clip.first_audio_seconds),
             first_audio_measure=clip.first_audio_measure,
