@@ -1,7 +1,7 @@
 """Throughput of a benchmark run, as ratios against baselines measured in the same run.
 
 Run: ``python benchmarks/throughput.py [--items 200] [--latency 0.25] [--concurrency 4]
-[--parts runs,collect,idle]``.
+[--batch-size 16] [--parts runs,collect,idle]``.
 
 It makes N clips with eSpeak NG once (not timed), serves them from a local OpenAI-style HTTP
 server (``tests/fakes/tts_providers.py``) that waits a fixed latency before every reply, and
@@ -9,10 +9,14 @@ runs ``pytest --tts-engine=bench`` over N numeral items in a fresh project, tran
 Whisper ``tiny.en`` (beam 5). It prints:
 
 * cold run ÷ ideal, the ideal being max(N × latency ÷ concurrency, pure ASR time), where pure
-  ASR time is a plain faster-whisper loop over the same clips with the same settings (target ≤ 1.2);
+  ASR time is a plain faster-whisper loop over the same clips with the plugin's decoding settings
+  (model, beam, temperature, token budget from each clip's duration, early stop) (target ≤ 1.2);
 * warm rerun (everything cached) ÷ cold run (target < 5 %);
 * a run with the audio cached but not the transcripts ÷ the plain loop: the plugin's overhead
   (target ≤ 1.05);
+* batched against sequential transcription of the same clips (``--batch-size``, default 16): the
+  plain loop both ways (wall and memory), and the audio-cached plugin run both ways, with how
+  many verdicts agree;
 * collecting 10,000 items (``pytest --co``), the first time and again (parsed case files reused),
   in seconds and ÷ the CPU time of an empty ``pytest --co`` (target < 3 s);
 * the idle cost: CPU time of ``pytest --co`` in a project without cases, with the plugin minus
@@ -66,13 +70,32 @@ finally:
 _PLAIN_LOOP = """
 import sys
 from pathlib import Path
-from faster_whisper import WhisperModel
+from faster_whisper import BatchedInferencePipeline, WhisperModel, decode_audio
+from faster_whisper.tokenizer import Tokenizer
 from pytest_ttsbench.asr.models import resolve_model
+from pytest_ttsbench.asr.whisper import (clip_token_budget, clip_windows, decoder_max_new_tokens, read_bounded,
+                                         window_token_budget)
+# The plugin's decoding settings, so the loop is the ideal the plugin is held to, not a different
+# decode: tiny.en, beam 5, temperature 0 only, no "no speech" drop, no VAD, the same per-window
+# token budget from the clip's duration and the same early stop on loops and spent budgets.
+batch_size = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 model = WhisperModel(str(resolve_model("tiny.en")), device="cpu", compute_type="int8")
+batched = BatchedInferencePipeline(model)
+timestamp_begin = model.hf_tokenizer.token_to_id("<|notimestamps|>") + 1
+prompt = len(Tokenizer(model.hf_tokenizer, model.model.is_multilingual, "transcribe", "en").sot_sequence) + 1
 for path in sorted(Path(sys.argv[1]).glob("*.wav")):
-    segments, _ = model.transcribe(str(path), language="en", beam_size=5, temperature=[0.0],
-                                   condition_on_previous_text=False, vad_filter=False)
-    text = "".join(s.text for s in segments)
+    samples = decode_audio(str(path), sampling_rate=16000)
+    seconds = samples.size / 16000
+    budget = window_token_budget(seconds)
+    settings = dict(language="en", beam_size=5, temperature=[0.0], no_speech_threshold=None,
+                    condition_on_previous_text=False, vad_filter=False)
+    if batch_size > 1:
+        segments, _ = batched.transcribe(samples, batch_size=batch_size, clip_timestamps=clip_windows(seconds),
+                                         max_new_tokens=decoder_max_new_tokens(budget) - prompt, **settings)
+    else:
+        segments, _ = model.transcribe(samples, max_new_tokens=decoder_max_new_tokens(budget), **settings)
+    reading = read_bounded(segments, seconds, budget, clip_token_budget(seconds), timestamp_begin)
+    text = "".join(s.text for s in reading.segments)
 """
 
 
@@ -168,6 +191,7 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=200)
     parser.add_argument("--latency", type=float, default=0.25, help="seconds the server waits per request")
     parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--batch-size", type=int, default=16, help="windows per batch in the batched ASR figures")
     parser.add_argument("--collect-items", type=int, default=10_000)
     parser.add_argument("--idle-rounds", type=int, default=9)
     parser.add_argument(
@@ -220,6 +244,7 @@ def runs(args: argparse.Namespace, env: dict[str, str], work: Path) -> list[tupl
         # no timed run pays for locating the model or for a cold disk cache.
         subprocess.run([sys.executable, str(loop_script), str(work)], env=env, check=True, capture_output=True)
         plain = measure([str(loop_script), str(work / "clips")], work, env)
+        plain_batched = measure([str(loop_script), str(work / "clips"), str(args.batch_size)], work, env)
         cold = measure([*run, "--tts-results=cold/results.jsonl"], project, env)
         requests_cold = len(server.requests)
         warm = measure([*run, "--tts-results=warm/results.jsonl"], project, env)
@@ -227,6 +252,19 @@ def runs(args: argparse.Namespace, env: dict[str, str], work: Path) -> list[tupl
         # Audio cached, transcripts not: a fresh cache holding only the clips.
         shutil.copytree(project / ".ttsbench" / "cache" / "audio", project / "audio-only" / "audio")
         asr_only = measure([*run, "--tts-cache-dir=audio-only", "--tts-results=asr-only/results.jsonl"], project, env)
+        # The same, batched (a fresh copy of the audio-only cache: no transcript may be reused).
+        shutil.copytree(project / ".ttsbench" / "cache" / "audio", project / "audio-only-b" / "audio")
+        asr_batched = measure(
+            [
+                *run,
+                "--tts-cache-dir=audio-only-b",
+                f"--tts-asr-batch-size={args.batch_size}",
+                "--tts-results=asr-batched/results.jsonl",
+            ],
+            project,
+            env,
+        )
+        verdicts = [_verdicts(project / name / "results.jsonl") for name in ("asr-only", "asr-batched")]
         quarter = project / "quarter"
         write_project(quarter, server.url, max(1, args.items // 4), args.concurrency)
         shutil.copytree(project / ".ttsbench" / "cache", quarter / ".ttsbench" / "cache")
@@ -255,6 +293,18 @@ def runs(args: argparse.Namespace, env: dict[str, str], work: Path) -> list[tupl
             f"{asr_only['cpu'] / plain['cpu']:.2f} × CPU (≤ 1.05)",
         ),
         (
+            f"plain loop, batched ({args.batch_size})",
+            f"{plain_batched['wall']:.1f} s ({plain_batched['cpu']:.1f} s CPU), {plain_batched['peak_mb']:.0f} MB",
+            f"{plain_batched['wall'] / plain['wall']:.2f} × sequential wall, "
+            f"{plain_batched['peak_mb'] / plain['peak_mb']:.2f} × its memory",
+        ),
+        (
+            f"audio cached, ASR run batched ({args.batch_size})",
+            f"{asr_batched['wall']:.1f} s ({asr_batched['cpu']:.1f} s CPU), {asr_batched['peak_mb']:.0f} MB",
+            f"{asr_batched['wall'] / asr_only['wall']:.2f} × sequential run wall; "
+            f"{sum(a == b for a, b in zip(*verdicts, strict=True))}/{len(verdicts[0])} verdicts the same",
+        ),
+        (
             "peak memory, cold run",
             f"{cold['peak_mb']:.0f} MB",
             f"plain loop {plain['peak_mb']:.0f} MB: +{cold['peak_mb'] - plain['peak_mb']:.0f} MB",
@@ -265,6 +315,11 @@ def runs(args: argparse.Namespace, env: dict[str, str], work: Path) -> list[tupl
             f"{warm['peak_mb'] / warm_quarter['peak_mb']:.2f} × (flat in N: about 1)",
         ),
     ]
+
+
+def _verdicts(results: Path) -> list[tuple[str, str]]:
+    rows = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()]
+    return sorted((row["id"], row["verdict"]) for row in rows)
 
 
 def collection(args: argparse.Namespace, env: dict[str, str], work: Path) -> list[tuple[str, str, str]]:

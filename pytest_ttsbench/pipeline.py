@@ -83,6 +83,8 @@ class Clip:
     quality: dict[str, float | None] = field(default_factory=dict)
     #: where the audio and each route's transcript came from: "hit" (the cache), "miss" (made now), "off"
     cache: dict[str, str] = field(default_factory=dict)
+    #: each route's decoding mode, where the route reports one (Whisper: "sequential", "batched:N")
+    asr_decoding: dict[str, str] = field(default_factory=dict)
 
 
 def reference_audio(profile: EngineProfile) -> Path | None:
@@ -124,6 +126,9 @@ class RunOptions:
     #: quality measures taken of every decoded clip (None: none at all)
     quality: QualityMeter | None = None
     cache: ClipCache | None = None
+    #: engines whose synthesis latency is gated: their clips are always requested for real (a clip
+    #: read from the cache has no latency to measure), though still written to the cache
+    fresh_audio_engines: frozenset[str] = frozenset()
     max_audio_bytes: int = DEFAULT_MAX_AUDIO_BYTES
 
 
@@ -226,7 +231,8 @@ class Evaluator:
                 profile.type, profile.options, voice, item.language, text, repeat, identity() if identity else None
             )
             outcome.audio_key = cache_key(material)
-            cached = cache.get_audio(outcome.audio_key)
+            fresh = engine_name in self.options.fresh_audio_engines
+            cached = None if fresh else cache.get_audio(outcome.audio_key)
             if cached is not None:
                 outcome.synthesis = Synthesis(
                     cached.audio, cached.media_type, cached.pcm_sample_rate, metadata=cached.metadata
@@ -331,6 +337,8 @@ class Evaluator:
                     clip.route_errors[route.name] = str(exc)
                     continue
                 clip.transcripts[route.name] = heard.text
+                if isinstance(heard.details.get("batching"), str):
+                    clip.asr_decoding[route.name] = str(heard.details["batching"])
                 clip.asr_flags.extend(f"{route.name}:{flag}" for flag in heard.flags)
             clip.asr_seconds = time.perf_counter() - asr_started
             if not clip.transcripts:
@@ -445,6 +453,7 @@ class Evaluator:
             audio_varies=clip.audio_varies,
             run_id=self.options.run_id,
             cache=dict(clip.cache),
+            asr_decoding=dict(clip.asr_decoding),
             generation=dict(clip.generation),
             first_audio_seconds=_round(clip.first_audio_seconds),
             first_audio_measure=clip.first_audio_measure,

@@ -80,6 +80,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--tts-asr-compute-type", metavar="TYPE", help="faster-whisper compute type (int8, float16…)")
     group.addoption("--tts-asr-beam-size", type=int, metavar="N", help="beam size for decoding")
     group.addoption(
+        "--tts-asr-batch-size",
+        metavar="N|auto",
+        help="Whisper windows decoded together: 1 = sequential, N > 1 = faster-whisper's batched pipeline, "
+        "auto (default) = per device (sequential on CPU, 16 on CUDA)",
+    )
+    group.addoption(
         "--tts-contract",
         choices=("raw", "mono", "bilingual"),
         default="raw",

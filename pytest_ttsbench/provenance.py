@@ -262,7 +262,22 @@ def _show(value: Any) -> str:
 
 
 # Route facts that decide what a recognizer hears: any change means a verdict change may be its.
-_RECOGNIZER_FACTS = ("type", "model", "weights_sha256", "beam_size", "compute_type", "temperatures", "language")
+_RECOGNIZER_FACTS = (
+    "type",
+    "model",
+    "weights_sha256",
+    "beam_size",
+    "compute_type",
+    "temperatures",
+    "language",
+    "batching",
+)
+# Headers written before batched transcription existed name the one mode there was this way.
+_SAME_FACT = {"one clip per call, sequential": "sequential"}
+
+
+def _as_now(fact: Any) -> Any:
+    return _SAME_FACT.get(fact, fact) if isinstance(fact, str) else fact
 
 
 def _engine_pairs(before: RunHeader, after: RunHeader) -> list[tuple[str, str]]:
@@ -289,7 +304,8 @@ def recognizer_changes(before: RunHeader, after: RunHeader) -> list[str]:
             for key in sorted(o.keys() | n.keys()):
                 if key.startswith("models.") and (key not in o or key not in n):
                     continue  # a language only one run had: its items are new or missing, not re-heard
-                if key.split(".")[-1] in _RECOGNIZER_FACTS and o.get(key) != n.get(key):
+                was, now = _as_now(o.get(key)), _as_now(n.get(key))
+                if key.split(".")[-1] in _RECOGNIZER_FACTS and was != now:
                     what = "ASR model" if "model" in key or "weights" in key else "ASR decoding"
                     found.append(
                         f"{what} differs ({new_engine}, {name}, {key}): {_show(o.get(key))} → {_show(n.get(key))}"

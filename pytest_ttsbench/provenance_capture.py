@@ -88,17 +88,19 @@ def route_facts(spec: Mapping[str, Any], route_name: str) -> dict[str, Any]:
     kind = str(spec.get("type", "whisper"))
     facts: dict[str, Any] = {"name": route_name, "type": kind}
     if kind == "whisper":
-        from pytest_ttsbench.asr.whisper import WhisperRoute
+        from pytest_ttsbench.asr.whisper import BATCH_AUTO, WhisperRoute, batching_mode, resolve_batch_size
 
         defaults = WhisperRoute()
+        device = spec.get("device", defaults.device)
+        batch_size = resolve_batch_size(spec.get("batch_size") or BATCH_AUTO, str(device))
         facts.update(
             model=str(spec.get("model") or defaults.model),
             beam_size=spec.get("beam_size", defaults.beam_size),
             compute_type=spec.get("compute_type", defaults.compute_type),
-            device=spec.get("device", defaults.device),
+            device=device,
             temperatures=list(defaults.temperatures),
             language="forced to the item's language",
-            batching="one clip per call, sequential",
+            batching=batching_mode(batch_size),
         )
     else:
         facts.update(clean_settings({k: v for k, v in spec.items() if k not in ("type", "name")}))

@@ -95,6 +95,9 @@ class ItemResult:
     # Where the audio and each route's transcript came from: "hit" (the cache), "miss" (made and
     # stored now) or "off"; keys "audio" and "asr:<route>".
     cache: dict[str, str] = field(default_factory=dict)
+    # How each local Whisper route decoded this clip: "sequential" or "batched:<N>" (routes that
+    # do not say, such as a remote service, are absent). Compared runs must decode alike.
+    asr_decoding: dict[str, str] = field(default_factory=dict)
 
     @property
     def item_id(self) -> str:

@@ -61,10 +61,11 @@ class AsrOverrides:
     device: str | None = None
     compute_type: str | None = None
     beam_size: int | None = None
+    batch_size: str | None = None
 
     def apply(self, asr: Mapping[str, Any]) -> dict[str, Any]:
         merged = dict(asr)
-        for key in ("model", "device", "compute_type", "beam_size"):
+        for key in ("model", "device", "compute_type", "beam_size", "batch_size"):
             value = getattr(self, key)
             if value is not None:
                 merged[key] = value
@@ -107,6 +108,13 @@ class BenchConfig:
     @property
     def repeats(self) -> int:
         return self.gate.repeats
+
+    @property
+    def latency_gated_engines(self) -> frozenset[str]:
+        """Engines whose latency a budget or a baseline tolerance gates: they never read clips from the cache."""
+        if self.gate.latency_compare_fail:
+            return frozenset(self.engine_names)
+        return frozenset(budget.engine for budget in self.gate.latency_budgets)
 
     def repeats_for(self, engine: str | None) -> int:
         """Generations per item: --tts-repeats, else the profile's ``repeats``, else 1."""
@@ -202,6 +210,7 @@ class BenchSession:
                 probe_engines=frozenset(name for name in config.engine_names if config.repeats_for(name) == 1),
                 quality=QualityMeter(config.quality_sets) if config.quality_sets else None,
                 cache=config.cache,
+                fresh_audio_engines=config.latency_gated_engines,
             )
             self._evaluator = Evaluator(
                 config.settings.engines, lambda profile: create_routes(config.asr_spec(profile)), options
@@ -327,6 +336,7 @@ def build_config(config: pytest.Config) -> BenchConfig:
             device=config.getoption("tts_asr_device"),
             compute_type=config.getoption("tts_asr_compute_type"),
             beam_size=config.getoption("tts_asr_beam_size"),
+            batch_size=config.getoption("tts_asr_batch_size"),
         ),
         results_path=results_path,
         audio_dir=audio_dir,

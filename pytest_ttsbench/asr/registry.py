@@ -39,11 +39,11 @@ ROUTES: Registry[RouteFactory] = Registry(
     },
 )
 
-_WHISPER_KEYS = ("model", "device", "compute_type", "beam_size", "cpu_threads")
+_WHISPER_KEYS = ("model", "device", "compute_type", "beam_size", "cpu_threads", "batch_size")
 
 
 def whisper_route(spec: Mapping[str, Any]) -> AsrRoute:
-    """A faster-whisper route from ``{model, device, compute_type, beam_size, cpu_threads, name}``."""
+    """A faster-whisper route from ``{model, device, compute_type, beam_size, cpu_threads, batch_size, name}``."""
     from pytest_ttsbench.asr.whisper import WhisperRoute
 
     unknown = set(spec) - {*_WHISPER_KEYS, "type", "name"}

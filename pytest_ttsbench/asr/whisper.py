@@ -10,6 +10,18 @@ bounded, small amount of time and must never pass for a transcript, so:
   run, or text that compresses like Whisper's own "too repetitive" rule) the windows after it
   are never decoded: on garbled audio the first looping window predicts the rest.
 
+Two decoding modes (``batch_size``): *sequential* (``1``) decodes a clip's 30 s windows one
+after another with faster-whisper's ``WhisperModel.transcribe``; *batched* (``N`` > 1) hands the
+same fixed windows (no voice-activity filter, so no audio is dropped) to faster-whisper's
+``BatchedInferencePipeline``, which decodes up to N windows in one call and, as that pipeline
+does, without timestamp tokens. The token budgets are the same in both modes; what differs is
+the early stop: a batch's windows are decoded together, so a loop stops the windows of the
+*next* batches, not those decoded alongside it, and a segment's end is its window's end (no
+timestamps), so only the token budgets and loop checks bound a batched reading. ``auto`` picks
+per device (see :func:`resolve_batch_size`). The mode is in every transcript's details, in the
+transcript cache's key and in the run header, so runs in different modes are never compared
+silently.
+
 Transcripts cut short (a budget spent, a segment past the clip's end, windows skipped after a
 loop) carry the flag ``decoding_bounded``; loops carry ``repetition``. Both tell the scorer to
 distrust the text.
@@ -51,6 +63,14 @@ END_TOLERANCE_SECONDS = 0.5  # Whisper timestamps are 20 ms steps and may oversh
 # Whisper's compression_ratio_threshold: text whose gzip ratio is above it is a repetition loop.
 COMPRESSION_RATIO_LIMIT = 2.4
 
+BATCH_AUTO = "auto"
+# ``auto`` on a GPU: windows are decoded 16 at a time (faster-whisper's own suggestion for CUDA).
+GPU_BATCH_SIZE = 16
+# ``auto`` on the CPU: sequential. Measured with benchmarks/throughput.py on this project's
+# 2-core machine, batching a clip's windows gave no wall-time gain worth its memory on short
+# clips (one window each: nothing to batch), see the README's "Throughput" section.
+CPU_BATCH_SIZE = 1
+
 FLAG_BOUNDED = "decoding_bounded"
 FLAG_REPETITION = "repetition"
 
@@ -75,6 +95,39 @@ def clip_token_budget(seconds: float) -> int:
     """Tokens the whole clip may produce: its windows' budgets, summed."""
     windows = max(1, math.ceil(max(seconds, 0.0) / WINDOW_SECONDS))
     return math.ceil(TOKENS_PER_SECOND * max(seconds, 0.0)) + TOKENS_BASE * windows
+
+
+def resolve_batch_size(setting: int | str, device: str) -> int:
+    """Windows decoded together for a ``batch_size`` setting (an integer ≥ 1, or ``auto``) on ``device``.
+
+    ``auto`` is :data:`GPU_BATCH_SIZE` on CUDA (``device: auto`` counts as CUDA when CTranslate2
+    sees a CUDA device) and :data:`CPU_BATCH_SIZE` on the CPU.
+    """
+    if isinstance(setting, str) and setting.strip().lower() == BATCH_AUTO:
+        if device == "auto":
+            import ctranslate2
+
+            device = "cuda" if ctranslate2.get_cuda_device_count() > 0 else "cpu"
+        return GPU_BATCH_SIZE if device.startswith("cuda") else CPU_BATCH_SIZE
+    size = 0
+    if isinstance(setting, int) and not isinstance(setting, bool):
+        size = setting
+    elif isinstance(setting, str) and setting.strip().isdigit():
+        size = int(setting)
+    if size < 1:
+        raise ValueError(f"asr field 'batch_size': expected 'auto' or an integer ≥ 1, got {setting!r}")
+    return size
+
+
+def batching_mode(batch_size: int) -> str:
+    """How a route decodes, as recorded: ``sequential`` or ``batched:N``."""
+    return "sequential" if batch_size <= 1 else f"batched:{batch_size}"
+
+
+def clip_windows(duration: float) -> list[dict[str, float]]:
+    """The clip's fixed 30 s windows, as the batched pipeline's ``clip_timestamps`` (seconds)."""
+    count = max(1, math.ceil(duration / WINDOW_SECONDS))
+    return [{"start": n * WINDOW_SECONDS, "end": min((n + 1) * WINDOW_SECONDS, duration)} for n in range(count)]
 
 
 @dataclass(frozen=True)
@@ -278,6 +331,7 @@ class WhisperRoute:
         cpu_threads: int = 0,
         temperatures: tuple[float, ...] = (0.0,),
         no_speech_threshold: float | None = None,
+        batch_size: int | str = BATCH_AUTO,
     ) -> None:
         self.model = model
         self.device = device
@@ -286,6 +340,8 @@ class WhisperRoute:
         self.cpu_threads = cpu_threads
         self.temperatures = tuple(temperatures)
         self.no_speech_threshold = no_speech_threshold
+        self.batch_size = resolve_batch_size(batch_size, device)
+        self.batching = batching_mode(self.batch_size)
         self.name = f"whisper:{_route_label(model)}"
 
     def model_name_for(self, language: str) -> str:
@@ -318,7 +374,7 @@ class WhisperRoute:
             "device": self.device,
             "temperatures": list(self.temperatures),
             "no_speech_threshold": self.no_speech_threshold,
-            "batching": "sequential",
+            "batching": self.batching,
             "bounds": [TOKENS_PER_SECOND, TOKENS_BASE, MAX_WINDOW_TOKENS, COMPRESSION_RATIO_LIMIT],
             "faster_whisper": _package_version("faster-whisper"),
             "ctranslate2": _package_version("ctranslate2"),
@@ -348,18 +404,30 @@ class WhisperRoute:
         # Token ids from here up are timestamps (faster-whisper's own rule).
         timestamp_begin = model.hf_tokenizer.token_to_id("<|notimestamps|>") + 1
 
+        decoding: dict[str, Any] = {
+            "language": code,
+            "beam_size": self.beam_size,
+            "condition_on_previous_text": False,
+            "vad_filter": False,
+            "max_new_tokens": decoder_max_new_tokens(window_budget),
+            "temperature": list(self.temperatures),
+            "no_speech_threshold": self.no_speech_threshold,
+        }
         started = time.perf_counter()
         try:
-            segments, info = model.transcribe(
-                samples,
-                language=code,
-                beam_size=self.beam_size,
-                condition_on_previous_text=False,
-                vad_filter=False,
-                max_new_tokens=decoder_max_new_tokens(window_budget),
-                temperature=list(self.temperatures),
-                no_speech_threshold=self.no_speech_threshold,
-            )
+            if self.batch_size > 1:
+                from faster_whisper import BatchedInferencePipeline
+                from faster_whisper.tokenizer import Tokenizer
+
+                # The halving rule above counts the prompt, which here ends in <|notimestamps|>:
+                # the prompt's length comes off, so a window's budget is the same in both modes.
+                sot = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, "transcribe", code).sot_sequence
+                decoding["max_new_tokens"] -= len(sot) + 1
+                segments, info = BatchedInferencePipeline(model).transcribe(
+                    samples, batch_size=self.batch_size, clip_timestamps=clip_windows(duration), **decoding
+                )
+            else:
+                segments, info = model.transcribe(samples, **decoding)
             reading = read_bounded(segments, duration, window_budget, clip_budget, timestamp_begin)
         except (RuntimeError, ValueError) as exc:
             raise AsrError(f"faster-whisper failed: {exc}") from exc
@@ -375,6 +443,7 @@ class WhisperRoute:
             "device": self.device,
             "compute_type": self.compute_type,
             "beam_size": self.beam_size,
+            "batching": self.batching,
             "audio_seconds": round(duration, 3),
             "window_token_budget": window_budget,
             "clip_token_budget": clip_budget,

@@ -84,10 +84,14 @@ def test_a_slowed_server_fails_its_budget_and_a_fast_one_passes(pytester: pytest
     assert budget["status"] == "over budget" and budget["measured_seconds"] >= 0.6
 
     provider.delay = 0.0
+    before = len(provider.requests)
     fast = pytester.runpytest(
         "--tts-engine=cloud", "--tts-results=fast/results.jsonl", "--tts-latency-budget=cloud=p95:500ms"
     )
     assert fast.ret == pytest.ExitCode.OK
+    # The same texts again, but a latency budget needs real requests: none of the three clips comes from
+    # the cache (a fourth request is the run's probe for non-deterministic audio).
+    assert len(provider.requests) - before >= 3
     (budget,) = _gate(pytester.path, "fast")["latency"]["budgets"]
     assert budget["status"] == "within budget" and budget["measured_seconds"] < 0.5
 
