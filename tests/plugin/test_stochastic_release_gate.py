@@ -102,6 +102,8 @@ def _release(pytester: pytest.Pytester, name: str, *extra: str) -> pytest.RunRes
         f"--tts-results=runs/{name}/results.jsonl",
         f"--junitxml=runs/{name}/junit.xml",
         "--tts-repeat-policy=majority",  # a stochastic voice is judged by its majority, as the baseline is
+        "--tts-cache=off",  # every release asks the vendor afresh: a cached clip would hide the new voice
+        "--tts-min-n=1",  # a four-item pack: gate every category's floor
         "-p",
         "no:cacheprovider",
         *extra,
