@@ -89,6 +89,9 @@ def test_a_rerun_synthesizes_and_transcribes_nothing(pytester: pytest.Pytester, 
     assert {r["cache"]["audio"] for r in warm.values()} == {"hit"}
     assert {r["cache"]["asr:whisper:tiny.en"] for r in warm.values()} == {"hit"}
     assert first.ret == second.ret
+    # The terminal says the verdicts rest on reused clips; the cold run said nothing of the cache.
+    second.stdout.fnmatch_lines(["cache: 2 of 2 target(s) judged on a clip from an earlier run, 2 of 2 transcript(s)*"])
+    assert "cache:" not in first.stdout.str()
     for item, row in warm.items():
         assert (row["verdict"], row["transcript"], row["audio_sha256"]) == (
             cold[item]["verdict"],
