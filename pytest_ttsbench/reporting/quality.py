@@ -13,6 +13,7 @@ from pytest_ttsbench.results import ItemResult
 
 if TYPE_CHECKING:
     from pytest_ttsbench.gating.gate import GateOutcome
+    from pytest_ttsbench.quality.gates import QualityCheck
 
 #: Short column titles, so the table of every chosen measure stays narrow.
 SHORT_NAMES = {
@@ -72,25 +73,27 @@ def summary_table(results: Sequence[ItemResult], breakdown: Sequence[str] = ()) 
     return header, rows, len(names) + 1
 
 
+def gate_row(check: QualityCheck) -> list[Any]:
+    """One quality-gate check as a table row; the terminal and the HTML report share it."""
+    return [
+        "FAIL" if check.breached else "ok",
+        check.engine,
+        check.suite,
+        check.category,
+        check.measure,
+        check.kind,
+        figure(check.figure),
+        figure(check.limit),
+        figure(check.baseline),
+        check.n,
+    ]
+
+
 def gate_table(outcome: GateOutcome) -> Table | None:
     """The quality gate (floors, ceilings, tolerance), one row per bucket × measure × bound."""
     if not outcome.quality_checks:
         return None
-    rows = [
-        [
-            "FAIL" if c.breached else "ok",
-            c.engine,
-            c.suite,
-            c.category,
-            c.measure,
-            c.kind,
-            figure(c.figure),
-            figure(c.limit),
-            figure(c.baseline),
-            c.n,
-        ]
-        for c in outcome.quality_checks
-    ]
+    rows: list[list[Any]] = [gate_row(check) for check in outcome.quality_checks]
     header = ("gate", "engine", "suite", "category", "measure", "kind", "mean", "limit", "baseline", "clips")
     return header, rows, 4
 

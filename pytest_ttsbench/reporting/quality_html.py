@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pytest_ttsbench.quality.summary import measures_present, summarize_quality
-from pytest_ttsbench.reporting.quality import SHORT_NAMES, figure
+from pytest_ttsbench.reporting.quality import SHORT_NAMES, figure, gate_row
 from pytest_ttsbench.results import ItemResult
 
 #: Added to a value before it is written as a fixed-width sort key (every measure is above -1000).
@@ -68,21 +68,8 @@ GATE_HEADER = ("gate", "engine", "suite", "category", "measure", "kind", "mean",
 
 
 def gate_rows(outcome: Any) -> list[list[str]]:
-    return [
-        [
-            "FAIL" if c.breached else "ok",
-            c.engine,
-            c.suite,
-            c.category,
-            c.measure,
-            c.kind,
-            figure(c.figure),
-            figure(c.limit),
-            figure(c.baseline),
-            str(c.n),
-        ]
-        for c in (outcome.quality_checks if outcome is not None else [])
-    ]
+    checks = outcome.quality_checks if outcome is not None else []
+    return [[str(cell) for cell in gate_row(check)] for check in checks]
 
 
 def quality_trends(
