@@ -12,7 +12,7 @@ test's properties (JUnit ``<properties>``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from _pytest.reports import TestReport
 
@@ -61,18 +61,18 @@ def gate_properties(outcome: GateOutcome) -> list[tuple[str, object]]:
 def gate_reports(outcome: GateOutcome) -> list[TestReport]:
     """Setup, call and teardown reports of ``ttsbench::gate``, as a test that just ran would send."""
     location = ("ttsbench", None, "gate")
-    keywords = {"gate": 1, "ttsbench": 1}
+    keywords: dict[str, Literal[1]] = {"gate": 1, "ttsbench": 1}
     failed = bool(outcome.reasons)
     properties = gate_properties(outcome)
 
-    def report(when: str, passed: bool = True) -> TestReport:
+    def report(when: Literal["setup", "call", "teardown"], passed: bool = True) -> TestReport:
         return TestReport(
             nodeid=GATE_NODEID,
             location=location,
             keywords=keywords,
             outcome="passed" if passed else "failed",
             longrepr=None if passed else gate_message(outcome),
-            when=when,  # type: ignore[arg-type]
+            when=when,
             user_properties=properties if when != "setup" else [],
         )
 
