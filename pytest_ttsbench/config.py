@@ -68,6 +68,8 @@ CONFIG_SCHEMA = {
                 "floors": {"type": "object"},
                 "ceilings": {"type": "object"},
                 "tolerance": {"type": "object"},
+                # judge tolerance even against figures measured by other models (--tts-allow-quality-model-change)
+                "allow_model_change": {"type": "boolean"},
             },
         },
         "latency_budgets": {"type": "object", "additionalProperties": {"type": "object"}},

@@ -208,6 +208,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "ASR model or decoding mode (by default they are reported, not blamed on the voice)",
     )
     gate.addoption(
+        "--tts-allow-quality-model-change",
+        action="store_true",
+        help="judge --tts-quality-tolerance even where the baseline's figures were measured by another model, "
+        "version or settings (by default such a check is not comparable and fails the gate)",
+    )
+    gate.addoption(
         "--tts-latency-budget",
         action="append",
         default=[],

@@ -36,6 +36,7 @@ from pytest_ttsbench.gating.snapshots import read_snapshots, snapshot_path
 from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, parse_cli_thresholds
 from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.provenance import RunHeader, RunHeaderError, header_path, read_header, write_header
+from pytest_ttsbench.quality.gates import allow_model_change
 from pytest_ttsbench.quality.measures import DEFAULT_SETS
 from pytest_ttsbench.reruns import engine_config_id
 from pytest_ttsbench.results import ItemResult, ResultsWriter, latest_per_target, read_results
@@ -347,7 +348,13 @@ def build_config(config: pytest.Config) -> BenchConfig:
         is_worker=workerinput is not None,
         strict_xfail=bool(config.getoption("tts_strict_xfail")),
         cli_repeats=config.getoption("tts_repeats"),
-        gate=replace(gate, quality_layers=quality_layers),
+        gate=replace(
+            gate,
+            quality_layers=quality_layers,
+            allow_quality_model_change=allow_model_change(
+                bool(config.getoption("tts_allow_quality_model_change")), settings.quality
+            ),
+        ),
         quality_sets=quality_sets,
         shard=_shard_option(config),
         **_cache_config(config, settings, engines),

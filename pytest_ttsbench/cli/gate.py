@@ -49,6 +49,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
             quality_floors=args.tts_quality_floor,
             quality_ceilings=args.tts_quality_ceiling,
             quality_tolerance=args.tts_quality_tolerance,
+            allow_quality_model_change=args.tts_allow_quality_model_change,
         )
         outcome = gate_run(results, settings, options)
     except (OSError, ValueError, ConfigError, ThresholdError, KnownGapsError, RunHeaderError, LatencyError) as exc:
@@ -85,5 +86,6 @@ def add_command(commands: Any) -> None:
             f"--tts-quality-{kind}", action="append", default=[], metavar="[SCOPE/]MEASURE=VALUE", help="as in pytest"
         )
     p.add_argument("--tts-allow-asr-change", action="store_true", help="as in pytest")
+    p.add_argument("--tts-allow-quality-model-change", action="store_true", help="as in pytest")
     p.add_argument("--tts-snapshot", choices=SNAPSHOT_MODES, default="report", help="as in pytest (default: report)")
     p.set_defaults(func=_cmd_gate)

@@ -76,6 +76,8 @@ class GateConfig:
     snapshots: Mapping[str, tuple[Path, Mapping[str, str]]] = field(default_factory=dict)
     #: quality bounds, highest precedence first: command line, then configuration (case files: Collected)
     quality_layers: tuple[tuple[QualityBound, ...], ...] = ()
+    #: judge quality tolerance even where the baseline's figures were measured by other models
+    allow_quality_model_change: bool = False
     #: an engine that cannot run here skips its targets without failing the gate (--tts-allow-unavailable)
     allow_unavailable: bool = False
 
@@ -295,9 +297,9 @@ def _evaluate_quality(
     """Quality summaries, bounds and spreads across generations: every generation's clip counts."""
     for row in results:
         outcome.quality_models.update(row.quality_models)
-    if not outcome.quality_models:
+    if not outcome.quality_models and not any(config.quality_layers) and not collected.suite_quality:
         return
-    from pytest_ttsbench.quality.gates import case_file_layer, evaluate_quality
+    from pytest_ttsbench.quality.gates import case_file_layer, evaluate_quality, model_changes, unjudged_tolerances
     from pytest_ttsbench.quality.repeats import generation_spreads
     from pytest_ttsbench.quality.summary import summarize_quality
 
@@ -307,8 +309,14 @@ def _evaluate_quality(
             group = dict(zip(by, key, strict=True))
             outcome.quality_summary.append({**group, "measures": {k: v.to_dict() for k, v in figures.items()}})
     layers = [*config.quality_layers, tuple(case_file_layer(collected.suite_quality))]
-    outcome.quality_checks = evaluate_quality(results, layers, config.baseline)
+    checks = evaluate_quality(results, layers, config.baseline, config.allow_quality_model_change)
+    outcome.quality_checks = checks
     outcome.reasons += [f"quality: {check.describe()}" for check in outcome.quality_breaches]
+    # Unlike measurements and tolerances that judged nothing fail the gate too: never a green over nothing.
+    outcome.reasons += [change.reason() for change in model_changes(checks) if not change.judged]
+    outcome.reasons += [
+        gap.reason() for gap in unjudged_tolerances(results, layers, checks, config.baseline is not None)
+    ]
     if config.repeats > 1:
         outcome.quality_spreads = generation_spreads(results)
 

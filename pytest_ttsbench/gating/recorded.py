@@ -36,7 +36,7 @@ from pytest_ttsbench.gating.latency import config_budgets, merge_budgets, parse_
 from pytest_ttsbench.gating.snapshots import read_snapshots, snapshot_path
 from pytest_ttsbench.gating.thresholds import config_layer, parse_cli_thresholds
 from pytest_ttsbench.provenance import RunHeader, read_header
-from pytest_ttsbench.results import ItemResult, read_results
+from pytest_ttsbench.results import ItemResult, latest_per_target, read_results
 from pytest_ttsbench.runs import gate_path
 
 
@@ -57,6 +57,7 @@ class GateOptions:
     quality_floors: Sequence[str] = ()
     quality_ceilings: Sequence[str] = ()
     quality_tolerance: Sequence[str] = ()
+    allow_quality_model_change: bool = False
     snapshot_mode: str = "report"
     update_snapshots: bool = False
 
@@ -86,9 +87,10 @@ def gate_config(
     baseline = None
     baseline_header = None
     if options.baseline is not None:
-        baseline = tuple(read_results(options.baseline.resolve()))
+        # the latest row of each target, as the plugin reads a baseline (a file may hold appended runs)
+        baseline = tuple(latest_per_target(read_results(options.baseline.resolve())))
         baseline_header = read_header(options.baseline.resolve())
-    from pytest_ttsbench.quality.gates import override_layers
+    from pytest_ttsbench.quality.gates import allow_model_change, override_layers
 
     where = str(settings.source or "configuration")
     quality_layers = override_layers(
@@ -98,6 +100,9 @@ def gate_config(
         list(options.quality_ceilings),
         list(options.quality_tolerance),
     )
+    if baseline is None and any(bound.kind == "tolerance" for layer in quality_layers for bound in layer):
+        # as the plugin refuses it when the session starts
+        raise ValueError("--tts-quality-tolerance (or quality.tolerance) needs --tts-baseline RESULTS")
     snapshots = {}
     if options.snapshot_mode != "off":
         for engine in engines:
@@ -132,6 +137,7 @@ def gate_config(
         update_snapshots=options.update_snapshots,
         snapshots=snapshots,
         quality_layers=tuple(tuple(layer) for layer in quality_layers),
+        allow_quality_model_change=allow_model_change(options.allow_quality_model_change, settings.quality),
     )
 
 

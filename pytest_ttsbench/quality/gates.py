@@ -11,13 +11,26 @@ layer the bound with the most scope names.
 
 Tolerance compares with the same bucket of a baseline results file: for a measure where higher
 is better, a drop of more than the tolerance fails; where lower is better, a rise; for neutral
-ones (loudness, pace, peak), a move either way.
+ones (loudness, pace, peak), a move either way. Two rules keep it from judging what it cannot:
+
+* Like with like. A bucket is judged only when its clips were measured alike on both sides: the
+  distinct provenance strings of the measure's set (``quality_models[set]``: model, version,
+  settings) among the bucket's clips must be the same. Otherwise the check is *not comparable*:
+  it is no evidence about the voice, and the gate fails asking for a baseline measured with the
+  current measures, unless ``--tts-allow-quality-model-change`` (``quality.allow_model_change``)
+  says to judge it anyway. A clip whose row has no provenance counts as :data:`UNRECORDED`, so
+  recorded on one side only is a difference, and unrecorded on both sides is not (nothing shows
+  the measurements differ).
+* Never over nothing. A bucket the baseline has no figure for is shown as such (a new category is
+  normal), but a tolerance bound that applies to buckets of this run and judges none of them
+  fails the gate, saying why (no baseline figures, not comparable, no figures in this run).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from pytest_ttsbench.quality.measures import QualityOptionError, measure
@@ -27,6 +40,7 @@ if TYPE_CHECKING:  # the summaries need numpy and scipy: loaded only when a gate
     from pytest_ttsbench.results import ItemResult
 
 Kind = Literal["floor", "ceiling", "tolerance"]
+Status = Literal["ok", "breached", "no baseline figure", "not comparable"]
 KINDS: tuple[Kind, ...] = ("floor", "ceiling", "tolerance")
 #: The key of each kind in a configuration or case file's ``quality`` section.
 SECTION_KEYS: dict[str, Kind] = {"floors": "floor", "ceilings": "ceiling", "tolerance": "tolerance"}
@@ -36,6 +50,9 @@ OPTION_NAMES: dict[Kind, str] = {
     "tolerance": "--tts-quality-tolerance",
 }
 BY = ("engine", "suite", "category")
+#: The provenance of a clip whose row records none (written by hand or by another tool).
+UNRECORDED = "(not recorded)"
+ALLOW_MODEL_CHANGE_OPTION = "--tts-allow-quality-model-change"
 
 
 @dataclass(frozen=True)
@@ -138,6 +155,32 @@ class QualityCheck:
     ci95: tuple[float, float] | None
     source: str
     baseline: float | None = None
+    #: tolerance only: the distinct provenance strings of the measure's set among the bucket's clips
+    models: tuple[str, ...] = ()
+    baseline_models: tuple[str, ...] = ()
+    #: judge the tolerance even when the two sides were measured differently
+    allow_model_change: bool = False
+
+    @property
+    def bucket(self) -> tuple[str, str, str]:
+        return (self.engine, self.suite, self.category)
+
+    @property
+    def models_differ(self) -> bool:
+        return self.kind == "tolerance" and self.baseline is not None and self.models != self.baseline_models
+
+    @property
+    def judged(self) -> bool:
+        """Floors and ceilings always; a tolerance when the baseline has a figure measured alike (or allowed)."""
+        if self.kind != "tolerance":
+            return True
+        return self.baseline is not None and (self.allow_model_change or not self.models_differ)
+
+    @property
+    def status(self) -> Status:
+        if not self.judged:
+            return "no baseline figure" if self.baseline is None else "not comparable"
+        return "breached" if self.breached else "ok"
 
     @property
     def breached(self) -> bool:
@@ -145,6 +188,8 @@ class QualityCheck:
             return self.figure < self.limit
         if self.kind == "ceiling":
             return self.figure > self.limit
+        if not self.judged:
+            return False
         assert self.baseline is not None
         change = self.figure - self.baseline
         direction = measure(self.measure, "quality tolerance").direction
@@ -160,8 +205,12 @@ class QualityCheck:
             return f"{where} below floor {self.limit:g}"
         if self.kind == "ceiling":
             return f"{where} above ceiling {self.limit:g}"
-        was = self.baseline or 0.0
-        return f"{where} moved {self.figure - was:+.4g} from baseline {was:.4g} (tolerance {self.limit:g})"
+        if self.baseline is None:
+            return f"{where}, no baseline figure (tolerance {self.limit:g} not judged)"
+        moved = f"{where} moved {self.figure - self.baseline:+.4g} from baseline {self.baseline:.4g}"
+        if self.models_differ and not self.allow_model_change:
+            return f"{moved}, not comparable: measured by other models (tolerance {self.limit:g} not judged)"
+        return f"{moved} (tolerance {self.limit:g})"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -176,38 +225,78 @@ class QualityCheck:
             "ci95": None if self.ci95 is None else list(self.ci95),
             "baseline_mean": self.baseline,
             "source": self.source,
+            "status": self.status,
             "breached": self.breached,
+            "models": list(self.models),
+            "baseline_models": list(self.baseline_models),
+            "models_differ": self.models_differ,
         }
 
 
-def _baseline_means(
-    baseline: Iterable[ItemResult], current_engines: set[str]
-) -> dict[tuple[str, ...], dict[str, MeasureSummary]]:
-    """The baseline's buckets, renamed to the current engine when each side holds exactly one."""
-    from pytest_ttsbench.quality.summary import summarize_quality
+Bucket = tuple[str, ...]
 
-    rows = list(baseline)
+
+def _bucket_models(rows: Sequence[ItemResult], name: str) -> dict[Bucket, tuple[str, ...]]:
+    """Per bucket, the distinct provenance strings of ``name``'s set among the clips that have a figure."""
+    from pytest_ttsbench.quality.summary import clip_rows
+
+    measure_set = measure(name, "quality tolerance").measure_set
+    found: dict[Bucket, set[str]] = {}
+    for row in clip_rows(rows):
+        value = row.quality.get(name)
+        if value is None or not math.isfinite(value):
+            continue  # not in the mean: its provenance does not matter
+        bucket = (row.engine, row.suite, row.category)
+        found.setdefault(bucket, set()).add(row.quality_models.get(measure_set) or UNRECORDED)
+    return {bucket: tuple(sorted(models)) for bucket, models in found.items()}
+
+
+@dataclass(frozen=True)
+class _Baseline:
+    """The baseline's buckets, renamed to the current engine when each side holds exactly one."""
+
+    rows: tuple[ItemResult, ...]
+    rename_to: str | None
+
+    def _bucket(self, bucket: Bucket) -> Bucket:
+        return (self.rename_to, *bucket[1:]) if self.rename_to is not None else bucket
+
+    def means(self) -> dict[Bucket, dict[str, MeasureSummary]]:
+        from pytest_ttsbench.quality.summary import summarize_quality
+
+        return {self._bucket(key): figures for key, figures in summarize_quality(self.rows, BY).items()}
+
+    def models(self, name: str) -> dict[Bucket, tuple[str, ...]]:
+        return {self._bucket(key): models for key, models in _bucket_models(self.rows, name).items()}
+
+
+def _baseline(baseline: Iterable[ItemResult], current_engines: set[str]) -> _Baseline:
+    rows = tuple(baseline)
     engines = {row.engine for row in rows}
-    summaries = summarize_quality(rows, BY)
-    if len(engines) == 1 and len(current_engines) == 1:
-        (now,) = current_engines
-        return {(now, suite, category): figures for (_, suite, category), figures in summaries.items()}
-    return summaries
+    single = len(engines) == 1 and len(current_engines) == 1
+    return _Baseline(rows, next(iter(current_engines)) if single else None)
 
 
 def evaluate_quality(
     results: Iterable[ItemResult],
     bounds_by_layer: Sequence[Sequence[QualityBound]],
     baseline: Iterable[ItemResult] | None = None,
+    allow_model_change: bool = False,
 ) -> list[QualityCheck]:
-    """Every bucket × measure that has a bound and a figure, in table order."""
+    """Every bucket × measure that has a bound and a figure, in table order.
+
+    A tolerance check is listed whenever a baseline is given, judged or not (see :attr:`QualityCheck.status`).
+    """
     from pytest_ttsbench.quality.summary import summarize_quality
 
     rows = list(results)
     if not any(bounds_by_layer):
         return []
     summaries = summarize_quality(rows, BY)
-    before = _baseline_means(baseline, {r.engine for r in rows}) if baseline is not None else {}
+    before = _baseline(baseline, {r.engine for r in rows}) if baseline is not None else None
+    before_means = before.means() if before is not None else {}
+    # per measure: the provenance of each bucket here and in the baseline, worked out once
+    provenance: dict[str, tuple[dict[Bucket, tuple[str, ...]], dict[Bucket, tuple[str, ...]]]] = {}
     checks: list[QualityCheck] = []
     for bucket, figures in summaries.items():
         engine, suite, category = bucket
@@ -216,27 +305,170 @@ def evaluate_quality(
                 continue
             for kind in KINDS:
                 bound = _pick(bounds_by_layer, kind, name, bucket)
-                if bound is None:
+                if bound is None or (kind == "tolerance" and before is None):
                     continue
-                was = before.get(bucket, {}).get(name) if kind == "tolerance" else None
-                if kind == "tolerance" and (was is None or was.mean is None):
-                    continue
-                checks.append(
-                    QualityCheck(
-                        engine,
-                        suite,
-                        category,
-                        name,
-                        kind,
-                        bound.value,
-                        summary.mean,
-                        summary.n,
-                        summary.ci95,
-                        bound.source,
-                        was.mean if was is not None else None,
-                    )
+                check = QualityCheck(
+                    engine,
+                    suite,
+                    category,
+                    name,
+                    kind,
+                    bound.value,
+                    summary.mean,
+                    summary.n,
+                    summary.ci95,
+                    bound.source,
                 )
+                if kind == "tolerance" and before is not None:
+                    if name not in provenance:
+                        provenance[name] = (_bucket_models(rows, name), before.models(name))
+                    now, was_models = provenance[name]
+                    was = before_means.get(bucket, {}).get(name)
+                    check = replace(
+                        check,
+                        baseline=was.mean if was is not None else None,
+                        models=now.get(bucket, ()),
+                        baseline_models=was_models.get(bucket, ()),
+                        allow_model_change=allow_model_change,
+                    )
+                checks.append(check)
     return checks
+
+
+@dataclass(frozen=True)
+class ModelChange:
+    """A measure set measured by other models (or versions, or settings) in the baseline than in this run."""
+
+    measure_set: str
+    baseline_models: tuple[str, ...]
+    models: tuple[str, ...]
+    measures: tuple[str, ...]
+    buckets: int
+    judged: bool
+
+    def describe(self) -> str:
+        def named(models: tuple[str, ...]) -> str:
+            return " and ".join(repr(m) for m in models)
+
+        return (
+            f"{self.measure_set} figures measured by {named(self.baseline_models)} in the baseline, "
+            f"by {named(self.models)} in this run ({', '.join(self.measures)}; {self.buckets} bucket(s))"
+        )
+
+    def reason(self) -> str:
+        return (
+            f"quality: tolerance not comparable: {self.describe()}, so a move is no evidence about the voice; "
+            f"re-measure the baseline with this run's measures (run the baseline's voice again with --tts-quality "
+            f"{self.measure_set} and gate against that run), or pass {ALLOW_MODEL_CHANGE_OPTION} "
+            "(quality.allow_model_change: true) to judge them anyway"
+        )
+
+
+def model_changes(checks: Iterable[QualityCheck]) -> list[ModelChange]:
+    """Tolerance checks whose two sides were measured differently, one entry per set and pair of provenances."""
+    grouped: dict[tuple[str, tuple[str, ...], tuple[str, ...], bool], list[QualityCheck]] = {}
+    for check in checks:
+        if check.models_differ:
+            measure_set = measure(check.measure, "quality tolerance").measure_set
+            key = (measure_set, check.baseline_models, check.models, check.judged)
+            grouped.setdefault(key, []).append(check)
+    return [
+        ModelChange(
+            measure_set,
+            before,
+            now,
+            tuple(dict.fromkeys(c.measure for c in found)),
+            len({c.bucket for c in found}),
+            judged,
+        )
+        for (measure_set, before, now, judged), found in grouped.items()
+    ]
+
+
+@dataclass(frozen=True)
+class UnjudgedTolerance:
+    """A tolerance bound that applies to buckets of this run and judged none of them."""
+
+    bound: QualityBound
+    buckets: int
+    #: of those buckets: no figure in this run, no figure in the baseline, measured differently
+    without_figure: int
+    without_baseline: int
+    not_comparable: int
+    has_baseline: bool
+
+    def reason(self) -> str:
+        scope = "/".join(self.bound.scope)
+        named = f"{scope}/{self.bound.measure}" if scope else self.bound.measure
+        where = f" ({self.bound.source})" if self.bound.source else ""
+        why: list[str] = []
+        if not self.has_baseline:
+            why.append("no --tts-baseline was given")
+        else:
+            if self.without_baseline:
+                why.append(f"the baseline has no {self.bound.measure} figures for {self.without_baseline} of them")
+            if self.not_comparable:
+                why.append(f"{self.not_comparable} were measured by other models than the baseline's")
+        if self.without_figure:
+            measure_set = measure(self.bound.measure, "quality tolerance").measure_set
+            why.append(
+                f"this run has no {self.bound.measure} figures for {self.without_figure} of them "
+                f"(--tts-quality {measure_set} measures them)"
+            )
+        return (
+            f"quality: tolerance {named}={self.bound.value:g}{where} compared nothing: it applies to "
+            f"{self.buckets} bucket(s) of this run and judged none; " + "; ".join(why)
+        )
+
+
+def unjudged_tolerances(
+    results: Iterable[ItemResult],
+    bounds_by_layer: Sequence[Sequence[QualityBound]],
+    checks: Sequence[QualityCheck],
+    has_baseline: bool,
+) -> list[UnjudgedTolerance]:
+    """Tolerance bounds that would let the gate pass while comparing nothing.
+
+    A bound applies to a bucket of this run (any engine × suite × category with a row) when it is
+    the bound :func:`evaluate_quality` picks there; one whose scope matches no bucket of this run
+    (another engine's, a suite not run) is not asked of this run.
+    """
+    rows = list(results)
+    buckets = sorted({(row.engine, row.suite, row.category) for row in rows})
+    measured: dict[str, set[Bucket]] = {}
+    tolerances = [check for check in checks if check.kind == "tolerance"]
+    found: list[UnjudgedTolerance] = []
+    seen: set[int] = set()
+    for layer in bounds_by_layer:
+        for bound in layer:
+            if bound.kind != "tolerance" or id(bound) in seen:
+                continue
+            seen.add(id(bound))
+            applies = {b for b in buckets if _pick(bounds_by_layer, "tolerance", bound.measure, b) is bound}
+            if not applies:
+                continue
+            mine = [c for c in tolerances if c.measure == bound.measure and c.bucket in applies]
+            if any(c.judged for c in mine):
+                continue
+            if bound.measure not in measured:
+                measured[bound.measure] = set(_bucket_models(rows, bound.measure))
+            statuses = [c.status for c in mine]
+            found.append(
+                UnjudgedTolerance(
+                    bound,
+                    len(applies),
+                    without_figure=len(applies - measured[bound.measure]),
+                    without_baseline=statuses.count("no baseline figure"),
+                    not_comparable=statuses.count("not comparable"),
+                    has_baseline=has_baseline,
+                )
+            )
+    return found
+
+
+def allow_model_change(option: bool, config_section: Mapping[str, Any]) -> bool:
+    """``--tts-allow-quality-model-change``, or the configuration's ``quality.allow_model_change``."""
+    return bool(option or config_section.get("allow_model_change"))
 
 
 def override_layers(

@@ -239,8 +239,14 @@ def quality_gate_html(outcome: GateOutcome | None) -> Markup | None:
     if outcome is None or not outcome.quality_checks:
         return None
     from pytest_ttsbench.reporting import quality_html
+    from pytest_ttsbench.reporting.quality import model_change_lines
 
-    return table_html(quality_html.GATE_HEADER, quality_html.gate_rows(outcome), 6, "ttsbench-quality-gates")
+    # the same lines the terminal prints under its quality gate table
+    table = table_html(quality_html.GATE_HEADER, quality_html.gate_rows(outcome), 6, "ttsbench-quality-gates")
+    notes = Markup("").join(
+        Markup('<p class="ttsbench-quality-models">{}</p>').format(line) for line in model_change_lines(outcome)
+    )
+    return table + notes
 
 
 FLOOR_HEADER = ("gate", "engine", "suite", "category", "correct/n", "strict accuracy", "floor", "Wilson 95% CI")

@@ -73,10 +73,22 @@ def summary_table(results: Sequence[ItemResult], breakdown: Sequence[str] = ()) 
     return header, rows, len(names) + 1
 
 
+#: The gate column for checks that were not judged, by :attr:`QualityCheck.status`.
+UNJUDGED_LABELS = {"no baseline figure": "no baseline", "not comparable": "not comparable"}
+
+
+def gate_label(check: QualityCheck) -> str:
+    """``ok`` / ``FAIL``, ``no baseline``, ``not comparable``; a judged tolerance over other models says so."""
+    if not check.judged:
+        return UNJUDGED_LABELS[check.status]
+    label = "FAIL" if check.breached else "ok"
+    return f"{label}, models differ" if check.models_differ else label
+
+
 def gate_row(check: QualityCheck) -> list[Any]:
     """One quality-gate check as a table row; the terminal and the HTML report share it."""
     return [
-        "FAIL" if check.breached else "ok",
+        gate_label(check),
         check.engine,
         check.suite,
         check.category,
@@ -96,6 +108,17 @@ def gate_table(outcome: GateOutcome) -> Table | None:
     rows: list[list[Any]] = [gate_row(check) for check in outcome.quality_checks]
     header = ("gate", "engine", "suite", "category", "measure", "kind", "mean", "limit", "baseline", "clips")
     return header, rows, 4
+
+
+def model_change_lines(outcome: GateOutcome) -> list[str]:
+    """What was measured differently from the baseline, said once per measure set under the gate table."""
+    from pytest_ttsbench.quality.gates import ALLOW_MODEL_CHANGE_OPTION, model_changes
+
+    lines = []
+    for change in model_changes(outcome.quality_checks):
+        verdict = f"judged anyway ({ALLOW_MODEL_CHANGE_OPTION})" if change.judged else "not comparable, not judged"
+        lines.append(f"{change.describe()}: {verdict}")
+    return lines
 
 
 def spread_table(outcome: GateOutcome) -> Table | None:

@@ -335,6 +335,7 @@ def quality_gate_lines(outcome: GateOutcome) -> list[str]:
     if table is not None:
         lines.append("quality gates (mean per engine × suite × category; apart from accuracy):")
         lines += format_table(*table[:2], figures=table[2])
+        lines += ["  " + line for line in quality_tables.model_change_lines(outcome)]
     table = quality_tables.spread_table(outcome)
     if table is not None:
         lines.append("quality across generations (max − min per item; spk gen: similarity between generations):")
@@ -351,11 +352,11 @@ def outcome_line(outcome: GateOutcome) -> str | None:
         breached, quality = outcome.breaches, outcome.quality_breaches
         # Floors and quality gates have their tables above, verdict first: here they are counted;
         # every other reason is said here only.
-        in_tables = {breach_reason(c) for c in breached}
+        in_tables = {breach_reason(c) for c in breached} | {f"quality: {c.describe()}" for c in quality}
         parts = [f"{len(breached)} of {len(outcome.checks)} floors breached"] if breached else []
         if quality:
             parts.append(f"{len(quality)} of {len(outcome.quality_checks)} quality gates breached")
-        parts += [r for r in outcome.reasons if r not in in_tables and not r.startswith("quality: ")]
+        parts += [r for r in outcome.reasons if r not in in_tables]
         parts += [too_few] if too_few else []
         return "gate FAILED: " + "; ".join(parts)
     if not (

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from plugin_projects import read_jsonl, write_project
+from quality_rows import results_file, rows
 from result_rows import make_result
 
 from pytest_ttsbench.quality.dnsmos import Dnsmos
@@ -21,28 +22,6 @@ from pytest_ttsbench.quality.gates import (
 )
 from pytest_ttsbench.quality.measures import QualityOptionError, QualityUnavailable, parse_measure_sets
 from pytest_ttsbench.quality.summary import describe, summarize_quality
-from pytest_ttsbench.results import ItemResult, read_results, write_results
-
-
-def rows(engine: str, category: str, values: dict[str, list[float]], suite: str = "s") -> list[ItemResult]:
-    count = len(next(iter(values.values())))
-    return [
-        make_result(
-            engine=engine,
-            suite=suite,
-            id=f"{suite}/{category}-{i}",
-            category=category,
-            quality={name: figures[i] for name, figures in values.items()},
-            quality_models={"dnsmos": "speechmos test"},
-        )
-        for i in range(count)
-    ]
-
-
-def results_file(tmp_path: Path, name: str, data: list[ItemResult]) -> list[ItemResult]:
-    path = tmp_path / f"{name}.jsonl"
-    write_results(path, data)
-    return read_results(path)
 
 
 def test_floors_and_ceilings_on_a_results_file(tmp_path: Path) -> None:
@@ -89,8 +68,9 @@ def test_tolerance_against_a_baseline_follows_each_measures_direction(tmp_path: 
     assert checks["speaking_rate"].breached  # neutral: a move either way counts
     within = parse_cli_bounds(["dnsmos_ovrl=0.5", "speaking_rate=4"], "tolerance")
     assert not any(c.breached for c in evaluate_quality(after, [within], before))
-    # a bucket the baseline lacks has nothing to compare with
-    assert evaluate_quality(rows("v2", "other", {"dnsmos_ovrl": [1.0]}), [tolerance], before) == []
+    # a bucket the baseline lacks has nothing to compare with: listed, never breached
+    (new,) = evaluate_quality(rows("v2", "other", {"dnsmos_ovrl": [1.0]}), [tolerance], before)
+    assert new.status == "no baseline figure" and not new.breached and new.baseline is None
 
 
 def test_layers_command_line_then_configuration_then_case_file() -> None:

@@ -1,0 +1,44 @@
+"""Results rows with quality figures, and results files made of them, for the quality gate tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from result_rows import make_result
+
+from pytest_ttsbench.results import ItemResult, read_results, write_results
+
+#: What each set's provenance looks like in a row written by the plugin (see quality/meter.py).
+MODELS = {
+    "dnsmos": "speechmos 0.0.1.1 DNSMOS sig_bak_ovr.onnx sha256:aa ; onnxruntime 1.20 CPU",
+    "signal": "numpy 2.1 pyloudnorm 0.1.1",
+}
+
+
+def rows(
+    engine: str,
+    category: str,
+    values: dict[str, list[float]],
+    suite: str = "s",
+    models: dict[str, str] | None = None,
+) -> list[ItemResult]:
+    """One row per clip of ``category``: ``values`` maps a measure to each clip's figure."""
+    count = len(next(iter(values.values())))
+    return [
+        make_result(
+            engine=engine,
+            suite=suite,
+            id=f"{suite}/{category}-{i}",
+            category=category,
+            quality={name: figures[i] for name, figures in values.items()},
+            quality_models=dict(MODELS if models is None else models),
+        )
+        for i in range(count)
+    ]
+
+
+def results_file(tmp_path: Path, name: str, data: list[ItemResult]) -> list[ItemResult]:
+    """``data`` written as a results file and read back, as a gate reads a run or a baseline."""
+    path = tmp_path / f"{name}.jsonl"
+    write_results(path, data)
+    return read_results(path)
