@@ -1,0 +1,65 @@
+"""The HTML report's quality gate table, opened in headless Chromium: a tolerance over other models reads
+as not comparable there too, with what changed, as in the terminal and the gate file."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from cdp_browser import Browser
+from report_helpers import run_pytest
+
+from pytest_ttsbench.results import read_results, write_results
+
+CASES = """\
+suite: q-html
+language: en
+scorer: numbers
+items:
+  - id: plant-1984
+    category: years
+    text: "The plant opened in 1984."
+    expect: {values: ["1984"]}
+"""
+
+GATE_ROWS = """
+[...document.querySelectorAll('table.ttsbench-quality-gates tbody tr')].map(
+  (tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText.trim()))
+"""
+
+
+def test_the_report_shows_a_tolerance_over_other_models_as_not_comparable(tmp_path: Path, browser: Browser) -> None:
+    heard = [sys.executable, "-c", "print('The plant opened in 1984.')"]
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "q.yaml").write_text(CASES, encoding="utf-8")
+    (tmp_path / "ttsbench.yaml").write_text(
+        "engines:\n  voice: {type: espeak, voice: en-us}\n"
+        f"asr:\n  routes:\n    - {{type: command, name: echo, command: {json.dumps(heard)}}}\n",
+        encoding="utf-8",
+    )
+    base = run_pytest(tmp_path, "--tts-engine=voice", "--tts-results=base/results.jsonl")
+    assert base.returncode == 0, base.stdout + base.stderr
+    (row,) = read_results(tmp_path / "base" / "results.jsonl")
+    older = f"{row.quality_models['signal']} (an older release)"
+    write_results(tmp_path / "base" / "results.jsonl", [replace(row, quality_models={"signal": older})])
+
+    run = run_pytest(
+        tmp_path,
+        "--tts-engine=voice",
+        "--tts-results=run/results.jsonl",
+        "--tts-baseline=base/results.jsonl",
+        "--tts-quality-tolerance=speaking_rate=2",
+        "--html=report.html",
+        "--self-contained-html",
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    browser.open((tmp_path / "report.html").as_uri())
+    browser.wait_for("document.querySelector('table.ttsbench-quality-gates') !== null")
+    (cells,) = browser.evaluate(GATE_ROWS)
+    assert cells[0] == "not comparable" and cells[4:6] == ["speaking_rate", "tolerance"]
+    text = browser.evaluate("document.body.innerText")
+    assert f"signal figures measured by '{older}' in the baseline" in text
+    assert "Gate FAILED" in text and "--tts-allow-quality-model-change" in text
+    assert not browser.errors()
