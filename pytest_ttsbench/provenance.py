@@ -187,6 +187,8 @@ class RunHeader:
     quorum: int | None = None
     shard: str | None = None
     shards: list[str] = field(default_factory=list)  # a merged run: the shards it was joined from
+    # the quality measure sets the run took (--tts-quality); None in a header written before they were recorded
+    quality_sets: list[str] | None = None
     format: int = FORMAT_VERSION
 
     def to_dict(self) -> dict[str, Any]:

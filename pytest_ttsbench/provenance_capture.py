@@ -154,9 +154,17 @@ def build_header(
     repeat_policy: str = "all",
     quorum: int | None = None,
     shard: str | None = None,
+    quality_sets: Sequence[str] = (),
 ) -> RunHeader:
     """The header of a pytest run from its settings; ``results`` (once items ran) say which models heard what."""
-    header = RunHeader(contract=contract, repeats=repeats, repeat_policy=repeat_policy, quorum=quorum, shard=shard)
+    header = RunHeader(
+        contract=contract,
+        repeats=repeats,
+        repeat_policy=repeat_policy,
+        quorum=quorum,
+        shard=shard,
+        quality_sets=list(quality_sets),
+    )
     for name in engine_names:
         profile = settings.engines[name]
         header.engines[name] = engine_facts(profile)

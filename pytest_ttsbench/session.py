@@ -36,7 +36,7 @@ from pytest_ttsbench.gating.snapshots import read_snapshots, snapshot_path
 from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, parse_cli_thresholds
 from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.provenance import RunHeader, RunHeaderError, header_path, read_header, write_header
-from pytest_ttsbench.quality.gates import allow_model_change
+from pytest_ttsbench.quality.gates import allow_model_change, unmeasured_bounds_error
 from pytest_ttsbench.quality.measures import DEFAULT_SETS
 from pytest_ttsbench.reruns import engine_config_id
 from pytest_ttsbench.results import ItemResult, ResultsWriter, latest_per_target, read_results
@@ -247,6 +247,7 @@ class BenchSession:
             repeat_policy=config.gate.repeat_policy,
             quorum=config.quorum,
             shard=config.shard,
+            quality_sets=config.quality_sets,
         )
         write_header(header_path(config.results_path), header)
         self.recorder.collected.header = header
@@ -329,6 +330,7 @@ def build_config(config: pytest.Config) -> BenchConfig:
     gate = _gate_config(config, settings, engines, is_worker=workerinput is not None)
     if any(b.kind == "tolerance" for layer in quality_layers for b in layer) and not config.getoption("tts_baseline"):
         raise pytest.UsageError("--tts-quality-tolerance (or quality.tolerance) needs --tts-baseline RESULTS")
+    _refuse_unmeasured_bounds(config, settings, engines, quality_sets, quality_layers)
     bench = BenchConfig(
         settings=settings,
         engine_names=tuple(engines),
@@ -351,6 +353,7 @@ def build_config(config: pytest.Config) -> BenchConfig:
         gate=replace(
             gate,
             quality_layers=quality_layers,
+            quality_sets=quality_sets,
             allow_quality_model_change=allow_model_change(
                 bool(config.getoption("tts_allow_quality_model_change")), settings.quality
             ),
@@ -423,6 +426,28 @@ def _quality_config(
     except (QualityOptionError, QualityUnavailable) as exc:
         raise pytest.UsageError(str(exc)) from exc
     return sets, tuple(tuple(layer) for layer in layers)
+
+
+def _refuse_unmeasured_bounds(
+    config: pytest.Config,
+    settings: Settings,
+    engines: Sequence[str],
+    sets: tuple[str, ...],
+    layers: Sequence[Sequence[QualityBound]],
+) -> None:
+    """A floor, ceiling or tolerance this run could only pass over nothing is refused before it runs."""
+    if not engines:
+        return
+    if config.getoption("tts_quality"):
+        chosen_by = "--tts-quality"
+    elif settings.quality.get("measures") is not None:
+        chosen_by = f"{settings.source or 'configuration'}: field quality.measures"
+    else:
+        chosen_by = "--tts-quality not given, so the default"
+    advice = "add the set: --tts-quality {sets} (or quality.measures in the configuration)"
+    error = unmeasured_bounds_error(layers, sets, engines, chosen_by, advice)
+    if error is not None:
+        raise pytest.UsageError(error)
 
 
 def _cache_config(config: pytest.Config, settings: Settings, engines: Sequence[str]) -> dict[str, Any]:

@@ -78,6 +78,8 @@ class GateConfig:
     quality_layers: tuple[tuple[QualityBound, ...], ...] = ()
     #: judge quality tolerance even where the baseline's figures were measured by other models
     allow_quality_model_change: bool = False
+    #: the quality measure sets the run took (None: not known, a run recorded without saying)
+    quality_sets: tuple[str, ...] | None = None
     #: an engine that cannot run here skips its targets without failing the gate (--tts-allow-unavailable)
     allow_unavailable: bool = False
 
@@ -299,7 +301,7 @@ def _evaluate_quality(
         outcome.quality_models.update(row.quality_models)
     if not outcome.quality_models and not any(config.quality_layers) and not collected.suite_quality:
         return
-    from pytest_ttsbench.quality.gates import case_file_layer, evaluate_quality, model_changes, unjudged_tolerances
+    from pytest_ttsbench.quality.gates import case_file_layer, evaluate_quality, model_changes, unjudged_bounds
     from pytest_ttsbench.quality.repeats import generation_spreads
     from pytest_ttsbench.quality.summary import summarize_quality
 
@@ -312,10 +314,11 @@ def _evaluate_quality(
     checks = evaluate_quality(results, layers, config.baseline, config.allow_quality_model_change)
     outcome.quality_checks = checks
     outcome.reasons += [f"quality: {check.describe()}" for check in outcome.quality_breaches]
-    # Unlike measurements and tolerances that judged nothing fail the gate too: never a green over nothing.
+    # Unlike measurements and bounds that judged nothing fail the gate too: never a green over nothing.
     outcome.reasons += [change.reason() for change in model_changes(checks) if not change.judged]
+    has_baseline = config.baseline is not None
     outcome.reasons += [
-        gap.reason() for gap in unjudged_tolerances(results, layers, checks, config.baseline is not None)
+        gap.reason() for gap in unjudged_bounds(results, layers, checks, has_baseline, config.quality_sets)
     ]
     if config.repeats > 1:
         outcome.quality_spreads = generation_spreads(results)

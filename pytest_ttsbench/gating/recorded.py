@@ -90,7 +90,7 @@ def gate_config(
         # the latest row of each target, as the plugin reads a baseline (a file may hold appended runs)
         baseline = tuple(latest_per_target(read_results(options.baseline.resolve())))
         baseline_header = read_header(options.baseline.resolve())
-    from pytest_ttsbench.quality.gates import allow_model_change, override_layers
+    from pytest_ttsbench.quality.gates import allow_model_change, override_layers, unmeasured_bounds_error
 
     where = str(settings.source or "configuration")
     quality_layers = override_layers(
@@ -103,6 +103,13 @@ def gate_config(
     if baseline is None and any(bound.kind == "tolerance" for layer in quality_layers for bound in layer):
         # as the plugin refuses it when the session starts
         raise ValueError("--tts-quality-tolerance (or quality.tolerance) needs --tts-baseline RESULTS")
+    quality_sets = tuple(header.quality_sets) if header is not None and header.quality_sets is not None else None
+    if quality_sets is not None:
+        # as the plugin refuses them when the session starts; a header that does not say is judged at the gate
+        advice = "gate a run measured with --tts-quality {sets}"
+        error = unmeasured_bounds_error(quality_layers, quality_sets, engines, "its run header", advice)
+        if error is not None:
+            raise ValueError(error)
     snapshots = {}
     if options.snapshot_mode != "off":
         for engine in engines:
@@ -137,6 +144,7 @@ def gate_config(
         update_snapshots=options.update_snapshots,
         snapshots=snapshots,
         quality_layers=tuple(tuple(layer) for layer in quality_layers),
+        quality_sets=quality_sets,
         allow_quality_model_change=allow_model_change(options.allow_quality_model_change, settings.quality),
     )
 

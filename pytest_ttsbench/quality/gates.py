@@ -24,6 +24,14 @@ ones (loudness, pace, peak), a move either way. Two rules keep it from judging w
 * Never over nothing. A bucket the baseline has no figure for is shown as such (a new category is
   normal), but a tolerance bound that applies to buckets of this run and judges none of them
   fails the gate, saying why (no baseline figures, not comparable, no figures in this run).
+
+Floors and ceilings never pass over nothing either. A bucket of this run that a bound applies to
+but that has no figure for its measure (the measure's set was not chosen, or every clip failed
+before it was measured) is listed as *no figures*, not judged; a bound of any kind that applies
+to buckets of this run and judges none of them fails the gate (:func:`unjudged_bounds`). The
+obvious case is refused before anything runs (:func:`unmeasured_bounds_error`): a bound that
+surely applies to the run (no scope, or only the run's engines) on a measure whose set the run
+does not take. A bound whose scope matches nothing in the run is not asked of it.
 """
 
 from __future__ import annotations
@@ -33,14 +41,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from pytest_ttsbench.quality.measures import QualityOptionError, measure
+from pytest_ttsbench.quality.measures import MEASURES, QualityOptionError, measure
 
 if TYPE_CHECKING:  # the summaries need numpy and scipy: loaded only when a gate is evaluated
     from pytest_ttsbench.quality.summary import MeasureSummary
     from pytest_ttsbench.results import ItemResult
 
 Kind = Literal["floor", "ceiling", "tolerance"]
-Status = Literal["ok", "breached", "no baseline figure", "not comparable"]
+Status = Literal["ok", "breached", "no figures", "no baseline figure", "not comparable"]
 KINDS: tuple[Kind, ...] = ("floor", "ceiling", "tolerance")
 #: The key of each kind in a configuration or case file's ``quality`` section.
 SECTION_KEYS: dict[str, Kind] = {"floors": "floor", "ceilings": "ceiling", "tolerance": "tolerance"}
@@ -67,6 +75,12 @@ class QualityBound:
 
     def matches(self, bucket: Sequence[str]) -> bool:
         return all(name in bucket for name in self.scope)
+
+    def describe(self) -> str:
+        """``floor piper/dnsmos_ovrl=3.2 (--tts-quality-floor)``: the bound as written, and where."""
+        named = "/".join((*self.scope, self.measure))
+        where = f" ({self.source})" if self.source else ""
+        return f"{self.kind} {named}={self.value:g}{where}"
 
 
 def _number(value: Any, where: str, kind: Kind) -> float:
@@ -150,7 +164,8 @@ class QualityCheck:
     measure: str
     kind: Kind
     limit: float
-    figure: float
+    #: the bucket's mean; None when none of its clips has a figure for the measure (not judged)
+    figure: float | None
     n: int
     ci95: tuple[float, float] | None
     source: str
@@ -171,25 +186,29 @@ class QualityCheck:
 
     @property
     def judged(self) -> bool:
-        """Floors and ceilings always; a tolerance when the baseline has a figure measured alike (or allowed)."""
+        """Given a figure, floors and ceilings always; a tolerance when the baseline has one measured alike."""
+        if self.figure is None:
+            return False
         if self.kind != "tolerance":
             return True
         return self.baseline is not None and (self.allow_model_change or not self.models_differ)
 
     @property
     def status(self) -> Status:
+        if self.figure is None:
+            return "no figures"
         if not self.judged:
             return "no baseline figure" if self.baseline is None else "not comparable"
         return "breached" if self.breached else "ok"
 
     @property
     def breached(self) -> bool:
+        if not self.judged or self.figure is None:
+            return False
         if self.kind == "floor":
             return self.figure < self.limit
         if self.kind == "ceiling":
             return self.figure > self.limit
-        if not self.judged:
-            return False
         assert self.baseline is not None
         change = self.figure - self.baseline
         direction = measure(self.measure, "quality tolerance").direction
@@ -200,6 +219,11 @@ class QualityCheck:
         return abs(change) > self.limit
 
     def describe(self) -> str:
+        if self.figure is None:
+            return (
+                f"{self.engine} {self.suite}/{self.category}: no {self.measure} figures "
+                f"({self.kind} {self.limit:g} not judged)"
+            )
         where = f"{self.engine} {self.suite}/{self.category}: {self.measure} mean {self.figure:.4g}"
         if self.kind == "floor":
             return f"{where} below floor {self.limit:g}"
@@ -283,9 +307,11 @@ def evaluate_quality(
     baseline: Iterable[ItemResult] | None = None,
     allow_model_change: bool = False,
 ) -> list[QualityCheck]:
-    """Every bucket × measure that has a bound and a figure, in table order.
+    """Every bucket of the run × bounded measure, in table order, with or without a figure.
 
-    A tolerance check is listed whenever a baseline is given, judged or not (see :attr:`QualityCheck.status`).
+    A bucket whose clips have no figure for a bounded measure is listed as ``no figures`` (not
+    judged), so the reader sees what the gate did not check. A tolerance check is listed whenever
+    a baseline is given, judged or not (see :attr:`QualityCheck.status`).
     """
     from pytest_ttsbench.quality.summary import summarize_quality
 
@@ -293,16 +319,18 @@ def evaluate_quality(
     if not any(bounds_by_layer):
         return []
     summaries = summarize_quality(rows, BY)
+    bounded = {bound.measure for layer in bounds_by_layer for bound in layer}
     before = _baseline(baseline, {r.engine for r in rows}) if baseline is not None else None
     before_means = before.means() if before is not None else {}
     # per measure: the provenance of each bucket here and in the baseline, worked out once
     provenance: dict[str, tuple[dict[Bucket, tuple[str, ...]], dict[Bucket, tuple[str, ...]]]] = {}
     checks: list[QualityCheck] = []
-    for bucket, figures in summaries.items():
+    for bucket in _run_buckets(rows):
         engine, suite, category = bucket
-        for name, summary in figures.items():
-            if summary.mean is None:
-                continue
+        figures = summaries.get(bucket, {})
+        for name in (m.name for m in MEASURES if m.name in figures or m.name in bounded):
+            summary = figures.get(name)
+            mean = summary.mean if summary is not None else None
             for kind in KINDS:
                 bound = _pick(bounds_by_layer, kind, name, bucket)
                 if bound is None or (kind == "tolerance" and before is None):
@@ -314,9 +342,9 @@ def evaluate_quality(
                     name,
                     kind,
                     bound.value,
-                    summary.mean,
-                    summary.n,
-                    summary.ci95,
+                    mean,
+                    summary.n if summary is not None and mean is not None else 0,
+                    summary.ci95 if summary is not None and mean is not None else None,
                     bound.source,
                 )
                 if kind == "tolerance" and before is not None:
@@ -333,6 +361,11 @@ def evaluate_quality(
                     )
                 checks.append(check)
     return checks
+
+
+def _run_buckets(rows: Iterable[ItemResult]) -> list[Bucket]:
+    """Every engine × suite × category with a row in the run, measured or not (a failed clip counts)."""
+    return sorted({(row.engine, row.suite, row.category) for row in rows})
 
 
 @dataclass(frozen=True)
@@ -386,8 +419,8 @@ def model_changes(checks: Iterable[QualityCheck]) -> list[ModelChange]:
 
 
 @dataclass(frozen=True)
-class UnjudgedTolerance:
-    """A tolerance bound that applies to buckets of this run and judged none of them."""
+class UnjudgedBound:
+    """A floor, ceiling or tolerance bound that applies to buckets of this run and judged none of them."""
 
     bound: QualityBound
     buckets: int
@@ -396,74 +429,117 @@ class UnjudgedTolerance:
     without_baseline: int
     not_comparable: int
     has_baseline: bool
+    #: the measure sets the run took, when known (None: a run recorded without saying)
+    quality_sets: tuple[str, ...] | None = None
 
     def reason(self) -> str:
-        scope = "/".join(self.bound.scope)
-        named = f"{scope}/{self.bound.measure}" if scope else self.bound.measure
-        where = f" ({self.bound.source})" if self.bound.source else ""
+        measure_name = self.bound.measure
         why: list[str] = []
-        if not self.has_baseline:
-            why.append("no --tts-baseline was given")
-        else:
-            if self.without_baseline:
-                why.append(f"the baseline has no {self.bound.measure} figures for {self.without_baseline} of them")
-            if self.not_comparable:
-                why.append(f"{self.not_comparable} were measured by other models than the baseline's")
+        if self.bound.kind == "tolerance":
+            if not self.has_baseline:
+                why.append("no --tts-baseline was given")
+            else:
+                if self.without_baseline:
+                    why.append(f"the baseline has no {measure_name} figures for {self.without_baseline} of them")
+                if self.not_comparable:
+                    why.append(f"{self.not_comparable} were measured by other models than the baseline's")
         if self.without_figure:
-            measure_set = measure(self.bound.measure, "quality tolerance").measure_set
             why.append(
-                f"this run has no {self.bound.measure} figures for {self.without_figure} of them "
-                f"(--tts-quality {measure_set} measures them)"
+                f"this run has no {measure_name} figures for {self.without_figure} of them "
+                f"({no_figures_hint(measure_name, self.quality_sets)})"
             )
+        verb = "compared" if self.bound.kind == "tolerance" else "checked"
         return (
-            f"quality: tolerance {named}={self.bound.value:g}{where} compared nothing: it applies to "
+            f"quality: {self.bound.describe()} {verb} nothing: it applies to "
             f"{self.buckets} bucket(s) of this run and judged none; " + "; ".join(why)
         )
 
 
-def unjudged_tolerances(
+def no_figures_hint(name: str, quality_sets: Sequence[str] | None) -> str:
+    """Why a run has no figures for ``name``, as far as the run's chosen measure sets tell."""
+    measure_set = measure(name, "quality gate").measure_set
+    if quality_sets is not None and measure_set in quality_sets:
+        return "none of their clips has a figure: each failed before it was measured, or the measure does not apply"
+    if quality_sets is not None:
+        return f"--tts-quality {measure_set} measures them; this run measured {', '.join(quality_sets) or 'none'}"
+    return f"--tts-quality {measure_set} measures them"
+
+
+def unjudged_bounds(
     results: Iterable[ItemResult],
     bounds_by_layer: Sequence[Sequence[QualityBound]],
     checks: Sequence[QualityCheck],
     has_baseline: bool,
-) -> list[UnjudgedTolerance]:
-    """Tolerance bounds that would let the gate pass while comparing nothing.
+    quality_sets: tuple[str, ...] | None = None,
+) -> list[UnjudgedBound]:
+    """Bounds (floors, ceilings, tolerances) that would let the gate pass while judging nothing.
 
     A bound applies to a bucket of this run (any engine × suite × category with a row) when it is
     the bound :func:`evaluate_quality` picks there; one whose scope matches no bucket of this run
     (another engine's, a suite not run) is not asked of this run.
     """
     rows = list(results)
-    buckets = sorted({(row.engine, row.suite, row.category) for row in rows})
+    buckets = _run_buckets(rows)
     measured: dict[str, set[Bucket]] = {}
-    tolerances = [check for check in checks if check.kind == "tolerance"]
-    found: list[UnjudgedTolerance] = []
+    found: list[UnjudgedBound] = []
     seen: set[int] = set()
     for layer in bounds_by_layer:
         for bound in layer:
-            if bound.kind != "tolerance" or id(bound) in seen:
+            if id(bound) in seen:
                 continue
             seen.add(id(bound))
-            applies = {b for b in buckets if _pick(bounds_by_layer, "tolerance", bound.measure, b) is bound}
+            applies = {b for b in buckets if _pick(bounds_by_layer, bound.kind, bound.measure, b) is bound}
             if not applies:
                 continue
-            mine = [c for c in tolerances if c.measure == bound.measure and c.bucket in applies]
+            mine = [c for c in checks if c.kind == bound.kind and c.measure == bound.measure and c.bucket in applies]
             if any(c.judged for c in mine):
                 continue
             if bound.measure not in measured:
                 measured[bound.measure] = set(_bucket_models(rows, bound.measure))
             statuses = [c.status for c in mine]
             found.append(
-                UnjudgedTolerance(
+                UnjudgedBound(
                     bound,
                     len(applies),
                     without_figure=len(applies - measured[bound.measure]),
                     without_baseline=statuses.count("no baseline figure"),
                     not_comparable=statuses.count("not comparable"),
                     has_baseline=has_baseline,
+                    quality_sets=quality_sets,
                 )
             )
     return found
+
+
+def unmeasured_bounds_error(
+    bounds_by_layer: Sequence[Sequence[QualityBound]],
+    quality_sets: Sequence[str],
+    engines: Sequence[str],
+    chosen_by: str,
+    advice: str,
+) -> str | None:
+    """The refusal, before anything runs, of bounds that surely apply to the run but cannot be judged.
+
+    A bound surely applies when its scope is empty or names only engines of this run (a suite or
+    category scope may match nothing selected: that is left to :func:`unjudged_bounds` at the
+    gate). It cannot be judged when its measure's set is not among ``quality_sets``. ``chosen_by``
+    says where the sets came from; ``advice`` is said with the sets to add (``{sets}``).
+    """
+    missing: dict[str, list[QualityBound]] = {}
+    for layer in bounds_by_layer:
+        for bound in layer:
+            measure_set = measure(bound.measure, "quality gate").measure_set
+            if measure_set not in quality_sets and all(name in engines for name in bound.scope):
+                missing.setdefault(measure_set, []).append(bound)
+    if not missing:
+        return None
+    wanted = ",".join([*quality_sets, *missing])
+    named = "; ".join(
+        f"{', '.join(b.describe() for b in bounds)} needs the {measure_set} measure set"
+        for measure_set, bounds in missing.items()
+    )
+    taken = ", ".join(quality_sets) or "none"
+    return f"{named}, which this run does not take ({chosen_by}: {taken}); " + advice.format(sets=wanted)
 
 
 def allow_model_change(option: bool, config_section: Mapping[str, Any]) -> bool:

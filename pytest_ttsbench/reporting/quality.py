@@ -74,11 +74,11 @@ def summary_table(results: Sequence[ItemResult], breakdown: Sequence[str] = ()) 
 
 
 #: The gate column for checks that were not judged, by :attr:`QualityCheck.status`.
-UNJUDGED_LABELS = {"no baseline figure": "no baseline", "not comparable": "not comparable"}
+UNJUDGED_LABELS = {"no figures": "no figures", "no baseline figure": "no baseline", "not comparable": "not comparable"}
 
 
 def gate_label(check: QualityCheck) -> str:
-    """``ok`` / ``FAIL``, ``no baseline``, ``not comparable``; a judged tolerance over other models says so."""
+    """``ok`` / ``FAIL``, ``no figures``, ``no baseline``, ``not comparable``; a tolerance over other models says so."""
     if not check.judged:
         return UNJUDGED_LABELS[check.status]
     label = "FAIL" if check.breached else "ok"

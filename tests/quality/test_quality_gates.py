@@ -69,8 +69,11 @@ def test_tolerance_against_a_baseline_follows_each_measures_direction(tmp_path: 
     within = parse_cli_bounds(["dnsmos_ovrl=0.5", "speaking_rate=4"], "tolerance")
     assert not any(c.breached for c in evaluate_quality(after, [within], before))
     # a bucket the baseline lacks has nothing to compare with: listed, never breached
-    (new,) = evaluate_quality(rows("v2", "other", {"dnsmos_ovrl": [1.0]}), [tolerance], before)
-    assert new.status == "no baseline figure" and not new.breached and new.baseline is None
+    new = {c.measure: c for c in evaluate_quality(rows("v2", "other", {"dnsmos_ovrl": [1.0]}), [tolerance], before)}
+    assert new["dnsmos_ovrl"].status == "no baseline figure" and not new["dnsmos_ovrl"].breached
+    assert new["dnsmos_ovrl"].baseline is None
+    # ... and the bounded measures it has no figure for are listed too, not judged
+    assert {new[m].status for m in ("trailing_silence_s", "speaking_rate")} == {"no figures"}
 
 
 def test_layers_command_line_then_configuration_then_case_file() -> None:

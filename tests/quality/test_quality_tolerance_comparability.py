@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from plugin_projects import write_project
-from quality_rows import MODELS, results_file, rows
+from quality_rows import MODELS, echo_cases, echo_config, results_file, rows
 
 from pytest_ttsbench.cli import main
 from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome, evaluate_gate
@@ -196,25 +195,11 @@ def test_tolerance_without_figures_or_baseline_fails_but_another_engines_bound_i
     assert gate(signal_only, signal_only, ["piper/speaking_rate=2", "speaking_rate=2"]).reasons == []
 
 
-CASES = """\
-suite: q-pace
-language: en
-scorer: numbers
-items:
-  - id: plant-1984
-    category: years
-    text: "The plant opened in 1984."
-    expect: {values: ["1984"]}
-"""
-
-
 def test_plugin_and_gate_command_agree_on_unlike_and_missing_baselines(
     pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    heard = [sys.executable, "-c", "print('The plant opened in 1984.')"]
-    echo = f"{{type: command, name: echo, command: {json.dumps(heard)}}}"
-    config = f"engines:\n  voice: {{type: espeak, voice: en-us}}\nasr:\n  routes:\n    - {echo}\n"
-    root = write_project(pytester, cases={"q.yaml": CASES}, config=config)
+    config = echo_config()
+    root = write_project(pytester, cases={"q.yaml": echo_cases("q-pace")}, config=config)
     base = pytester.runpytest("--tts-engine=voice", "--tts-results=base/results.jsonl", "-p", "no:cacheprovider")
     assert base.ret == 0
     (row,) = read_results(root / "base" / "results.jsonl")

@@ -3,26 +3,14 @@ as not comparable there too, with what changed, as in the terminal and the gate 
 
 from __future__ import annotations
 
-import json
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 from cdp_browser import Browser
+from quality_rows import echo_cases, echo_config
 from report_helpers import run_pytest
 
 from pytest_ttsbench.results import read_results, write_results
-
-CASES = """\
-suite: q-html
-language: en
-scorer: numbers
-items:
-  - id: plant-1984
-    category: years
-    text: "The plant opened in 1984."
-    expect: {values: ["1984"]}
-"""
 
 GATE_ROWS = """
 [...document.querySelectorAll('table.ttsbench-quality-gates tbody tr')].map(
@@ -31,14 +19,9 @@ GATE_ROWS = """
 
 
 def test_the_report_shows_a_tolerance_over_other_models_as_not_comparable(tmp_path: Path, browser: Browser) -> None:
-    heard = [sys.executable, "-c", "print('The plant opened in 1984.')"]
     (tmp_path / "cases").mkdir()
-    (tmp_path / "cases" / "q.yaml").write_text(CASES, encoding="utf-8")
-    (tmp_path / "ttsbench.yaml").write_text(
-        "engines:\n  voice: {type: espeak, voice: en-us}\n"
-        f"asr:\n  routes:\n    - {{type: command, name: echo, command: {json.dumps(heard)}}}\n",
-        encoding="utf-8",
-    )
+    (tmp_path / "cases" / "q.yaml").write_text(echo_cases("q-html"), encoding="utf-8")
+    (tmp_path / "ttsbench.yaml").write_text(echo_config(), encoding="utf-8")
     base = run_pytest(tmp_path, "--tts-engine=voice", "--tts-results=base/results.jsonl")
     assert base.returncode == 0, base.stdout + base.stderr
     (row,) = read_results(tmp_path / "base" / "results.jsonl")
@@ -62,4 +45,21 @@ def test_the_report_shows_a_tolerance_over_other_models_as_not_comparable(tmp_pa
     text = browser.evaluate("document.body.innerText")
     assert f"signal figures measured by '{older}' in the baseline" in text
     assert "Gate FAILED" in text and "--tts-allow-quality-model-change" in text
+    assert not browser.errors()
+
+
+def test_the_report_lists_buckets_a_floor_could_not_check(tmp_path: Path, browser: Browser) -> None:
+    # The case file floors DNSMOS, which this run (signal only) does not measure: listed, and the gate fails.
+    (tmp_path / "cases").mkdir()
+    floors = "quality:\n  floors: {dnsmos_ovrl: 3.0, speaking_rate: 1}\n"
+    (tmp_path / "cases" / "q.yaml").write_text(echo_cases("q-html") + floors, encoding="utf-8")
+    (tmp_path / "ttsbench.yaml").write_text(echo_config(), encoding="utf-8")
+    run = run_pytest(tmp_path, "--tts-engine=voice", "--html=report.html", "--self-contained-html")
+    assert run.returncode == 1, run.stdout + run.stderr
+    browser.open((tmp_path / "report.html").as_uri())
+    browser.wait_for("document.querySelector('table.ttsbench-quality-gates') !== null")
+    rows = {(cells[4], cells[5]): cells[0] for cells in browser.evaluate(GATE_ROWS)}
+    assert rows == {("dnsmos_ovrl", "floor"): "no figures", ("speaking_rate", "floor"): "ok"}
+    text = browser.evaluate("document.body.innerText")
+    assert "Gate FAILED" in text and "floor q-html/dnsmos_ovrl=3 (suite q-html) checked nothing" in text
     assert not browser.errors()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 
 from result_rows import make_result
@@ -42,3 +44,25 @@ def results_file(tmp_path: Path, name: str, data: list[ItemResult]) -> list[Item
     path = tmp_path / f"{name}.jsonl"
     write_results(path, data)
     return read_results(path)
+
+
+def echo_cases(suite: str) -> str:
+    """A case file of one item that :func:`echo_config`'s route hears correctly."""
+    return f"""\
+suite: {suite}
+language: en
+scorer: numbers
+items:
+  - id: plant-1984
+    category: years
+    text: "The plant opened in 1984."
+    expect: {{values: ["1984"]}}
+"""
+
+
+def echo_config() -> str:
+    """ttsbench.yaml for engine ``voice``: eSpeak NG's real clips, measured, heard by a command that echoes
+    the item's text (no ASR model to load)."""
+    heard = [sys.executable, "-c", "print('The plant opened in 1984.')"]
+    echo = f"{{type: command, name: echo, command: {json.dumps(heard)}}}"
+    return f"engines:\n  voice: {{type: espeak, voice: en-us}}\nasr:\n  routes:\n    - {echo}\n"
