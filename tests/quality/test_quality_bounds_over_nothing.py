@@ -202,6 +202,8 @@ def test_plugin_refuses_a_bound_on_a_set_it_does_not_take_and_the_gate_command_a
         ]
     )
     assert list(root.glob("runs/*/results.jsonl")) == []  # refused before any clip was made
+    # Clips only (no verdicts, nothing gated): nothing to refuse.
+    assert pytester.runpytest("--tts-engine=voice", "--tts-synth-only", "-p", "no:cacheprovider").ret == 0
     (root / "ttsbench.yaml").write_text(config, encoding="utf-8")
 
     # Another engine's floor is not asked of this run: it runs and passes.
