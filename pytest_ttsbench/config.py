@@ -14,7 +14,7 @@ Secrets are never written here: a profile names the environment variable that ho
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,6 +65,7 @@ CONFIG_SCHEMA = {
             "additionalProperties": False,
             "properties": {
                 "measures": {"type": "array", "items": {"type": "string"}},
+                "dnsmos_windowing": {"enum": ["clip", "reference"]},
                 "floors": {"type": "object"},
                 "ceilings": {"type": "object"},
                 "tolerance": {"type": "object"},
@@ -126,6 +127,10 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     source: Path | None = None
     base_dir: Path = field(default_factory=Path.cwd)
+
+    def clip_engines(self, names: Sequence[str]) -> list[str]:
+        """The engines among ``names`` that make clips: a transcripts replay scores recorded text only."""
+        return [name for name in names if name not in self.engines or self.engines[name].type != "transcripts"]
 
 
 def _read_raw(rootdir: Path) -> tuple[dict[str, Any], Path | None]:

@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.asr.base import AsrError, AsrRoute, Transcription
-from pytest_ttsbench.audio import AudioDecodeError, AudioPolicy, check_audio, decode_audio, encode_wav, wav_shortfall
+from pytest_ttsbench.audio import (
+    AudioDecodeError,
+    AudioPolicy,
+    DecodedAudio,
+    check_audio,
+    decode_audio,
+    encode_wav,
+    wav_shortfall,
+)
 from pytest_ttsbench.cache import (
     CachedAudio,
     CachedTranscript,
@@ -107,6 +115,9 @@ class Synthesized:
     error: str | None = None
     audio_key: str | None = None  # None when the cache is off
     from_cache: bool = False
+    #: the clip decoded, and its quality measures under way, when they could start with the synthesis
+    decoded: DecodedAudio | None = None
+    quality: Future[dict[str, float | None]] | None = None
 
 
 @dataclass(frozen=True)
@@ -214,7 +225,32 @@ class Evaluator:
         return self._ahead.submit(key, engine_name, lambda: self.synthesize(item, engine_name, repeat))
 
     def synthesize(self, item: CaseItem, engine_name: str, repeat: int = 0) -> Synthesized:
-        """Ask the engine for one clip, or take it from the cache; never raises (the error is kept)."""
+        """Ask the engine for one clip, or take it from the cache; never raises (the error is kept).
+
+        With quality measures chosen, the clip is decoded and its measures started here too: in
+        the prefetch pool that is while earlier tests transcribe, so DNSMOS takes the CPU time
+        Whisper leaves idle instead of lengthening the clip's own test.
+        """
+        outcome = self._request(item, engine_name, repeat)
+        if self.options.quality is not None:
+            self._measure_ahead(outcome, engine_name)
+        return outcome
+
+    def _measure_ahead(self, outcome: Synthesized, engine_name: str) -> None:
+        synthesis, quality = outcome.synthesis, self.options.quality
+        if synthesis is None or quality is None or synthesis.transcripts is not None:
+            return
+        if _size_problem(synthesis.audio, synthesis.pcm_sample_rate, self.options.max_audio_bytes) is not None:
+            return  # refused in the test, with its reason
+        try:
+            outcome.decoded = decode_audio(synthesis.audio, synthesis.pcm_sample_rate)
+        except AudioDecodeError:
+            return  # the test decodes it again and records why it failed
+        profile = self.profiles[engine_name]
+        measured = ClipToMeasure(outcome.decoded.samples, outcome.request.text, reference_audio(profile))
+        outcome.quality = quality.measure_later(measured)
+
+    def _request(self, item: CaseItem, engine_name: str, repeat: int) -> Synthesized:
         profile = self.profiles[engine_name]
         text = item.text_for(self.options.contract)
         voice = profile.voice_for(item.language)
@@ -293,7 +329,9 @@ class Evaluator:
             self._probed.add(engine_name)
             clip.audio_varies = _differs_on_repeat(self._engines[engine_name], made.request, synthesis.audio)
         try:
-            decoded = decode_audio(synthesis.audio, synthesis.pcm_sample_rate)
+            decoded = (
+                made.decoded if made.decoded is not None else decode_audio(synthesis.audio, synthesis.pcm_sample_rate)
+            )
         except AudioDecodeError as exc:
             self._keep_audio(clip, item, engine_name, repeat, synthesis.audio, synthesis.media_type)
             clip.error, clip.error_stage = f"audio check failed: {exc}", "audio"
@@ -304,11 +342,11 @@ class Evaluator:
         check = check_audio(decoded, text, self.options.audio_policy)
         clip.audio_seconds = round(check.seconds, 4)
         clip.audio_checks = {"problems": list(check.problems), **check.figures}
-        pending: Future[dict[str, float | None]] | None = None
-        if self.options.quality is not None:
+        pending = made.quality
+        if self.options.quality is not None and pending is None:
             # Measured before the verdict on purpose: a clip that fails its checks keeps its figures too.
-            # The measures run in the background while the clip is transcribed and are joined before
-            # the clip is returned, so the row written from it never goes out without its figures.
+            # The measures run in the background (from the synthesis on, when they could start there)
+            # and are joined before the clip is returned, so its row never goes out without them.
             measured = ClipToMeasure(decoded.samples, text, reference_audio(self.profiles[engine_name]))
             pending = self.options.quality.measure_later(measured)
         try:

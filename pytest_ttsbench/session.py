@@ -93,6 +93,8 @@ class BenchConfig:
     cli_repeats: int | None = None
     #: quality measure sets taken of every clip (see pytest_ttsbench/quality)
     quality_sets: tuple[str, ...] = DEFAULT_SETS
+    #: how DNSMOS cuts clips into model inputs (``--tts-dnsmos-windowing``, see quality/dnsmos.py)
+    dnsmos_windowing: str = "clip"
     #: ``I/N`` when this run is one shard of a split run (``--tts-shard``)
     shard: str | None = None
     #: clips and transcripts of earlier runs (cache.py); None when no engine is selected
@@ -209,7 +211,7 @@ class BenchSession:
                 max_audio_bytes=config.settings.limits.max_audio_bytes,
                 synth_only=config.synth_only,
                 probe_engines=frozenset(name for name in config.engine_names if config.repeats_for(name) == 1),
-                quality=QualityMeter(config.quality_sets) if config.quality_sets else None,
+                quality=QualityMeter(config.quality_sets, config.dnsmos_windowing) if config.quality_sets else None,
                 cache=config.cache,
                 fresh_audio_engines=config.latency_gated_engines,
             )
@@ -326,7 +328,7 @@ def build_config(config: pytest.Config) -> BenchConfig:
         )
     workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
     results_path, audio_dir = _output_paths(config, settings, engines, workerinput)
-    quality_sets, quality_layers = _quality_config(config, settings, engines)
+    quality_sets, dnsmos_windowing, quality_layers = _quality_config(config, settings, engines)
     gate = _gate_config(config, settings, engines, is_worker=workerinput is not None)
     if any(b.kind == "tolerance" for layer in quality_layers for b in layer) and not config.getoption("tts_baseline"):
         raise pytest.UsageError("--tts-quality-tolerance (or quality.tolerance) needs --tts-baseline RESULTS")
@@ -359,6 +361,7 @@ def build_config(config: pytest.Config) -> BenchConfig:
             ),
         ),
         quality_sets=quality_sets,
+        dnsmos_windowing=dnsmos_windowing,
         shard=_shard_option(config),
         **_cache_config(config, settings, engines),
     )
@@ -403,8 +406,8 @@ def _shard_option(config: pytest.Config) -> str | None:
 
 def _quality_config(
     config: pytest.Config, settings: Settings, engines: Sequence[str]
-) -> tuple[tuple[str, ...], tuple[tuple[QualityBound, ...], ...]]:
-    """Measure sets and quality bounds; the chosen models load now, so a missing extra stops the run at once."""
+) -> tuple[tuple[str, ...], str, tuple[tuple[QualityBound, ...], ...]]:
+    """Measure sets, DNSMOS windowing and quality bounds; the chosen models load now (a missing extra stops the run)."""
     from pytest_ttsbench.quality.gates import override_layers
     from pytest_ttsbench.quality.measures import QualityOptionError, QualityUnavailable, parse_measure_sets
 
@@ -412,6 +415,7 @@ def _quality_config(
     option = config.getoption("tts_quality")
     try:
         sets = parse_measure_sets(option or settings.quality.get("measures"), "--tts-quality" if option else where)
+        windowing = config.getoption("tts_dnsmos_windowing") or settings.quality.get("dnsmos_windowing", "clip")
         layers = override_layers(
             settings.quality,
             where,
@@ -422,10 +426,10 @@ def _quality_config(
         if engines and sets:
             from pytest_ttsbench.quality.meter import QualityMeter
 
-            QualityMeter(sets).load()
+            QualityMeter(sets, windowing).load()
     except (QualityOptionError, QualityUnavailable) as exc:
         raise pytest.UsageError(str(exc)) from exc
-    return sets, tuple(tuple(layer) for layer in layers)
+    return sets, windowing, tuple(tuple(layer) for layer in layers)
 
 
 def _refuse_unmeasured_bounds(
@@ -438,6 +442,10 @@ def _refuse_unmeasured_bounds(
     """A floor, ceiling or tolerance this run could only pass over nothing is refused before it runs."""
     if not engines or config.getoption("tts_synth_only"):
         return  # nothing to gate
+    # Recorded transcripts have no clip to measure: the bounds are not asked of such engines.
+    engines = settings.clip_engines(engines)
+    if not engines:
+        return
     if config.getoption("tts_quality"):
         chosen_by = "--tts-quality"
     elif settings.quality.get("measures") is not None:

@@ -364,8 +364,18 @@ def evaluate_quality(
 
 
 def _run_buckets(rows: Iterable[ItemResult]) -> list[Bucket]:
-    """Every engine × suite × category with a row in the run, measured or not (a failed clip counts)."""
-    return sorted({(row.engine, row.suite, row.category) for row in rows})
+    """Every engine × suite × category with a clip to measure in the run, measured or not.
+
+    A failed clip counts: its bucket is listed without figures and can fail a bound. A row that
+    replays recorded transcripts never had audio, so its bucket is not asked the quality bounds
+    (as a bound scoped to an engine the run does not have is not).
+    """
+    return sorted({(row.engine, row.suite, row.category) for row in rows if _could_be_measured(row)})
+
+
+def _could_be_measured(row: ItemResult) -> bool:
+    """Whether the row's engine makes clips (a transcripts replay does not; see generation.py's provider)."""
+    return row.audio_sha256 is not None or row.generation.get("provider") != "transcripts"
 
 
 @dataclass(frozen=True)

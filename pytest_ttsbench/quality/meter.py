@@ -1,12 +1,16 @@
 """Measuring clips with the chosen measure sets: one entry point for the pipeline, rescoring and benchmarks.
 
 :meth:`QualityMeter.measure_later` scores a clip on one background thread while the caller goes
-on (the pipeline transcribes the same clip meanwhile); onnxruntime and CTranslate2 release the
-GIL, so DNSMOS uses the core Whisper leaves idle instead of adding its time to the clip's.
+on (the pipeline starts it as soon as a clip is synthesized, in the prefetch pool, so it runs
+while earlier clips are transcribed); onnxruntime and CTranslate2 release the GIL, so DNSMOS
+uses the CPU Whisper leaves idle instead of adding its time to the clip's.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -36,12 +40,14 @@ class QualityMeter:
     """Computes the chosen sets' measures; models load on first use and are shared within the process."""
 
     sets: tuple[str, ...]
+    #: how DNSMOS cuts a clip into model inputs: ``clip`` or ``reference`` (see dnsmos.py)
+    dnsmos_windowing: str = "clip"
     _references: dict[Path, np.ndarray | None] = field(default_factory=dict)
 
     def load(self) -> None:
         """Load every chosen model now, so a missing extra stops the run before anything is synthesized."""
         if "dnsmos" in self.sets:
-            shared_dnsmos()
+            shared_dnsmos(self.dnsmos_windowing)
         if "similarity" in self.sets:
             shared_encoder()
 
@@ -62,7 +68,7 @@ class QualityMeter:
 
     @property
     def _dnsmos(self) -> Dnsmos:
-        return shared_dnsmos()
+        return shared_dnsmos(self.dnsmos_windowing)
 
     @property
     def _encoder(self) -> SpeakerEncoder:
@@ -99,7 +105,18 @@ class QualityMeter:
         return self._references[path]
 
 
+def _lower_priority() -> None:
+    """Let the measures yield to synthesis and Whisper, which hold up the tests, and take the CPU they leave.
+
+    Linux applies a thread's nice value to that thread alone; the measures of a clip start ahead
+    of its test (in the prefetch pool), so a clip's figures are usually ready when its test needs
+    them, and when they are not, the waiting test leaves them the CPU.
+    """
+    with contextlib.suppress(AttributeError, OSError):  # another system, or not permitted: CPU shared alike
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+
+
 @cache
 def _background() -> ThreadPoolExecutor:
     """One worker: clips are measured one after another, each beside the next pipeline step."""
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="ttsbench-quality")
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="ttsbench-quality", initializer=_lower_priority)

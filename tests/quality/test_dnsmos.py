@@ -2,18 +2,38 @@
 
 from __future__ import annotations
 
+import os
+import threading
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 pytest.importorskip("speechmos", reason='DNSMOS needs the [quality] extra: pip install "pytest-ttsbench[quality]"')
 
-from pytest_ttsbench.quality.dnsmos import HOP, Dnsmos, _windows, p808_features, shared_dnsmos
-from pytest_ttsbench.quality.meter import ClipToMeasure, QualityMeter
+from pytest_ttsbench.quality.dnsmos import (
+    HOP,
+    SHORTEST,
+    WINDOW,
+    Dnsmos,
+    _clip_inputs,
+    _free_length,
+    _reference_windows,
+    p808_features,
+    shared_dnsmos,
+)
+from pytest_ttsbench.quality.measures import QualityUnavailable
+from pytest_ttsbench.quality.meter import ClipToMeasure, QualityMeter, _background
 
 
 @pytest.fixture(scope="module")
 def dnsmos() -> Dnsmos:
     return shared_dnsmos()
+
+
+@pytest.fixture(scope="module")
+def reference_dnsmos() -> Dnsmos:
+    return shared_dnsmos("reference")
 
 
 def mean_of(figures: list[dict[str, float | None]], name: str) -> float:
@@ -74,17 +94,19 @@ def test_log_mel_features_equal_librosas(espeak_clips, piper_clips) -> None:
     quiet = (piper_clips[0] * 1e-4).astype(np.float32)
     long_clip = np.concatenate([*piper_clips, *espeak_clips])
     for clip in (espeak_clips[0], piper_clips[1], noisy, quiet, long_clip):
-        for window in _windows(clip)[:3]:
+        for window in _reference_windows(clip)[:3]:
             expected = reference.DNSMOS.audio_melspec(None, audio=window[:-HOP])
             ours = p808_features(window[:-HOP])
             assert ours.shape == expected.shape
             np.testing.assert_allclose(ours, expected, atol=1e-5)
 
 
-def test_scores_match_the_reference_implementation(dnsmos: Dnsmos, espeak_clips, piper_clips) -> None:
+def test_reference_windowing_matches_the_reference_implementation(
+    reference_dnsmos: Dnsmos, espeak_clips, piper_clips
+) -> None:
     reference = pytest.importorskip("speechmos.dnsmos", reason="the reference implementation needs librosa")
     clips = [espeak_clips[0], piper_clips[0], np.concatenate([*piper_clips, espeak_clips[1]])]
-    ours = dnsmos.score(clips)
+    ours = reference_dnsmos.score(clips)
     for clip, figures in zip(clips, ours, strict=True):
         expected = reference.run(np.clip(clip, -1, 1).astype(np.float32), 16_000)
         for name, key in (("dnsmos_ovrl", "ovrl_mos"), ("dnsmos_sig", "sig_mos"), ("dnsmos_bak", "bak_mos")):
@@ -101,8 +123,99 @@ def test_background_measure_gives_the_same_figures(espeak_clips, piper_clips) ->
 
 def test_windows_follow_the_reference_cutting() -> None:
     # 1.5 s is doubled to 12 s (three 1 s hops), not tiled to 10.5 s (two).
-    assert len(_windows(np.full(24_000, 0.1, np.float32))) == 3
+    assert len(_reference_windows(np.full(24_000, 0.1, np.float32))) == 3
     # 30 s: hops 0..20, of which the reference's truncated ends leave the 8th to 21st one sample short.
-    windows = _windows(np.full(30 * 16_000, 0.1, np.float32))
+    windows = _reference_windows(np.full(30 * 16_000, 0.1, np.float32))
     assert len(windows) == 7 and all(w.size == 144_160 for w in windows)
-    assert _windows(np.zeros(0, np.float32)) == []
+    assert _reference_windows(np.zeros(0, np.float32)) == []
+
+
+def test_clip_windowing_scores_each_second_once() -> None:
+    ramp = np.linspace(-0.5, 0.5, 16_000, dtype=np.float32)
+    # A 1 s clip is repeated to 3 s, not doubled to 16 s.
+    (short,) = _clip_inputs(ramp)
+    assert short.size == SHORTEST and np.array_equal(short[16_000:32_000], ramp)
+    # A clip up to one window is scored whole, cut to whole 10 ms hops.
+    clip = np.resize(ramp, 5 * 16_000 + 37)
+    (whole,) = _clip_inputs(clip)
+    assert whole.size == 5 * 16_000 and np.array_equal(whole, clip[: whole.size])
+    (exact,) = _clip_inputs(np.resize(ramp, WINDOW))
+    assert exact.size == WINDOW
+    # 20 s: the fewest 9.01 s windows that cover it, first at the start and last at the end.
+    long = np.resize(ramp, 20 * 16_000)
+    windows = _clip_inputs(long)
+    assert len(windows) == 3 and all(w.size == WINDOW for w in windows)
+    assert np.array_equal(windows[0], long[:WINDOW]) and np.array_equal(windows[-1], long[-WINDOW:])
+    assert sum(w.size for w in windows) < 2 * long.size  # the reference scores each second about nine times
+    assert _clip_inputs(np.zeros(0, np.float32)) == []
+    # Samples past full scale are clipped, as for the reference windowing.
+    assert _clip_inputs(np.full(SHORTEST, 1.5, np.float32))[0].max() == 1.0
+
+
+def test_free_length_models_compute_what_the_originals_do(
+    dnsmos: Dnsmos, reference_dnsmos: Dnsmos, piper_clips
+) -> None:
+    # Given exactly one 9.01 s window, the graphs made free of their length give the same outputs.
+    window = _reference_windows(piper_clips[0])[0][None, :]
+    np.testing.assert_allclose(
+        dnsmos._primary.run(None, {"input_1": window})[0],
+        reference_dnsmos._primary.run(None, {"input_1": window})[0],
+        rtol=1e-4,
+        atol=1e-4,
+    )
+    mel = p808_features(window[0, :-HOP])[None]
+    np.testing.assert_allclose(
+        dnsmos._p808.run(None, {"input_1": mel})[0], reference_dnsmos._p808.run(None, {"input_1": mel})[0], atol=1e-4
+    )
+    # ... and take any other length: 4 s of speech is scored as 4 s.
+    four_seconds = piper_clips[0][: 4 * 16_000][None, :]
+    assert dnsmos._primary.run(None, {"input_1": four_seconds})[0].shape == (1, 3)
+
+
+def test_clip_windowing_agrees_with_the_reference(
+    dnsmos: Dnsmos, reference_dnsmos: Dnsmos, espeak_clips, piper_clips
+) -> None:
+    clips = [*espeak_clips, *piper_clips]
+    ours, theirs = dnsmos.score(clips), reference_dnsmos.score(clips)
+    for name in ("dnsmos_ovrl", "dnsmos_sig", "dnsmos_bak", "dnsmos_p808"):
+        differences = np.array([a[name] - b[name] for a, b in zip(ours, theirs, strict=True)])
+        # The reference itself moves by up to 0.8 on BAK when 10 ms of silence lead a clip.
+        assert np.abs(differences).max() < 0.8, name
+        assert abs(differences.mean()) < 0.35, name
+    # Both windowings hear the neural voice as the better one.
+    for figures in (ours, theirs):
+        assert mean_of(figures[3:], "dnsmos_ovrl") > mean_of(figures[:3], "dnsmos_ovrl") + 0.3
+
+
+def test_an_unknown_graph_is_refused_not_guessed_at(tmp_path) -> None:
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    def identity(shape: list) -> Path:
+        signal = helper.make_tensor_value_info("input_1", TensorProto.FLOAT, shape)
+        scores = helper.make_tensor_value_info("scores", TensorProto.FLOAT, shape)
+        graph = helper.make_graph([helper.make_node("Identity", ["input_1"], ["scores"])], "other", [signal], [scores])
+        path = tmp_path / f"model-{len(list(tmp_path.iterdir()))}.onnx"
+        onnx.save(helper.make_model(graph), str(path))
+        return path
+
+    # The P.835 graph's length is right but its framing is not there; the P.808 graph takes 901 frames.
+    for path, primary in ((identity(["N", WINDOW]), True), (identity(["N", 901, 120]), False)):
+        with pytest.raises(QualityUnavailable, match="set --tts-dnsmos-windowing=reference"):
+            _free_length(path, primary=primary)
+
+
+def test_windowing_is_named_in_the_provenance(dnsmos: Dnsmos, reference_dnsmos: Dnsmos) -> None:
+    assert "; clip windowing;" in dnsmos.provenance
+    assert "; reference windowing;" in reference_dnsmos.provenance
+    with pytest.raises(ValueError, match="clip, reference"):
+        Dnsmos(windowing="hops")
+
+
+@pytest.mark.skipif(not hasattr(os, "setpriority"), reason="thread priorities are a POSIX feature")
+def test_measures_yield_the_cpu_to_the_tests() -> None:
+    # The background measures run niced, so synthesis and Whisper (which hold up the tests) come first.
+    def priority() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    assert _background().submit(priority).result(timeout=30) == min(priority() + 10, 19)

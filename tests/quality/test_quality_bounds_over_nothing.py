@@ -259,3 +259,27 @@ def test_plugin_and_gate_command_fail_alike_on_bounds_that_checked_nothing(
         r.startswith("quality: floor dnsmos_p808=3 (--tts-quality-floor) checked nothing") for r in gate_file["reasons"]
     )
     assert len(read_results(root / "run" / "results.jsonl")) == 1
+
+
+def test_recorded_transcripts_are_not_asked_quality_bounds(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    # The nightly configuration's bounds are for engines that make clips; rescoring recorded
+    # transcripts has no clip to measure, so neither the refusal nor the gate holds it to them.
+    config = (
+        "engines:\n  replay: {type: transcripts, path: runs/replay.jsonl}\n"
+        "quality:\n  measures: [signal]\n  floors: {dnsmos_ovrl: 3.0, speaking_rate: 5}\n"
+    )
+    write_project(pytester, config=config)
+    run = pytester.runpytest("--tts-engine=replay", "--tts-results=run/results.jsonl", "-p", "no:cacheprovider")
+    gate_file = json.loads((pytester.path / "run" / "results.gate.json").read_text(encoding="utf-8"))
+    assert not quality_reasons_of(gate_file) and not gate_file.get("quality", {}).get("gates")
+    assert run.ret in (0, 1) and not any("checked nothing" in r for r in gate_file["reasons"])
+    # A clip that failed to synthesize is still a clip the bounds are asked of.
+    failed = make_result(engine="espeak", category="years", error="synthesis failed: boom", error_stage="synthesis")
+    replayed = make_result(engine="replay", category="years", generation={"provider": "transcripts"})
+    outcome = gate([failed, replayed], floors=["speaking_rate=5"])
+    assert statuses(outcome) == {("espeak", "years", "speaking_rate", "floor"): "no figures"}
+    assert any("checked nothing" in reason for reason in quality_reasons(outcome))
+
+
+def quality_reasons_of(gate_file: dict) -> list[str]:
+    return [reason for reason in gate_file["reasons"] if reason.startswith("quality: ")]

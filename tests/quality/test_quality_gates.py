@@ -142,6 +142,10 @@ def test_missing_extra_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setitem(sys.modules, "speechmos.dnsmos", None)
     with pytest.raises(QualityUnavailable, match=r'pip install "pytest-ttsbench\[quality\]"'):
         Dnsmos()
+    monkeypatch.undo()
+    monkeypatch.setitem(sys.modules, "onnx", None)  # the clip windowing frees the models' length with onnx
+    with pytest.raises(QualityUnavailable, match=r'needs onnx: pip install "pytest-ttsbench\[quality\]"'):
+        Dnsmos(windowing="clip")
 
 
 CASES = """\
