@@ -21,6 +21,7 @@ from typing import Any
 
 from pytest_ttsbench.limits import LIMITS_SCHEMA, Limits
 from pytest_ttsbench.messages import shorten
+from pytest_ttsbench.quality.measures import DNSMOS_WINDOWINGS
 from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml
 
 CONFIG_FILE = "ttsbench.yaml"
@@ -65,7 +66,7 @@ CONFIG_SCHEMA = {
             "additionalProperties": False,
             "properties": {
                 "measures": {"type": "array", "items": {"type": "string"}},
-                "dnsmos_windowing": {"enum": ["clip", "reference"]},
+                "dnsmos_windowing": {"enum": list(DNSMOS_WINDOWINGS)},
                 "floors": {"type": "object"},
                 "ceilings": {"type": "object"},
                 "tolerance": {"type": "object"},

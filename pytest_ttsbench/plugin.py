@@ -23,7 +23,7 @@ from pytest_ttsbench.gating.snapshots import MODES as SNAPSHOT_MODES
 from pytest_ttsbench.gating.thresholds import FLOOR_ON
 from pytest_ttsbench.naming import shown_path
 from pytest_ttsbench.option_paths import check_rootdir_not_moved
-from pytest_ttsbench.quality.measures import measure_names
+from pytest_ttsbench.quality.measures import DNSMOS_WINDOWINGS, measure_names
 from pytest_ttsbench.redaction import install_log_redaction
 from pytest_ttsbench.reporting.gate_item import GATE_NODEID, gate_is_armed, gate_reports
 from pytest_ttsbench.reporting.html import register_html_report
@@ -257,7 +257,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     gate.addoption(
         "--tts-dnsmos-windowing",
-        choices=("clip", "reference"),
+        choices=DNSMOS_WINDOWINGS,
         help="how DNSMOS cuts a clip: each second scored once (clip, default), or Microsoft's reference "
         "script's 1 s hops over a clip doubled to 9.01 s (reference: comparable with published figures, ~6x the CPU)",
     )

@@ -37,7 +37,7 @@ from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, pars
 from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.provenance import RunHeader, RunHeaderError, header_path, read_header, write_header
 from pytest_ttsbench.quality.gates import allow_model_change, unmeasured_bounds_error
-from pytest_ttsbench.quality.measures import DEFAULT_SETS
+from pytest_ttsbench.quality.measures import DEFAULT_DNSMOS_WINDOWING, DEFAULT_SETS
 from pytest_ttsbench.reruns import engine_config_id
 from pytest_ttsbench.results import ItemResult, ResultsWriter, latest_per_target, read_results
 from pytest_ttsbench.sharding import ShardError, parse_shard
@@ -94,7 +94,7 @@ class BenchConfig:
     #: quality measure sets taken of every clip (see pytest_ttsbench/quality)
     quality_sets: tuple[str, ...] = DEFAULT_SETS
     #: how DNSMOS cuts clips into model inputs (``--tts-dnsmos-windowing``, see quality/dnsmos.py)
-    dnsmos_windowing: str = "clip"
+    dnsmos_windowing: str = DEFAULT_DNSMOS_WINDOWING
     #: ``I/N`` when this run is one shard of a split run (``--tts-shard``)
     shard: str | None = None
     #: clips and transcripts of earlier runs (cache.py); None when no engine is selected
@@ -415,7 +415,8 @@ def _quality_config(
     option = config.getoption("tts_quality")
     try:
         sets = parse_measure_sets(option or settings.quality.get("measures"), "--tts-quality" if option else where)
-        windowing = config.getoption("tts_dnsmos_windowing") or settings.quality.get("dnsmos_windowing", "clip")
+        configured = settings.quality.get("dnsmos_windowing", DEFAULT_DNSMOS_WINDOWING)
+        windowing = config.getoption("tts_dnsmos_windowing") or configured
         layers = override_layers(
             settings.quality,
             where,

@@ -44,14 +44,18 @@ from pathlib import Path
 
 import numpy as np
 
-from pytest_ttsbench.quality.measures import QualityUnavailable, install_hint
+from pytest_ttsbench.quality.measures import (
+    DEFAULT_DNSMOS_WINDOWING,
+    DNSMOS_WINDOWINGS,
+    QualityUnavailable,
+    install_hint,
+)
 
 SAMPLE_RATE = 16_000
 WINDOW_S = 9.01
 WINDOW = int(WINDOW_S * SAMPLE_RATE)
 #: Windows per onnxruntime call: large enough to amortize the call, small enough for little memory.
 BATCH = 16
-WINDOWINGS = ("clip", "reference")
 #: ``clip`` windowing repeats a shorter clip to this length: a second of speech is too little context.
 SHORTEST = 3 * SAMPLE_RATE
 
@@ -195,9 +199,9 @@ def _free_length(path: Path, primary: bool) -> bytes:
 class Dnsmos:
     """The two DNSMOS models in onnxruntime sessions, loaded once per process."""
 
-    def __init__(self, threads: int | None = 1, windowing: str = "clip") -> None:
-        if windowing not in WINDOWINGS:
-            raise ValueError(f"DNSMOS windowing must be one of {', '.join(WINDOWINGS)}, not {windowing!r}")
+    def __init__(self, threads: int | None = 1, windowing: str = DEFAULT_DNSMOS_WINDOWING) -> None:
+        if windowing not in DNSMOS_WINDOWINGS:
+            raise ValueError(f"DNSMOS windowing must be one of {', '.join(DNSMOS_WINDOWINGS)}, not {windowing!r}")
         self.windowing = windowing
         try:
             import onnxruntime
@@ -280,15 +284,6 @@ def _digest(path: Path) -> str:
 
 
 @cache
-def shared_dnsmos(windowing: str = "clip") -> Dnsmos:
+def shared_dnsmos(windowing: str = DEFAULT_DNSMOS_WINDOWING) -> Dnsmos:
     """One model pair per process and windowing, on one onnxruntime thread (it runs beside Whisper, see meter.py)."""
     return Dnsmos(threads=1, windowing=windowing)
-
-
-def dnsmos_available(windowing: str = "clip") -> str | None:
-    """None when DNSMOS can run here, else the reason with the install hint."""
-    try:
-        shared_dnsmos(windowing)
-    except QualityUnavailable as exc:
-        return str(exc)
-    return None

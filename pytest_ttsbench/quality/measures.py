@@ -44,6 +44,9 @@ MEASURES: tuple[Measure, ...] = (
 BY_NAME: dict[str, Measure] = {m.name: m for m in MEASURES}
 MEASURE_SETS: tuple[str, ...] = ("signal", "dnsmos", "similarity")
 DEFAULT_SETS: tuple[str, ...] = ("signal",)
+#: How DNSMOS cuts a clip into its models' inputs (see dnsmos.py); ``clip`` unless chosen otherwise.
+DNSMOS_WINDOWINGS: tuple[str, ...] = ("clip", "reference")
+DEFAULT_DNSMOS_WINDOWING = "clip"
 
 #: What to install for a set that needs an extra.
 EXTRAS: dict[str, str] = {"dnsmos": "quality", "similarity": "similarity"}

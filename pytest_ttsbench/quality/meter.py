@@ -21,7 +21,7 @@ import numpy as np
 
 from pytest_ttsbench.audio import ASR_SAMPLE_RATE
 from pytest_ttsbench.quality.dnsmos import Dnsmos, shared_dnsmos
-from pytest_ttsbench.quality.measures import measure_names
+from pytest_ttsbench.quality.measures import DEFAULT_DNSMOS_WINDOWING, measure_names
 from pytest_ttsbench.quality.similarity import SpeakerEncoder, cosine, shared_encoder
 from pytest_ttsbench.quality.waveform import signal_measures, signal_provenance
 
@@ -41,7 +41,7 @@ class QualityMeter:
 
     sets: tuple[str, ...]
     #: how DNSMOS cuts a clip into model inputs: ``clip`` or ``reference`` (see dnsmos.py)
-    dnsmos_windowing: str = "clip"
+    dnsmos_windowing: str = DEFAULT_DNSMOS_WINDOWING
     _references: dict[Path, np.ndarray | None] = field(default_factory=dict)
 
     def load(self) -> None:
