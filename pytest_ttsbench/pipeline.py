@@ -237,6 +237,7 @@ class Evaluator:
         return outcome
 
     def _measure_ahead(self, outcome: Synthesized, engine_name: str) -> None:
+        # The same early exits as _make_clip's, so every clip that reaches its checks is measured.
         synthesis, quality = outcome.synthesis, self.options.quality
         if synthesis is None or quality is None or synthesis.transcripts is not None:
             return
@@ -342,13 +343,10 @@ class Evaluator:
         check = check_audio(decoded, text, self.options.audio_policy)
         clip.audio_seconds = round(check.seconds, 4)
         clip.audio_checks = {"problems": list(check.problems), **check.figures}
+        # The measures started with the synthesis (see _measure_ahead), for every clip that gets this
+        # far: before the verdict on purpose, so a clip that fails its checks keeps its figures too.
+        # They are joined before the clip is returned, so its row never goes out without them.
         pending = made.quality
-        if self.options.quality is not None and pending is None:
-            # Measured before the verdict on purpose: a clip that fails its checks keeps its figures too.
-            # The measures run in the background (from the synthesis on, when they could start there)
-            # and are joined before the clip is returned, so its row never goes out without them.
-            measured = ClipToMeasure(decoded.samples, text, reference_audio(self.profiles[engine_name]))
-            pending = self.options.quality.measure_later(measured)
         try:
             if not check.ok:
                 clip.error, clip.error_stage = "audio check failed: " + "; ".join(check.problems), "audio"

@@ -108,8 +108,12 @@ def gate_config(
         # as the plugin refuses them when the session starts; a header that does not say is judged at the gate
         advice = "gate a run measured with --tts-quality {sets}"
         clip_engines = settings.clip_engines(engines)  # recorded transcripts are not asked quality bounds
-        error = unmeasured_bounds_error(quality_layers, quality_sets, clip_engines, "its run header", advice)
-        if clip_engines and error is not None:
+        error = (
+            unmeasured_bounds_error(quality_layers, quality_sets, clip_engines, "its run header", advice)
+            if clip_engines
+            else None
+        )
+        if error is not None:
             raise ValueError(error)
     snapshots = {}
     if options.snapshot_mode != "off":
