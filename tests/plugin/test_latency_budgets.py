@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
-import textwrap
 import time
 from pathlib import Path
 
 import pytest
+from plugin_projects import write_cloud_echo_project
 from result_rows import make_result
 from tts_providers import FakeOpenAI, Recorded, Reply
 
@@ -49,22 +48,7 @@ class SlowOpenAI(FakeOpenAI):
 def provider(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv(KEY_ENV, "test-key-correct")
     fake = SlowOpenAI().start()
-    (pytester.path / "cases").mkdir()
-    (pytester.path / "cases" / "lat.yaml").write_text(CASES, encoding="utf-8")
-    heard = [sys.executable, "-c", "print('It opened in 2026.')"]
-    (pytester.path / "ttsbench.yaml").write_text(
-        textwrap.dedent(
-            f"""\
-            asr:
-              routes:
-                - {{type: command, name: echo, command: {json.dumps(heard)}}}
-            engines:
-              cloud: {{type: openai, base_url: "{fake.url}/v1", model: tts-1, voice: alloy,
-                       api_key_env: {KEY_ENV}, response_format: wav}}
-            """
-        ),
-        encoding="utf-8",
-    )
+    write_cloud_echo_project(pytester, {"lat.yaml": CASES}, fake.url, KEY_ENV)
     yield fake
     fake.stop()
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
+from plugin_projects import write_cloud_echo_project
 from tts_providers import FakeOpenAI, Recorded, Reply
 
 from pytest_ttsbench import provenance, provenance_capture
@@ -41,28 +41,7 @@ class VersionedOpenAI(FakeOpenAI):
 def cloud_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv(KEY_ENV, KEY)
     fake = VersionedOpenAI(key=KEY).start()
-    (pytester.path / "cases").mkdir()
-    (pytester.path / "cases" / "prov.yaml").write_text(CASES, encoding="utf-8")
-    heard = [sys.executable, "-c", "print('It opened in 2026.')"]
-    (pytester.path / "ttsbench.yaml").write_text(
-        textwrap.dedent(
-            f"""\
-            asr:
-              routes:
-                - {{type: command, name: echo, command: {json.dumps(heard)}}}
-            engines:
-              cloud:
-                type: openai
-                base_url: {fake.url}/v1
-                model: tts-1
-                voice: alloy
-                speed: 1.1
-                api_key_env: {KEY_ENV}
-                response_format: wav
-            """
-        ),
-        encoding="utf-8",
-    )
+    write_cloud_echo_project(pytester, {"prov.yaml": CASES}, fake.url, KEY_ENV, speed=1.1)
     yield pytester.path, fake
     fake.stop()
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -102,3 +104,32 @@ def write_project(
 
 def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def write_cloud_echo_project(
+    pytester: pytest.Pytester,
+    cases: dict[str, str],
+    base_url: str,
+    key_env: str,
+    heard: str = "It opened in 2026.",
+    **engine_options: Any,
+) -> Path:
+    """A project whose engine ``cloud`` is an OpenAI-speaking server at ``base_url`` (wav replies)
+    and whose only ASR route is a command that "hears" ``heard``: no Whisper, so the run is quick."""
+    for name, body in cases.items():
+        path = pytester.path / "cases" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body, encoding="utf-8")
+    route = {"type": "command", "name": "echo", "command": [sys.executable, "-c", f"print({heard!r})"]}
+    cloud = {
+        "type": "openai",
+        "base_url": f"{base_url}/v1",
+        "model": "tts-1",
+        "voice": "alloy",
+        "api_key_env": key_env,
+        "response_format": "wav",
+        **engine_options,
+    }
+    config = {"asr": {"routes": [route]}, "engines": {"cloud": cloud}}
+    (pytester.path / "ttsbench.yaml").write_text(json.dumps(config, indent=2), encoding="utf-8")  # JSON is YAML
+    return pytester.path
