@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import io
-import wave
 from pathlib import Path
 
-import numpy as np
 import pytest
+from quality_clips import write_clip_wav
 from result_rows import make_result
 
 from pytest_ttsbench.gating.gate import GateOutcome
@@ -48,25 +46,14 @@ def test_spread_and_standard_deviation_per_item() -> None:
     assert any(line.startswith("e       s/a ") and "3.00" in line for line in lines)
 
 
-def _wav(path: Path, samples: np.ndarray) -> Path:
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(16_000)
-        out.writeframes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
-    path.write_bytes(buffer.getvalue())
-    return path
-
-
 def test_similarity_between_generations_from_kept_clips(tmp_path: Path, espeak_clips, piper_clips) -> None:
     pytest.importorskip(
         "resemblyzer", reason='needs the [similarity] extra (torch): pip install "pytest-ttsbench[similarity]"'
     )
     from pytest_ttsbench.quality.similarity import between_generations
 
-    same = [_wav(tmp_path / f"same-{i}.wav", clip) for i, clip in enumerate(espeak_clips[:2])]
-    drift = [same[0], _wav(tmp_path / "other.wav", piper_clips[0])]
+    same = [write_clip_wav(tmp_path / f"same-{i}.wav", clip) for i, clip in enumerate(espeak_clips[:2])]
+    drift = [same[0], write_clip_wav(tmp_path / "other.wav", piper_clips[0])]
     rows = generations("s/same", [{"peak_dbfs": -3.0}] * 2, paths=same)
     rows += generations("s/drift", [{"peak_dbfs": -3.0}] * 2, paths=drift)
     spreads = {s.key: s for s in between_generations(generation_spreads(rows), rows)}

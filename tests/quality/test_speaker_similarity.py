@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import io
-import wave
 from pathlib import Path
 
 import numpy as np
 import pytest
-from quality_clips import synthesize
+from quality_clips import synthesize, write_clip_wav
 
 pytest.importorskip(
     "resemblyzer",
@@ -19,20 +17,10 @@ from pytest_ttsbench.quality.meter import ClipToMeasure, QualityMeter
 from pytest_ttsbench.quality.similarity import pairwise_mean, shared_encoder
 
 
-def write_wav(path: Path, samples: np.ndarray) -> Path:
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(16_000)
-        out.writeframes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
-    path.write_bytes(buffer.getvalue())
-    return path
-
-
 def test_same_speaker_is_more_similar_than_another(tmp_path: Path, espeak_clips, piper_clips) -> None:
     # The reference is eSpeak saying other sentences; an eSpeak clip must sit closer to it than piper's voice.
-    reference = write_wav(tmp_path / "ref.wav", np.concatenate(synthesize("espeak", ("Good morning to you all.",))))
+    other_sentences = np.concatenate(synthesize("espeak", ("Good morning to you all.",)))
+    reference = write_clip_wav(tmp_path / "ref.wav", other_sentences)
     meter = QualityMeter(("similarity",))
     same = meter.measure(ClipToMeasure(espeak_clips[0], "x", reference))["speaker_similarity"]
     other = meter.measure(ClipToMeasure(piper_clips[0], "x", reference))["speaker_similarity"]

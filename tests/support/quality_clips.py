@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from pytest_ttsbench.audio import decode_audio
 from pytest_ttsbench.config import BUILTIN_PROFILES, EngineProfile
 from pytest_ttsbench.engines.base import SynthesisRequest
 from pytest_ttsbench.engines.registry import create_engine
+from pytest_ttsbench.wav import pcm16_wav
 
 SENTENCES = (
     "The new bridge over the river is scheduled to open in 2026.",
@@ -27,3 +30,9 @@ def synthesize(engine_name: str, texts: tuple[str, ...] = SENTENCES) -> list[np.
         ]
     finally:
         engine.close()
+
+
+def write_clip_wav(path: Path, samples: np.ndarray, sample_rate: int = 16_000) -> Path:
+    """A 16 kHz mono float clip kept as a 16-bit WAV file, as a run keeps its clips."""
+    path.write_bytes(pcm16_wav((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes(), sample_rate))
+    return path
