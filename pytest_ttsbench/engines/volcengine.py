@@ -28,6 +28,8 @@ import binascii
 import json
 import os
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -129,11 +131,14 @@ class VolcengineEngine(HttpEngine):
             headers={"Content-Type": "application/json", "X-Api-Request-Id": str(uuid.uuid4())},
             content=json_bytes(body),
         )
-        pcm, first_data_end = self._read_stream(result)
+        try:
+            stream = read_stream(result.body, self.http.redact_text)
+        except StreamError as exc:
+            raise self.http.error(str(exc)) from None
         synthesis = audio_synthesis(
             result,
             self.http,
-            audio=pcm16_wav(pcm, self.sample_rate),
+            audio=pcm16_wav(stream.pcm, self.sample_rate),
             media_type="audio/wav",
             metadata={
                 "voice": speaker,
@@ -145,49 +150,61 @@ class VolcengineEngine(HttpEngine):
         )
         if result.streamed:
             synthesis.streamed = True
-            synthesis.first_audio_seconds = first_arrival(result, first_data_end)
+            synthesis.first_audio_seconds = first_arrival(result, stream.first_data_end)
         return synthesis
 
-    def _read_stream(self, result: HttpResult) -> tuple[bytes, int]:
-        """The PCM of every data object and the byte offset where the first one ended; errors name the code."""
-        body = result.body
-        if looks_like_html(body):
-            raise self.http.error(f"HTTP 200 with an HTML page instead of the JSON stream: {html_summary(body)}")
-        pcm: list[bytes] = []
-        first_end = 0
-        offset = 0
-        finished = False
-        for raw in body.split(b"\n"):
-            offset += len(raw) + 1
-            if not raw.strip():
-                continue
+
+class StreamError(ValueError):
+    """A reply stream that did not end in complete audio; the message says why, in the provider's words."""
+
+
+@dataclass(frozen=True)
+class StreamAudio:
+    """The audio of a complete stream."""
+
+    pcm: bytes
+    chunks: int
+    # Byte offset in the body where the first object carrying audio ended: its arrival is the first audio.
+    first_data_end: int
+
+
+def read_stream(body: bytes, redact_text: Callable[[bytes], str]) -> StreamAudio:
+    """The PCM of every data object up to the final ``20000000`` one; StreamError otherwise.
+
+    ``redact_text`` scrubs secrets from a line before it is quoted (and shortened) in the error.
+    """
+    if looks_like_html(body):
+        raise StreamError(f"HTTP 200 with an HTML page instead of the JSON stream: {html_summary(body)}")
+    pcm: list[bytes] = []
+    first_end = 0
+    offset = 0
+    for raw in body.split(b"\n"):
+        offset += len(raw) + 1
+        if not raw.strip():
+            continue
+        try:
+            document = json.loads(raw)
+        except ValueError:
+            raise StreamError(
+                f"HTTP 200 with a line that is not JSON in the stream: {clip_text(redact_text(raw))}"
+            ) from None
+        code = dig(document, "code")
+        if code == FINISHED:
+            audio = b"".join(pcm)
+            if not audio:
+                raise StreamError(f"the stream finished (code {FINISHED}) without any audio")
+            return StreamAudio(audio, len(pcm), first_end)
+        if code not in (0, None):
+            got = f" after {len(pcm)} audio chunks" if pcm else ""
+            raise StreamError(f"HTTP 200 with {describe_code(code, dig(document, 'message'))}{got}")
+        data = dig(document, "data")
+        if isinstance(data, str) and data:
             try:
-                document = json.loads(raw)
-            except ValueError:
-                text = clip_text(self.http.redact_text(raw))
-                raise self.http.error(f"HTTP 200 with a line that is not JSON in the stream: {text}") from None
-            code = dig(document, "code")
-            if code == FINISHED:
-                finished = True
-                break
-            if code not in (0, None):
-                got = f" after {len(pcm)} audio chunks" if pcm else ""
-                raise self.http.error(f"HTTP 200 with {describe_code(code, dig(document, 'message'))}{got}")
-            data = dig(document, "data")
-            if isinstance(data, str) and data:
-                try:
-                    pcm.append(base64.b64decode(data, validate=True))
-                except (binascii.Error, ValueError):
-                    raise self.http.error("a chunk's data is not valid base64") from None
-                first_end = first_end or min(offset, len(body))
-        if not finished:
-            raise self.http.error(
-                f"the stream ended without its final code {FINISHED} object ({len(pcm)} audio chunks received)"
-            )
-        audio = b"".join(pcm)
-        if not audio:
-            raise self.http.error(f"the stream finished (code {FINISHED}) without any audio")
-        return audio, first_end
+                pcm.append(base64.b64decode(data, validate=True))
+            except (binascii.Error, ValueError):
+                raise StreamError("a chunk's data is not valid base64") from None
+            first_end = first_end or min(offset, len(body))
+    raise StreamError(f"the stream ended without its final code {FINISHED} object ({len(pcm)} audio chunks received)")
 
 
 def first_arrival(result: HttpResult, offset: int) -> float | None:

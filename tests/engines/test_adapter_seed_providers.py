@@ -21,7 +21,7 @@ from seed_providers import SEED_FAKES, FakeVllmOmni
 from tts_providers import TONE_SECONDS, Fault, wav_bytes
 
 from pytest_ttsbench.audio import decode_audio
-from pytest_ttsbench.config import ConfigError, EngineProfile
+from pytest_ttsbench.config import ConfigError, EngineProfile, load_settings
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, SynthesisRequest
 from pytest_ttsbench.engines.registry import adapter_module, create_engine
 
@@ -451,11 +451,26 @@ def test_voice_null_omits_the_voice_and_a_set_voice_is_sent(clone_server, tmp_pa
         engine.synthesize(SynthesisRequest(text="1", language="en"))
         engine.close()
         assert clone_server.last.parsed.get("voice") == expected
-    # voice: null as the config loader keeps it (among the options), without any clone field
-    profile = EngineProfile(
-        name="plain", type="openai", options={"base_url": "http://127.0.0.1:9/v1", "voice": None}, base_dir=tmp_path
+
+
+def test_voice_null_in_the_configuration_sends_no_voice_and_absent_keeps_the_default(clone_server, tmp_path):
+    base = f"{clone_server.url}/v1"
+    (tmp_path / "ttsbench.yaml").write_text(
+        "engines:\n"
+        f"  unset: {{type: openai, base_url: {base}}}\n"
+        f"  none: {{type: openai, base_url: {base}, voice: null}}\n",
+        encoding="utf-8",
     )
-    assert create_engine(profile)._voice(SynthesisRequest(text="1", language="en")) is None  # type: ignore[attr-defined]
+    profiles = load_settings(tmp_path).engines
+    sent = {}
+    for name in ("unset", "none"):
+        engine = create_engine(profiles[name])
+        with pytest.raises(EngineError):  # this server wants a reference clip; what was sent is what counts
+            engine.synthesize(SynthesisRequest(text="1", language="en"))
+        engine.close()
+        sent[name] = clone_server.last.parsed
+    assert sent["unset"]["voice"] == "alloy"
+    assert "voice" not in sent["none"]
 
 
 @pytest.mark.parametrize(
