@@ -47,6 +47,7 @@ DEFAULT_MODEL = "cosyvoice-v2"
 SYNTHESIZER_PATH = "/api/v1/services/audio/tts/SpeechSynthesizer"
 MULTIMODAL_PATH = "/api/v1/services/aigc/multimodal-generation/generation"
 DEFAULT_SAMPLE_RATE = 24_000
+SAMPLE_RATES = (8000, 16000, 22050, 24000, 44100, 48000)  # CosyVoice's
 MEDIA_TYPES = {"wav": "audio/wav", "mp3": "audio/mpeg", "pcm": "audio/pcm"}
 # Qwen-TTS names languages in English words; items carry BCP 47 tags.
 LANGUAGE_TYPES = {
@@ -102,8 +103,7 @@ class DashScopeEngine(HttpEngine):
         self.model = self.str_option("model", DEFAULT_MODEL) or DEFAULT_MODEL
         self.qwen = self.model.lower().startswith("qwen")
         self.format = self.str_option("format", "wav", tuple(MEDIA_TYPES)) or "wav"
-        rate = self.number_option("sample_rate", DEFAULT_SAMPLE_RATE, 8000, 48000)
-        self.sample_rate = int(rate or DEFAULT_SAMPLE_RATE)
+        self.sample_rate = self.rate_option("sample_rate", DEFAULT_SAMPLE_RATE, SAMPLE_RATES)
         self.language_type = self.str_option("language_type")
         # The audio URL is absolute and on another host: a client of its own, without the key.
         self.download = HttpClient(

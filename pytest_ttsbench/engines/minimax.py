@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes
 from pytest_ttsbench.engines.json_reply import dig, reply_document
@@ -93,13 +92,7 @@ class MiniMaxEngine(HttpEngine):
         super().__init__(profile, default_base_url=DEFAULT_BASE_URL, policy=POLICY, secrets=(key,), headers=headers)
         self.model = self.str_option("model", DEFAULT_MODEL) or DEFAULT_MODEL
         self.format = self.str_option("format", "wav", tuple(MEDIA_TYPES)) or "wav"
-        rate = self.number_option("sample_rate", DEFAULT_SAMPLE_RATE, 8000, 44100)
-        if rate not in SAMPLE_RATES:
-            raise ConfigError(
-                f"engine profile {self.name!r}: option sample_rate must be one of "
-                f"{', '.join(map(str, SAMPLE_RATES))}, got {rate!r}"
-            )
-        self.sample_rate = int(rate or DEFAULT_SAMPLE_RATE)
+        self.sample_rate = self.rate_option("sample_rate", DEFAULT_SAMPLE_RATE, SAMPLE_RATES)
         self.speed = self.number_option("speed", None, 0.5, 2.0)
         self.language_boost = self.str_option("language_boost")
 

@@ -85,13 +85,7 @@ class VolcengineEngine(HttpEngine):
         headers["X-Api-Resource-Id"] = resource
         super().__init__(profile, default_base_url=DEFAULT_BASE_URL, policy=POLICY, secrets=secrets, headers=headers)
         self.resource_id = resource
-        rate = self.number_option("sample_rate", DEFAULT_SAMPLE_RATE, 8000, 48000)
-        if rate not in SAMPLE_RATES:
-            raise ConfigError(
-                f"engine profile {self.name!r}: option sample_rate must be one of "
-                f"{', '.join(map(str, SAMPLE_RATES))}, got {rate!r}"
-            )
-        self.sample_rate = int(rate or DEFAULT_SAMPLE_RATE)
+        self.sample_rate = self.rate_option("sample_rate", DEFAULT_SAMPLE_RATE, SAMPLE_RATES)
         speech_rate = self.number_option("speech_rate", None, -50, 100)
         self.speech_rate = int(speech_rate) if speech_rate is not None else None
 

@@ -18,10 +18,6 @@ import pytest
 from seed_providers import FakeChatAudio, FakeDashScope, FakeGemini, FakeMiniMax, FakeVllmOmni, FakeVolcengine
 from tts_providers import Fault
 
-from pytest_ttsbench.config import EngineProfile
-from pytest_ttsbench.engines.base import SynthesisRequest
-from pytest_ttsbench.engines.registry import create_engine
-
 KEY_ENV = "TTSBENCH_E2E_SEED_KEY"
 KEY = "sk-seed-e2e-5d3c9b1f-never-print-me"
 ESPEAK_RATE = 22050
@@ -93,13 +89,9 @@ CLOUD = ("minimax", "doubao", "cosyvoice", "mimo", "gemini", "clone")
 
 
 @pytest.fixture
-def speaking_fakes(monkeypatch: pytest.MonkeyPatch):
+def speaking_fakes(monkeypatch: pytest.MonkeyPatch, espeak_speaker):
     """Every seed provider's fake, speaking with eSpeak NG; the throttling and key-echo items set up."""
-    espeak = create_engine(EngineProfile(name="espeak", type="espeak", voice="en-us"))
-
-    def speak(text: str) -> bytes:
-        return espeak.synthesize(SynthesisRequest(text=text, language="en")).audio
-
+    speak = espeak_speaker
     monkeypatch.setenv(KEY_ENV, KEY)
     fakes = {
         "minimax": FakeMiniMax(KEY, speak),
@@ -118,7 +110,6 @@ def speaking_fakes(monkeypatch: pytest.MonkeyPatch):
     yield fakes
     for fake in fakes.values():
         fake.stop()
-    espeak.close()
 
 
 def test_each_adapter_gives_the_local_engines_verdicts_and_leaks_no_key(pytester: pytest.Pytester, speaking_fakes):
@@ -126,9 +117,7 @@ def test_each_adapter_gives_the_local_engines_verdicts_and_leaks_no_key(pytester
     (project / "cases").mkdir()
     (project / "cases" / "seed.yaml").write_text(CASES, encoding="utf-8")
     (project / "refs").mkdir()
-    (project / "refs" / "speaker.wav").write_bytes(
-        speaking_fakes["clone"].speak("The plant opened in 2026.")  # type: ignore[misc]
-    )
+    (project / "refs" / "speaker.wav").write_bytes(speaking_fakes["clone"].speak("The plant opened in 2026."))
     common = f"api_key_env: {KEY_ENV}\n    timeout_s: 30\n    max_retries: 2\n    retry_min_wait_s: 0.01"
     urls = {name: fake.url for name, fake in speaking_fakes.items()}
     (project / "ttsbench.yaml").write_text(
