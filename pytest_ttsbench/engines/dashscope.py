@@ -150,9 +150,6 @@ class DashScopeEngine(HttpEngine):
         request_id = dig(document, "request_id")
         if isinstance(request_id, str):
             settings["request_id"] = request_id
-        host = endpoint_host(url)
-        if host:
-            settings["audio_host"] = host
         synthesis = audio_synthesis(download, self.download, media_type=media_type, pcm_sample_rate=pcm_rate)
         # Timings of the whole exchange: the synthesis call, then the download.
         synthesis.first_byte_seconds = result.first_byte_seconds
@@ -160,11 +157,10 @@ class DashScopeEngine(HttpEngine):
         synthesis.streamed = False
         synthesis.metadata.update(
             http_status=result.status,
-            attempts=result.attempts,
-            retries=result.attempts - 1,
+            attempts=result.attempts + download.attempts - 1,
+            retries=result.attempts + download.attempts - 2,
             total_seconds=round(result.total_seconds + download.total_seconds, 6),
             wall_seconds=round(result.wall_seconds + download.wall_seconds, 6),
-            download_attempts=download.attempts,
             **settings,
         )
         if result.retry_reasons or download.retry_reasons:
