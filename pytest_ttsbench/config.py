@@ -43,7 +43,13 @@ _PROFILE_SCHEMA = {
     "required": ["type"],
     "properties": {
         "type": {"type": "string", "minLength": 1},
-        "voice": {"oneOf": [{"type": "string"}, {"type": "object", "additionalProperties": {"type": "string"}}]},
+        "voice": {
+            "oneOf": [
+                {"type": "string"},
+                {"type": "object", "additionalProperties": {"type": "string"}},
+                {"type": "null"},  # an explicit "send no voice" (the openai adapter's clone servers)
+            ]
+        },
         "api_key_env": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_]*\Z"},
         # generations per item for a stochastic voice (see gating/repeats.py)
         "repeats": {"type": "integer", "minimum": 1},
@@ -184,7 +190,9 @@ def load_settings(rootdir: Path) -> Settings:
         profiles[name] = EngineProfile(
             name=name,
             type=spec.pop("type"),
-            voice=spec.pop("voice", None),
+            # An explicit `voice: null` stays among the options, so an adapter that otherwise picks a
+            # default voice can tell "send none" from "not set".
+            voice=spec.pop("voice") if spec.get("voice") is not None else None,
             api_key_env=spec.pop("api_key_env", None),
             languages=tuple(languages) if languages is not None else None,
             options=spec,

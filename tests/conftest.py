@@ -4,6 +4,8 @@ Shared helpers are imported by module name (``from result_rows import …``, ``f
 import …``): ``tests/support`` and ``tests/fakes`` are on the path through the ``pythonpath`` ini option.
 """
 
+from collections.abc import Callable, Iterator
+
 # The plugin imports these libraries only when a run needs them. pytester's in-process runs drop
 # every module first imported inside them when they end: numpy (under scipy and PyAV) cannot be
 # loaded twice in one process, and httpx maps httpcore's exceptions by class, so a second copy of
@@ -15,6 +17,26 @@ import av  # noqa: F401
 # httpcore dropped at the run's end; a later connection error would then escape untranslated.
 import httpcore  # noqa: F401
 import numpy  # noqa: F401
+import pytest
 import scipy.stats  # noqa: F401
 
 pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def espeak_speaker() -> Iterator[Callable[[str], bytes]]:
+    """Text → eSpeak NG's WAV of it (``en-us``, the built-in ``espeak`` profile's English voice).
+
+    Fake providers answer with this speech, so a run through real ASR hears what the local engine says.
+    """
+    from pytest_ttsbench.config import EngineProfile
+    from pytest_ttsbench.engines.base import SynthesisRequest
+    from pytest_ttsbench.engines.registry import create_engine
+
+    espeak = create_engine(EngineProfile(name="espeak", type="espeak", voice="en-us"))
+
+    def speak(text: str) -> bytes:
+        return espeak.synthesize(SynthesisRequest(text=text, language="en")).audio
+
+    yield speak
+    espeak.close()

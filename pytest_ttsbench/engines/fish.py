@@ -22,12 +22,12 @@ ignores those.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineUnavailable, Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes
+from pytest_ttsbench.engines.references import load_reference
 from pytest_ttsbench.engines.secrets import read_api_key
 from pytest_ttsbench.httpclient import ProviderPolicy
 
@@ -82,21 +82,8 @@ class FishEngine(HttpEngine):
             _pack({})  # fail at start-up, not on the first item, when msgpack is missing
 
     def _load_references(self, profile: EngineProfile) -> list[dict[str, Any]]:
-        audio_path = profile.option("reference_audio")
-        text = profile.option("reference_text")
-        if audio_path is None and text is None:
-            return []
-        if not isinstance(audio_path, str) or not isinstance(text, str):
-            raise ConfigError(
-                f"engine profile {self.name!r}: voice cloning needs both reference_audio (a path) and "
-                "reference_text (what the clip says)"
-            )
-        path = Path(audio_path)
-        if not path.is_absolute():
-            path = Path(profile.base_dir) / path
-        if not path.is_file():
-            raise ConfigError(f"engine profile {self.name!r}: reference_audio {str(path)!r} does not exist")
-        return [{"audio": path.read_bytes(), "text": text}]
+        clip = load_reference(profile, text_required=True, wav_only=False)
+        return [{"audio": clip.audio, "text": clip.text}] if clip else []
 
     def synthesize(self, request: SynthesisRequest) -> Synthesis:
         voice = self.voice(request.language, request.voice)

@@ -262,6 +262,16 @@ class HttpEngine:
             )
         return value
 
+    def rate_option(self, key: str, default: int, allowed: tuple[int, ...]) -> int:
+        """A sample rate among the ``allowed`` ones the provider offers (ConfigError otherwise)."""
+        value = self.profile.option(key, default)
+        if isinstance(value, bool) or value not in allowed:
+            raise ConfigError(
+                f"engine profile {self.name!r}: option {key} must be one of {', '.join(map(str, allowed))}, "
+                f"got {value!r}"
+            )
+        return int(value)
+
     def close(self) -> None:
         self.http.close()
 

@@ -1,6 +1,6 @@
 """Fixtures for the HTTP adapter tests: fake provider servers and profiles pointing at them.
 
-The fakes live in ``tests/fakes/tts_providers.py`` and the test profiles in
+The fakes live in ``tests/fakes/tts_providers.py`` (and ``seed_providers.py``) and the test profiles in
 ``tests/support/engine_rig.py`` (both folders are on sys.path through the root conftest).
 """
 
@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 from engine_rig import AWS_KEY_ID, AWS_KEY_ID_ENV, AWS_REGION, KEY_ENV, SECRET, Rig
-from tts_providers import FAKES, FakeProvider
+from seed_providers import ALL_FAKES
+from tts_providers import FakeProvider
 
 
 @pytest.fixture
@@ -29,7 +30,7 @@ def rig_factory(secret_env: str, tmp_path: Path) -> Iterator[Callable[..., Rig]]
     started: list[FakeProvider] = []
 
     def start(provider: str, **fake_args: Any) -> Rig:
-        cls = FAKES[provider]
+        cls = ALL_FAKES[provider]
         if provider == "polly":
             fake_args.setdefault("key", SECRET)
             fake_args.setdefault("key_id", AWS_KEY_ID)

@@ -15,10 +15,6 @@ from pathlib import Path
 import pytest
 from tts_providers import FakeOpenAI, Fault
 
-from pytest_ttsbench.config import EngineProfile
-from pytest_ttsbench.engines.base import SynthesisRequest
-from pytest_ttsbench.engines.registry import create_engine
-
 KEY_ENV = "TTSBENCH_E2E_OPENAI_KEY"
 KEY = "sk-e2e-7c1f0a9d-never-print-me"
 
@@ -51,15 +47,10 @@ items:
 
 
 @pytest.fixture
-def speaking_fake(monkeypatch: pytest.MonkeyPatch):
+def speaking_fake(monkeypatch: pytest.MonkeyPatch, espeak_speaker):
     """An OpenAI-style fake that answers with eSpeak NG speech of the request's input."""
-    espeak = create_engine(EngineProfile(name="espeak", type="espeak", voice="en-us"))
-
-    def speak(text: str) -> bytes:
-        return espeak.synthesize(SynthesisRequest(text=text, language="en")).audio
-
     monkeypatch.setenv(KEY_ENV, KEY)
-    fake = FakeOpenAI(key=KEY, speak=speak).start()
+    fake = FakeOpenAI(key=KEY, speak=espeak_speaker).start()
     fake.text_faults = {
         "bridge": [Fault("server_error")],  # once: the retry succeeds
         "gateway": [Fault("html")] * 5,
@@ -68,7 +59,6 @@ def speaking_fake(monkeypatch: pytest.MonkeyPatch):
     }
     yield fake
     fake.stop()
-    espeak.close()
 
 
 def test_faulty_server_run_records_every_item_and_leaks_no_key(pytester: pytest.Pytester, speaking_fake) -> None:

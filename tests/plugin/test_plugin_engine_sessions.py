@@ -17,7 +17,8 @@ import pytest
 import yaml
 from engine_rig import AWS_KEY_ID, AWS_KEY_ID_ENV, KEY_ENV, SECRET, Rig
 from plugin_projects import read_jsonl
-from tts_providers import FAKES, wav_bytes
+from seed_providers import ALL_FAKES as FAKES
+from tts_providers import wav_bytes
 
 from pytest_ttsbench.engines.registry import available_engine_types
 from pytest_ttsbench.manifest import manifest_path

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tts_providers import FAKES, FakeProvider
+from seed_providers import ALL_FAKES
+from tts_providers import FakeProvider
 
 from pytest_ttsbench.config import EngineProfile
 from pytest_ttsbench.engines.base import Engine
@@ -34,8 +35,21 @@ VOICES: dict[str, Any] = {
     "elevenlabs": "21m00Tcm4TlvDq8ikWAM",
     "fish": None,
     "polly": {"en": "Joanna", "zh": "Zhiyu"},
+    "minimax": "male-qn-qingse",
+    "volcengine": {"en": "en_male_adam_mars_bigtts", "zh": "zh_female_cancan_mars_bigtts"},
+    "dashscope": "longxiaochun_v2",
+    "chat-audio": "mimo_default",
+    "gemini": "Kore",
 }
-PROVIDERS = tuple(FAKES)
+# The providers whose base_url ends in /v1 (the engine appends only the method's path).
+V1_BASE = ("openai", "chat-audio")
+PROVIDERS = tuple(ALL_FAKES)
+# How each provider words a throttling reply and a refused key, for the shared fault tests:
+# MiniMax answers both with HTTP 200 and a base_resp code; the others with an HTTP status.
+THROTTLED_MARK = {"polly": "Throttling", "minimax": "status_code 1002", "dashscope": "Throttling.RateQuota"}
+REFUSED_KEY_MARK = {"minimax": "status_code 1004"}
+# Providers that never send Retry-After (Polly throttles with a 400, MiniMax with a 200).
+NO_RETRY_AFTER = ("polly", "minimax")
 
 
 @dataclass
@@ -49,7 +63,7 @@ class Rig:
     def profile(self, **options: Any) -> EngineProfile:
         voice = options.pop("voice", VOICES[self.provider])
         api_key_env = options.pop("api_key_env", KEY_ENV)
-        base = self.fake.url + ("/v1" if self.provider == "openai" else "")
+        base = self.fake.url + ("/v1" if self.provider in V1_BASE else "")
         merged: dict[str, Any] = {"base_url": base, **FAST}
         if self.provider == "polly":
             merged.update(region=AWS_REGION, access_key_id_env=AWS_KEY_ID_ENV)
