@@ -148,22 +148,20 @@ def test_a_recorded_hash_that_disagrees_is_named_even_when_the_fields_agree() ->
     assert compare([row], [edited]).changed == ["s/item"]
 
 
+ANOTHER_VALUE: dict[str, Any] = {
+    "text": "x",
+    "language": "ar",
+    "contract": "mono",
+    "scorer": "keyword",
+    "target": "歼-20",
+    "expected": {"values": ["1999"]},
+}
+
+
 @pytest.mark.parametrize("name", CONTENT_FIELDS)
 def test_the_hash_covers_every_content_field(name: str) -> None:
     row = _row("correct", text="It opened in 2026.", expected={"values": ["2026"]}, scorer="numbers", target=None)
-    changed = dataclasses.replace(
-        row,
-        **{
-            name: {
-                "text": "x",
-                "language": "ar",
-                "contract": "mono",
-                "scorer": "keyword",
-                "target": "歼-20",
-                "expected": {"values": ["1999"]},
-            }[name]
-        },
-    )
+    changed: ItemResult = dataclasses.replace(row, **{name: ANOTHER_VALUE[name]})
     assert content_sha256(changed) != content_sha256(row)
 
 
