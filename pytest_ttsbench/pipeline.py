@@ -41,6 +41,7 @@ from pytest_ttsbench.engines.base import Engine, EngineError, EngineUnavailable,
 from pytest_ttsbench.engines.registry import create_engine
 from pytest_ttsbench.gating.voting import vote
 from pytest_ttsbench.generation import generation_record, generation_seed
+from pytest_ttsbench.item_content import content_sha256
 from pytest_ttsbench.limits import DEFAULT_MAX_AUDIO_BYTES
 from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.prefetch import SynthesisPool
@@ -498,8 +499,11 @@ class Evaluator:
             quality=dict(clip.quality),
             quality_models=self.options.quality.provenance() if clip.quality and self.options.quality else {},
         )
-        # Redacted here, once, so the failure message, the report and the results file agree.
-        return ItemResult.from_dict(scrub(asdict(result)))
+        # Redacted here, once, so the failure message, the report and the results file agree; the
+        # content hash is of the row as written, so no secret is hashed into the file.
+        row = ItemResult.from_dict(scrub(asdict(result)))
+        row.content_sha256 = content_sha256(row)
+        return row
 
 
 def _size_problem(audio: bytes, pcm_sample_rate: int | None, max_bytes: int) -> str | None:

@@ -458,7 +458,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile |
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
     """Before each test, start synthesizing the clips of the tests that follow (prefetch.py)."""
     bench: BenchSession = item.config.stash[BENCH_KEY]
-    if bench.config.engine_names and bench.config.prefetch:
+    if bench.config.engine_names and bench.config.prefetch and not bench.config.lists_only:
         prefetch_ahead(bench, upcoming_items(item.session, item))
 
 
@@ -470,8 +470,11 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     settings = config.stash[BENCH_KEY].config
     if not settings.engine_names:
         return []
+    engines = ", ".join(settings.engine_names)
+    if settings.lists_only:
+        return [f"ttsbench: engines {engines}; listing only: nothing is synthesized, written or gated"]
     results = shown_path(settings.results_path, config.invocation_params.dir)
-    return [f"ttsbench: engines {', '.join(settings.engine_names)}; results -> {results}"]
+    return [f"ttsbench: engines {engines}; results -> {results}"]
 
 
 @pytest.hookimpl(wrapper=True)
@@ -488,8 +491,10 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]
         return (yield)
     if recorder.results:
         bench.write_header()  # complete now: every case file and language of the run is known
-    if bench.config.synth_only:
-        return (yield)  # a synthesize-only run has clips, not verdicts: there is nothing to gate
+    if bench.config.synth_only or bench.config.lists_only:
+        # A synthesize-only run has clips, not verdicts; a listing (--co, --setup-plan) ran nothing:
+        # neither has anything to gate, and no gate file claims a verdict for them.
+        return (yield)
     outcome = evaluate_gate(recorder.results, bench.config.gate, recorder.collected)
     # Never a pass for a session that did not run to its end, in the terminal or in the gate file.
     unfinished = unfinished_reason(int(session.exitstatus), session.shouldstop or session.shouldfail)

@@ -98,6 +98,10 @@ class ItemResult:
     # How each local Whisper route decoded this clip: "sequential" or "batched:<N>" (routes that
     # do not say, such as a remote service, are absent). Compared runs must decode alike.
     asr_decoding: dict[str, str] = field(default_factory=dict)
+    #: SHA-256 of what was sent and expected (text, language, contract, scorer, target, expected):
+    #: a baseline compares a target only where this content is the same (see item_content.py).
+    #: None in rows written before it existed.
+    content_sha256: str | None = None
 
     @property
     def item_id(self) -> str:
@@ -206,6 +210,7 @@ ROW_SCHEMA: dict[str, Any] = {
         "auto_evaluable": {"type": "boolean"},
         "repeat": {"type": "integer", "minimum": 0},
         "run_id": {"type": ["string", "null"]},
+        "content_sha256": {"type": ["string", "null"]},
     },
 }
 

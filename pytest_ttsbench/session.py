@@ -86,6 +86,8 @@ class BenchConfig:
     quorum: int | None = None
     breakdown: tuple[str, ...] = ()
     synth_only: bool = False  # clips only: no ASR, no verdicts, nothing gated
+    #: --collect-only, --setup-plan or --setup-only: items are listed, nothing is synthesized, written or gated
+    lists_only: bool = False
     is_worker: bool = False
     strict_xfail: bool = False
     gate: GateConfig = field(default_factory=GateConfig)
@@ -310,6 +312,16 @@ def default_run_dir(base: Path, runs_dir: str, engines: Sequence[str]) -> Path:
     return candidate
 
 
+def lists_only(config: pytest.Config) -> bool:
+    """Whether pytest was asked to list items, not run them: ``--collect-only`` (``--co``),
+    ``--setup-plan`` or ``--setup-only`` (which sets fixtures up but never calls a test).
+
+    Such a run measures nothing by design, so it is never judged: "the run measured nothing" is
+    the gate's verdict on a run that tried and failed to measure, not on one that only listed.
+    """
+    return any(bool(config.getoption(name, default=False)) for name in ("collectonly", "setupplan", "setuponly"))
+
+
 def build_config(config: pytest.Config) -> BenchConfig:
     """The run's configuration from options, ini (the configuration file) and the files they name.
 
@@ -349,6 +361,7 @@ def build_config(config: pytest.Config) -> BenchConfig:
         quorum=config.getoption("tts_quorum"),
         breakdown=tuple(config.getoption("tts_breakdown")),
         synth_only=bool(config.getoption("tts_synth_only")),
+        lists_only=lists_only(config),
         is_worker=workerinput is not None,
         strict_xfail=bool(config.getoption("tts_strict_xfail")),
         cli_repeats=config.getoption("tts_repeats"),
@@ -370,8 +383,8 @@ def build_config(config: pytest.Config) -> BenchConfig:
 
 def _with_run(config: pytest.Config, bench: BenchConfig, workerinput: Mapping[str, Any] | None) -> BenchConfig:
     """The run id, and what an existing results file means: refused, appended to, or resumed (reruns.py)."""
-    if bench.results_path is None:
-        return bench
+    if bench.results_path is None or bench.lists_only:
+        return bench  # a listing writes nothing, so an existing results file is no concern of it
     from pytest_ttsbench.reruns import check_existing, drop_partial_last_line, new_run_id, resumable
 
     run_id = workerinput.get(RUN_ID_KEY) if workerinput is not None else None

@@ -13,7 +13,10 @@ whose generations disagree is *flaky*. A pair is
   every other figure).
 
 With one generation per side nothing is flaky and this is the plain before/after comparison.
-Targets only in the new run are *new*, only in the old one *missing*. The exact two-sided
+Targets only in the new run are *new*, only in the old one *missing*. A target whose content
+changed between the runs (its text, expected value, scorer, readings target, text contract or
+language: see item_content.py) is *changed since the baseline, not compared*: its verdicts
+answer different questions, so it is neither a pair, nor new, nor missing. The exact two-sided
 McNemar test on the discordant pairs (regressions vs fixes) says whether the difference is more
 than chance, overall and per category; :class:`RegressionRule` turns that, a count and a rate
 into the gate's decision.
@@ -34,6 +37,7 @@ from statistics import fmean
 from typing import Any
 
 from pytest_ttsbench.gating.repeats import group_generations
+from pytest_ttsbench.item_content import CONTENT_FIELDS, content_changes
 from pytest_ttsbench.provenance import RunHeader, differences, recognizer_changes
 from pytest_ttsbench.results import ItemResult
 from pytest_ttsbench.stats import mcnemar_exact
@@ -131,6 +135,41 @@ class Change:
         }
 
 
+@dataclass(frozen=True)
+class ContentChange:
+    """A target whose content changed since the baseline: not compared, shown with both sides."""
+
+    id: str
+    fields: tuple[str, ...]  # the content fields that differ (see item_content.CONTENT_FIELDS)
+    before: ItemResult
+    after: ItemResult
+
+    def to_dict(self) -> dict[str, Any]:
+        shown = [name for name in CONTENT_FIELDS if name in self.fields] or ["text"]
+        return {
+            "id": self.id,
+            "fields": list(self.fields),
+            "before": {name: getattr(self.before, name) for name in shown},
+            "after": {name: getattr(self.after, name) for name in shown},
+        }
+
+    def line(self) -> str:
+        """``text: 'It opened in 2026.' -> 'It opened in 1999.'; expected: … -> …``"""
+        parts = []
+        for name in self.fields:
+            if name in CONTENT_FIELDS:
+                parts.append(f"{name}: {getattr(self.before, name)!r} -> {getattr(self.after, name)!r}")
+            else:
+                parts.append(f"{name} differs")
+        return "; ".join(parts)
+
+
+def _content_changes(before: Side, after: Side) -> tuple[str, ...]:
+    """The content fields in which any generation of one side differs from any of the other."""
+    changed = {name for was in before.rows for now in after.rows for name in content_changes(was, now)}
+    return tuple(name for name in (*CONTENT_FIELDS, "content_sha256") if name in changed)
+
+
 @dataclass
 class CategoryComparison:
     """Regressions and fixes of one category."""
@@ -208,6 +247,9 @@ class Comparison(CategoryComparison):
 
     new: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    #: targets in both runs whose content changed: not compared (neither paired, new nor missing)
+    changed: list[str] = field(default_factory=list)
+    changed_details: dict[str, ContentChange] = field(default_factory=dict)
     by_category: dict[str, CategoryComparison] = field(default_factory=dict)
     #: ids are bare target keys when each side held one engine, else ``<key>@<engine>``
     single_engine: bool = True
@@ -225,6 +267,8 @@ class Comparison(CategoryComparison):
         data = super().to_dict()
         mcnemar_p = data.pop("mcnemar_p")
         data.update(new=list(self.new), missing=list(self.missing), mcnemar_p=mcnemar_p)
+        data["changed"] = list(self.changed)
+        data["changed_details"] = [self.changed_details[cid].to_dict() for cid in self.changed]
         data["by_category"] = {name: cat.to_dict() for name, cat in sorted(self.by_category.items())}
         data["details"] = [change.to_dict() for change in self.details.values()]
         data["audio"] = self.audio.to_dict() if self.audio else None
@@ -265,6 +309,11 @@ def compare(baseline: Iterable[ItemResult], candidate: Iterable[ItemResult]) -> 
     clips: list[tuple[float, float, int]] = []
     for cid in sorted(before.keys() & after.keys()):
         was, now = before[cid], after[cid]
+        changed = _content_changes(was, now)
+        if changed:  # another question under the same id: its verdicts are not comparable
+            result.changed.append(cid)
+            result.changed_details[cid] = ContentChange(cid, changed, was.first, now.first)
+            continue
         category = result.by_category.setdefault(now.first.category, CategoryComparison())
         kind = classify(was, now)
         if kind == "unchanged":
@@ -364,8 +413,9 @@ def comparison_lines(comparison: Comparison, known_gaps: Iterable[str] = ()) -> 
         f"{comparison.paired} paired target(s): {len(comparison.regressions)} regression(s), "
         f"{len(comparison.fixes)} fix(es), {comparison.unchanged} unchanged"
         + (f", {len(comparison.flaky)} flaky" if comparison.flaky else "")
-        + f"; {len(comparison.new)} new, {len(comparison.missing)} missing; "
-        f"McNemar exact p = {comparison.mcnemar_p:.4g}"
+        + f"; {len(comparison.new)} new, {len(comparison.missing)} missing"
+        + (f", {len(comparison.changed)} changed since the baseline (not compared)" if comparison.changed else "")
+        + f"; McNemar exact p = {comparison.mcnemar_p:.4g}"
     ]
     for name, category in sorted(comparison.by_category.items()):
         if category.regressions or category.fixes or category.flaky:
@@ -382,6 +432,9 @@ def comparison_lines(comparison: Comparison, known_gaps: Iterable[str] = ()) -> 
         lines += ["    " + line for line in change_detail(change)]
     lines += [f"  new:       {cid}" for cid in comparison.new]
     lines += [f"  missing:   {cid}" for cid in comparison.missing]
+    for cid in comparison.changed:
+        lines.append(f"  changed since the baseline, not compared: {cid}")
+        lines.append(f"    {comparison.changed_details[cid].line()}")
     return lines + provenance_lines(comparison)
 
 

@@ -253,7 +253,9 @@ class Dashboard:
         )
         note = (
             f"{summary}, {comparison.unchanged} unchanged, {len(comparison.new)} new, "
-            f"{len(comparison.missing)} gone; McNemar exact p = {comparison.mcnemar_p:.3g}."
+            f"{len(comparison.missing)} gone"
+            + (f", {len(comparison.changed)} changed since (not compared)" if comparison.changed else "")
+            + f"; McNemar exact p = {comparison.mcnemar_p:.3g}."
         )
         provenance = [comparison.audio.line()] if comparison.audio else []
         provenance += provenance_lines(comparison)

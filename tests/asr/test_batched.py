@@ -151,20 +151,21 @@ def test_sequential_and_batched_agree_on_real_numerals_and_say_which_they_were(t
     assert any("batching" in change and "batched:4" in change for change in changes), changes
 
 
-def test_a_looping_batched_decode_keeps_its_token_budget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The clip that makes Whisper base loop on eSpeak's Mandarin (see test_whisper.py): batched,
-    # the same budget bounds it and the same flags say the text is not to be trusted.
+@pytest.mark.parametrize("clip_name", ["espeak-mandarin", "noise"])
+def test_a_looping_batched_decode_keeps_its_token_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clip_name: str
+) -> None:
+    # The decoder is made to loop (tests/support/forced_decoder.py; which audio loops by itself
+    # depends on the CPU): batched, the same budget bounds it and the same flags say the text is
+    # not to be trusted.
+    from forced_decoder import assert_a_bounded_loop, transcribe_a_forced_loop
+
     from pytest_ttsbench.asr import models
-    from pytest_ttsbench.asr.whisper import FLAG_BOUNDED, FLAG_REPETITION, window_token_budget
-    from pytest_ttsbench.audio import decode_audio
-    from pytest_ttsbench.config import EngineProfile
-    from pytest_ttsbench.engines.base import SynthesisRequest
+    from pytest_ttsbench.config import BUILTIN_PROFILES, EngineProfile
     from pytest_ttsbench.engines.espeak import EspeakEngine
 
     monkeypatch.setenv(models.CACHE_ENV, str(tmp_path))
-    espeak = EspeakEngine(EngineProfile(name="espeak", type="espeak", voice="cmn"))
-    clip = decode_audio(espeak.synthesize(SynthesisRequest(text="今天是2026年5月4日。", language="zh")).audio)
-    heard = WhisperRoute("base", batch_size=4).transcribe(clip, "zh")
+    espeak = EspeakEngine(EngineProfile(name="espeak", type="espeak", voice=BUILTIN_PROFILES["espeak"]["voice"]))
+    heard, decoder, clip = transcribe_a_forced_loop(monkeypatch, espeak, clip_name, batch_size=4)
     assert heard.details["batching"] == "batched:4"
-    assert FLAG_BOUNDED in heard.flags and FLAG_REPETITION in heard.flags, heard
-    assert int(heard.details["tokens"]) <= window_token_budget(clip.seconds)  # type: ignore[call-overload]
+    assert_a_bounded_loop(heard, decoder, clip)

@@ -244,3 +244,47 @@ def test_a_malformed_baseline_is_a_usage_error_not_an_internal_error(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*--tts-baseline: *base.jsonl*{expected}*"])
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+
+
+def test_an_item_edited_since_the_baseline_is_listed_not_blamed_on_the_voice(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The baseline heard "…2026." for an item that asked for 2026. Then the case file is edited:
+    # same id, the text now says 1999. What the voice says is unchanged (the replay still hears
+    # 2026), so the new verdict (wrong) answers another question: it must not be a regression.
+    write_project(pytester, cases={"n.yaml": PLAIN_NUMERALS})
+    pytester.runpytest("--tts-engine=replay", "--tts-results=base.jsonl", "-k", "year")
+    edited = PLAIN_NUMERALS.replace('"The plant opened in 2026."', '"The plant opened in 1999."').replace(
+        'values: ["2026"]', 'values: ["1999"]'
+    )
+    (pytester.path / "cases" / "n.yaml").write_text(edited, encoding="utf-8")
+    result = pytester.runpytest(
+        "--tts-engine=replay", "--tts-results=new.jsonl", "--tts-baseline=base.jsonl", "--tts-fail-on-regression"
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*0 paired target(s): 0 regression(s)*; 2 new, 0 missing, 1 changed since the baseline (not compared);*",
+            "    changed since the baseline, not compared: demo-numerals/year-2026",
+            "      text: 'The plant opened in 2026.' -> 'The plant opened in 1999.'; expected: *2026* -> *1999*",
+        ]
+    )
+    assert "regressed:" not in result.stdout.str()
+    gate = json.loads((pytester.path / "new.gate.json").read_text(encoding="utf-8"))
+    assert gate["baseline"]["regressions"] == [] and gate["baseline"]["changed"] == ["demo-numerals/year-2026"]
+    assert not any("regression" in reason for reason in gate["reasons"])
+    # Every row records what it measured, by content.
+    rows = [json.loads(line) for line in (pytester.path / "new.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert all(len(row["content_sha256"]) == 64 for row in rows)
+    # ttsbench compare says the same from the files alone, in text and in JSON.
+    capsys.readouterr()
+    assert ttsbench_main(["compare", str(pytester.path / "base.jsonl"), str(pytester.path / "new.jsonl")]) == 0
+    printed = capsys.readouterr().out
+    assert "  changed since the baseline, not compared: demo-numerals/year-2026" in printed
+    assert "regressed:" not in printed
+    assert (
+        ttsbench_main(["compare", str(pytester.path / "base.jsonl"), str(pytester.path / "new.jsonl"), "--json"]) == 0
+    )
+    document = json.loads(capsys.readouterr().out)
+    assert document["changed"] == ["demo-numerals/year-2026"] and document["regressions"] == []
+    (detail,) = document["changed_details"]
+    assert detail["before"]["text"] == "The plant opened in 2026." and detail["after"]["text"].endswith("1999.")
