@@ -7,10 +7,11 @@ the clip inside a user message rather than as an upload::
       routes:
         - type: chat
           name: mimo_v2_5_asr
-          base_url: http://gpu-box:8000/v1
-          model: XiaomiMiMo/MiMo-Audio-7B-Instruct
+          base_url: https://api.xiaomimimo.com/v1
+          model: mimo-v2.5-asr
+          api_key_env: MIMO_API_KEY
           prompt: "Transcribe the audio."          # optional text part after the audio; {language} = item's
-          audio_part: input_audio                   # or audio_url (a data: URL, as vLLM expects)
+          audio_part: input_audio_data_url          # input_audio (OpenAI), or audio_url (vLLM)
           extra_body: {asr_options: {language: zh}} # merged into the request body as is
           refusal_patterns: ["抱歉，我无法转写"]     # a reply matching one is a failed route
           strip_prefix: '\\s*language\\s+[^\\s<]*\\s*<asr_text>'   # the default
@@ -38,16 +39,20 @@ from pytest_ttsbench.asr.whisper import whisper_language
 from pytest_ttsbench.audio import DecodedAudio, encode_wav
 from pytest_ttsbench.messages import shorten
 
-AUDIO_PARTS = ("input_audio", "audio_url")
+# How the clip sits in the message: OpenAI's input_audio (base64 and a format), input_audio
+# holding a data: URL (Xiaomi MiMo's ASR API), or vLLM's audio_url (Qwen3-ASR).
+AUDIO_PARTS = ("input_audio", "input_audio_data_url", "audio_url")
 # The openai route's fields (connection, retries, key, prompt), less its form, plus the chat ones.
 _KEYS = (OPENAI_KEYS - {"extra_form"}) | {"audio_part", "extra_body", "refusal_patterns"}
 
 
 def audio_content(wav: bytes, audio_part: str) -> dict[str, Any]:
-    """The clip as a message content part: ``input_audio`` (OpenAI) or ``audio_url`` (a data: URL)."""
+    """The clip as a message content part, in the ``audio_part`` shape (see :data:`AUDIO_PARTS`)."""
     encoded = base64.b64encode(wav).decode("ascii")
     if audio_part == "audio_url":
         return {"type": "audio_url", "audio_url": {"url": f"data:audio/wav;base64,{encoded}"}}
+    if audio_part == "input_audio_data_url":
+        return {"type": "input_audio", "input_audio": {"data": f"data:audio/wav;base64,{encoded}"}}
     return {"type": "input_audio", "input_audio": {"data": encoded, "format": "wav"}}
 
 

@@ -73,6 +73,15 @@ def test_audio_url_sends_a_data_url_and_no_prompt_no_text_part(server: FakeServe
     assert decode_audio(base64.b64decode(part["audio_url"]["url"][len(prefix) :])).seconds == pytest.approx(0.5, abs=0.01)
 
 
+def test_input_audio_may_hold_a_data_url_as_mimo_wants(server: FakeServer) -> None:  # noqa: F811
+    server.replies.append((200, completion("航展首日")))
+    assert _route(server, audio_part="input_audio_data_url").transcribe(_clip(), "zh").text == "航展首日"
+    (part,) = server.received[0].document["messages"][0]["content"]
+    prefix = "data:audio/wav;base64,"
+    assert part["type"] == "input_audio" and part["input_audio"]["data"].startswith(prefix)
+    assert decode_audio(base64.b64decode(part["input_audio"]["data"][len(prefix) :])).seconds == pytest.approx(0.5, abs=0.01)
+
+
 def test_a_refusal_is_a_failed_route_not_a_transcript(server: FakeServer) -> None:  # noqa: F811
     server.replies.append((200, completion("抱歉，我无法转写这段音频。")))
     route = _route(server, refusal_patterns=["抱歉，我无法转写", r"(?i)^I'm sorry"])
@@ -115,7 +124,7 @@ def test_an_answer_without_content_is_an_error(server: FakeServer, reply: dict) 
     ("spec", "message"),
     [
         ({"model": None}, "field 'model' is required"),
-        ({"audio_part": "file"}, "audio_part must be one of input_audio, audio_url"),
+        ({"audio_part": "file"}, "audio_part must be one of input_audio, input_audio_data_url, audio_url"),
         ({"extra_body": ["x"]}, "extra_body must be a mapping"),
         ({"refusal_patterns": "抱歉"}, "refusal_patterns must be a list"),
         ({"refusal_patterns": ["("]}, "not a regular expression"),
