@@ -112,9 +112,7 @@ class CloneSpeech(LocalSpeech):
     models want it). ``load_model``/``generate`` are the only model-specific lines.
     """
 
-    def __init__(
-        self, reference_audio: str, reference_text: str, model_dir: str = "", device: str = "cuda"
-    ) -> None:
+    def __init__(self, reference_audio: str, reference_text: str, model_dir: str = "", device: str = "cuda") -> None:
         path = Path(reference_audio)
         if not path.is_file():
             raise FileNotFoundError(f"reference_audio {reference_audio!r} is not a file")

@@ -136,7 +136,7 @@ class ChatTranscriptionRoute(OpenAITranscriptionRoute):
 
 
 def chat_route(spec: Mapping[str, Any]) -> ChatTranscriptionRoute:
-    """The route for ``{type: chat, base_url, model, prompt, audio_part, extra_body, strip_prefix, refusal_patterns, ...}``."""
+    """The route for ``{type: chat, base_url, model, prompt, audio_part, extra_body, refusal_patterns, ...}``."""
     unknown = set(spec) - _KEYS
     if unknown:
         raise ValueError(f"chat route: unknown field(s) {', '.join(sorted(unknown))}")

@@ -14,11 +14,12 @@ Profile fields::
 
 Placeholders are replaced inside each argument, once and in one pass: ``{text_file}`` (a
 UTF-8 file holding the text), ``{text}`` (the text itself), ``{out}`` (where the program
-writes the audio), ``{lang}``, ``{voice}``, ``{item_id}`` (``suite/id``) and ``{seed}`` (the
-request's seed: ``seed:`` in the profile makes a stochastic program reproducible). Without ``{out}`` the audio is read from the
+writes the audio), ``{lang}`` and ``{voice}``. Without ``{out}`` the audio is read from the
 program's standard output. The program runs from the configuration file's folder, as an
 argument list and never through a shell, so text such as ``"; rm -rf ~"`` reaches it as one
 literal argument. A non-zero exit becomes an EngineError quoting the end of its stderr.
+``{item_id}`` (``suite/id``) and ``{seed}`` (the request's seed: ``seed:`` in the profile
+makes a stochastic program reproducible) are replaced too.
 
 With ``persistent: true`` the program is started once and answers one JSON request per line
 instead, so a local model loads once (see :mod:`pytest_ttsbench.engines.command_worker`).

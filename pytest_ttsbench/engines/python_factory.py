@@ -80,9 +80,7 @@ def _import_factory(target: str, base_dir: Path, profile_name: str) -> Callable[
     a missing dependency of the module makes the engine unavailable."""
     module_name, _, attribute = target.partition(":")
     if not module_name or not attribute:
-        raise ConfigError(
-            f"engine profile {profile_name!r}: factory must be 'package.module:callable', got {target!r}"
-        )
+        raise ConfigError(f"engine profile {profile_name!r}: factory must be 'package.module:callable', got {target!r}")
     folder = str(base_dir)
     if folder not in sys.path:
         sys.path.insert(0, folder)  # a factory module next to the configuration file imports as is
@@ -105,7 +103,7 @@ def _import_factory(target: str, base_dir: Path, profile_name: str) -> Callable[
             raise ConfigError(f"engine profile {profile_name!r}: module {module_name!r} has no {attribute!r}")
     if not callable(found):
         raise ConfigError(f"engine profile {profile_name!r}: factory {target!r} is not callable")
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 def _options_key(target: str, options: Mapping[str, Any], base_dir: Path) -> str:
@@ -148,9 +146,7 @@ def as_synthesis(result: Any) -> Synthesis:
             raise ValueError(f"'metadata' must be a mapping, got {type(metadata).__name__}")
         if isinstance(audio, (bytes, bytearray, memoryview)):
             media_type = str(result.get("media_type") or ("audio/pcm" if rate else "audio/wav"))
-            return Synthesis(
-                audio=bytes(audio), media_type=media_type, pcm_sample_rate=rate, metadata=dict(metadata)
-            )
+            return Synthesis(audio=bytes(audio), media_type=media_type, pcm_sample_rate=rate, metadata=dict(metadata))
         if audio is None:
             raise ValueError("the mapping has no 'audio'")
         return Synthesis(audio=samples_wav(audio, rate), metadata=dict(metadata))
@@ -167,9 +163,7 @@ class PythonEngine:
         self.name = profile.name
         target = profile.option("factory")
         if not isinstance(target, str) or not target.strip():
-            raise ConfigError(
-                f"engine profile {profile.name!r}: type python needs factory: 'package.module:callable'"
-            )
+            raise ConfigError(f"engine profile {profile.name!r}: type python needs factory: 'package.module:callable'")
         self.target = target.strip()
         options = profile.option("options", {})
         if not isinstance(options, Mapping) or not all(isinstance(k, str) for k in options):
@@ -205,7 +199,9 @@ class PythonEngine:
                     loaded.failure = f"factory {self.target} failed: {type(exc).__name__}: {exc}"
                 else:
                     if not callable(getattr(made, "synthesize", None)):
-                        loaded.failure = f"factory {self.target} returned {type(made).__name__}, which has no synthesize()"
+                        loaded.failure = (
+                            f"factory {self.target} returned {type(made).__name__}, which has no synthesize()"
+                        )
                     else:
                         loaded.synthesizer = made
             if loaded.failure is not None:

@@ -70,7 +70,9 @@ def test_audio_url_sends_a_data_url_and_no_prompt_no_text_part(server: FakeServe
     assert part["type"] == "audio_url"
     prefix = "data:audio/wav;base64,"
     assert part["audio_url"]["url"].startswith(prefix)
-    assert decode_audio(base64.b64decode(part["audio_url"]["url"][len(prefix) :])).seconds == pytest.approx(0.5, abs=0.01)
+    assert decode_audio(base64.b64decode(part["audio_url"]["url"][len(prefix) :])).seconds == pytest.approx(
+        0.5, abs=0.01
+    )
 
 
 def test_input_audio_may_hold_a_data_url_as_mimo_wants(server: FakeServer) -> None:  # noqa: F811
@@ -79,13 +81,15 @@ def test_input_audio_may_hold_a_data_url_as_mimo_wants(server: FakeServer) -> No
     (part,) = server.received[0].document["messages"][0]["content"]
     prefix = "data:audio/wav;base64,"
     assert part["type"] == "input_audio" and part["input_audio"]["data"].startswith(prefix)
-    assert decode_audio(base64.b64decode(part["input_audio"]["data"][len(prefix) :])).seconds == pytest.approx(0.5, abs=0.01)
+    assert decode_audio(base64.b64decode(part["input_audio"]["data"][len(prefix) :])).seconds == pytest.approx(
+        0.5, abs=0.01
+    )
 
 
 def test_a_refusal_is_a_failed_route_not_a_transcript(server: FakeServer) -> None:  # noqa: F811
     server.replies.append((200, completion("抱歉，我无法转写这段音频。")))
     route = _route(server, refusal_patterns=["抱歉，我无法转写", r"(?i)^I'm sorry"])
-    with pytest.raises(AsrError, match="declined to transcribe.*抱歉，我无法转写这段音频"):
+    with pytest.raises(AsrError, match=r"declined to transcribe.*抱歉，我无法转写这段音频"):
         route.transcribe(_clip(), "zh")
     server.replies.append((200, completion("language Chinese<asr_text>抱歉，我无法转写。")))
     with pytest.raises(AsrError, match="declined"):  # matched after the prefix comes off

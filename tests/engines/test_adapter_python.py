@@ -76,7 +76,8 @@ def test_a_failure_is_an_engine_error_with_secrets_redacted(project: Path, monke
 
 def test_a_factory_that_fails_fails_every_item_and_is_not_called_again(tmp_path: Path) -> None:
     (tmp_path / "broken_model.py").write_text(
-        "CALLS = []\ndef load(**options):\n    CALLS.append(1)\n    raise MemoryError('CUDA out of memory')\n", encoding="utf-8"
+        "CALLS = []\ndef load(**options):\n    CALLS.append(1)\n    raise MemoryError('CUDA out of memory')\n",
+        encoding="utf-8",
     )
     engine = create_engine(profile(tmp_path, factory="broken_model:load"))
     for item in ("s/a", "s/b"):
@@ -261,8 +262,10 @@ def test_the_recipes_factories_run_in_the_engine(tmp_path: Path, monkeypatch, fa
     (tmp_path / "recipe_espeak.py").write_text(RECIPE_STAND_INS, encoding="utf-8")
     (tmp_path / "ref.wav").write_bytes(as_synthesis((np.zeros(1600), 16000)).audio)
     monkeypatch.chdir(tmp_path)  # the clone recipe reads its reference clip from where pytest runs
-    engine = create_engine(EngineProfile(name="recipe", type="python", voice="en-us",
-                                         options={"factory": factory, "options": options}, base_dir=tmp_path))  # fmt: skip
+    options = {"factory": factory, "options": options}
+    engine = create_engine(
+        EngineProfile(name="recipe", type="python", voice="en-us", options=options, base_dir=tmp_path)
+    )
     made = engine.synthesize(SynthesisRequest("The plant opened in 2026.", "en", "en-us", "s/i", seed=5))
     assert decode_audio(made.audio).seconds > 0.5
     assert made.metadata["seed"] == 5 and made.metadata["model"] in ("MBZUAI/speecht5_tts_clartts_ar", "v3")
@@ -273,9 +276,12 @@ def test_the_recipes_factories_run_in_the_engine(tmp_path: Path, monkeypatch, fa
 
 def test_the_clone_recipe_names_a_missing_reference_clip(tmp_path: Path) -> None:
     shutil.copy(RECIPES, tmp_path / "local_models.py")
-    options = {"factory": "local_models:CloneSpeech", "options": {"reference_audio": "missing.wav", "reference_text": "x"}}
+    options = {
+        "factory": "local_models:CloneSpeech",
+        "options": {"reference_audio": "missing.wav", "reference_text": "x"},
+    }
     engine = create_engine(EngineProfile(name="clone", type="python", options=options, base_dir=tmp_path))
-    with pytest.raises(EngineError, match="FileNotFoundError: reference_audio 'missing.wav' is not a file"):
+    with pytest.raises(EngineError, match=r"FileNotFoundError: reference_audio 'missing\.wav' is not a file"):
         engine.synthesize(SynthesisRequest("Hello.", "en", item_id="s/i"))
     engine.close()
     sys.modules.pop("local_models", None)

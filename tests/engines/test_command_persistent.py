@@ -43,7 +43,8 @@ WORKER = textwrap.dedent(
             f.write(json.dumps(request) + "\\n")
         text = request["text"]
         if "CRASH" in text and once("crashed"):
-            sys.stderr.write("Segmentation fault in the vocoder; token=" + os.environ.get("TTSBENCH_TEST_TTS_KEY", "") + "\\n")
+            token = os.environ.get("TTSBENCH_TEST_TTS_KEY", "")
+            sys.stderr.write("Segmentation fault in the vocoder; token=" + token + "\\n")
             sys.stderr.flush()
             os._exit(3)
         if "HANG" in text and once("hung"):
@@ -158,7 +159,7 @@ def test_bad_persistent_options(tmp_path, worker, options, match):
 
 
 def test_a_persistent_command_takes_no_placeholders(tmp_path, worker):
-    with pytest.raises(ConfigError, match="takes no placeholders|take no placeholders"):
+    with pytest.raises(ConfigError, match="its arguments take no placeholders"):
         make(tmp_path, [sys.executable, str(worker), "{text}"], persistent=True)
 
 
