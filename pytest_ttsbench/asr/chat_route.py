@@ -14,7 +14,7 @@ the clip inside a user message rather than as an upload::
           audio_part: input_audio_data_url          # input_audio (OpenAI), or audio_url (vLLM)
           extra_body: {asr_options: {language: zh}} # merged into the request body as is
           refusal_patterns: ["抱歉，我无法转写"]     # a reply matching one is a failed route
-          strip_prefix: '\\s*language\\s+[^\\s<]*\\s*<asr_text>'   # the default
+          strip_prefix: '\\s*language\\s+[^<\\n]{0,40}<asr_text>'   # the default
 
 The body is ``{model, messages: [{role: user, content: [<audio part>, <text part>]}],
 temperature: 0}`` plus ``extra_body``; the first choice's ``message.content`` is the reply. A

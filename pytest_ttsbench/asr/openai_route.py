@@ -60,7 +60,7 @@ _KEYS = frozenset(
     }
 )
 # What Qwen3-ASR (and MiMo) put before the transcript: the language it heard, then a tag.
-DEFAULT_STRIP_PREFIX = r"\s*language\s+[^\s<]*\s*<asr_text>"
+DEFAULT_STRIP_PREFIX = r"\s*language\s+[^<\n]{0,40}<asr_text>"
 
 
 def compile_prefix(pattern: str | None, route: str) -> re.Pattern[str] | None:

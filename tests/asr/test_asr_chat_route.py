@@ -4,11 +4,13 @@ inside the user message, the reply in choices[0].message.content."""
 from __future__ import annotations
 
 import base64
+import json
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_asr_openai_route import KEY, FakeServer, _clip, server  # noqa: F401  (server is the fixture)
+from plugin_projects import NEWS, read_jsonl
+from test_asr_openai_route import KEY, FakeServer, Received, _clip, server  # noqa: F401  (server is the fixture)
 
 from pytest_ttsbench.asr.base import AsrError
 from pytest_ttsbench.asr.chat_route import ChatTranscriptionRoute
@@ -151,7 +153,7 @@ def test_the_run_header_records_how_the_route_decodes() -> None:
     assert facts["extra_body"] == {"asr_options": {"itn": False}} and facts["refusal_patterns"] == ["抱歉"]
 
 
-_LANGUAGE_NAMES = st.sampled_from(["Chinese", "English", "Thai", "Arabic", "Cantonese", "None"])
+_LANGUAGE_NAMES = st.sampled_from(["Chinese", "English", "Thai", "Arabic", "Cantonese", "None", "Min Nan"])
 _TRANSCRIPTS = st.text(min_size=1, max_size=40).filter(lambda t: t.strip() and not t.lstrip().startswith("language"))
 
 
@@ -163,3 +165,46 @@ def test_the_default_prefix_comes_off_any_transcript(name: str, transcript: str,
         transcript.strip(), f"{space}language {name}<asr_text>"
     )  # fmt: skip
     assert without_prefix(transcript, pattern) == (transcript.strip(), None)  # nothing else is touched
+
+
+EN_CASES = """\
+suite: chat-numerals
+language: en
+scorer: numbers
+items:
+  - {id: year, category: years, text: "It opened in 2026.", expect: {values: ["2026"]}}
+"""
+
+
+def test_in_a_run_the_prefix_comes_off_and_a_refusal_is_a_failed_route(
+    pytester: pytest.Pytester,
+    server: FakeServer,  # noqa: F811
+) -> None:
+    """eSpeak NG speaks both items; the server, told the language in the prompt, refuses the Chinese clip."""
+
+    def answer(request: Received) -> tuple[int, dict]:
+        prompt = request.document["messages"][0]["content"][1]["text"]
+        if prompt.endswith("zh"):
+            return 200, completion("抱歉，我无法转写这段音频。")
+        return 200, completion("language English<asr_text>It opened in 2026.")
+
+    server.answer = answer
+    for name, body in {"en.yaml": EN_CASES, "zh.yaml": NEWS}.items():
+        (pytester.path / "cases").mkdir(exist_ok=True)
+        (pytester.path / "cases" / name).write_text(body, encoding="utf-8")
+    route = {
+        "type": "chat", "name": "mimo_v2_5_asr", "base_url": server.url, "model": "mimo-v2.5-asr",
+        "prompt": "Transcribe verbatim, language {language}", "extra_body": {"asr_options": {"language": "auto"}},
+        "refusal_patterns": ["无法转写"], "max_retries": 0,
+    }  # fmt: skip
+    engine = {"type": "espeak", "voice": {"en": "en-us", "zh": "cmn"}}
+    config = {"asr": {"routes": [route]}, "engines": {"espeak": engine}}
+    (pytester.path / "ttsbench.yaml").write_text(json.dumps(config), encoding="utf-8")
+    pytester.runpytest_subprocess("--tts-engine=espeak", "--tts-results=r.jsonl")
+    rows = {row["suite"]: row for row in read_jsonl(pytester.path / "r.jsonl")}
+    assert rows["chat-numerals"]["verdict"] == "correct"
+    assert rows["chat-numerals"]["transcripts"] == {"mimo_v2_5_asr": "It opened in 2026."}
+    news = [row for row in read_jsonl(pytester.path / "r.jsonl") if row["suite"] == "demo-news"]
+    assert news and all(row["verdict"] == "error" and not row["transcripts"] for row in news)
+    assert all("declined to transcribe" in row["error"] for row in news)
+    assert {json.dumps(r.document["asr_options"]) for r in server.received} == {'{"language": "auto"}'}

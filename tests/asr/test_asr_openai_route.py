@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from email.message import Message
 from email.parser import BytesParser
@@ -39,6 +39,8 @@ class FakeServer:
 
     url: str
     replies: list[tuple[int, dict | str]] = field(default_factory=list)
+    # Without scripted replies: the reply chosen from the request (a run's requests come in any order).
+    answer: Callable[[Received], tuple[int, dict | str]] | None = None
     received: list[Received] = field(default_factory=list)
 
 
@@ -79,7 +81,8 @@ def server() -> Iterator[FakeServer]:
                     document=document,
                 )
             )
-            status, reply, *extra = state.replies.pop(0) if state.replies else (200, {"text": "default"})
+            default = state.answer(state.received[-1]) if state.answer else (200, {"text": "default"})
+            status, reply, *extra = state.replies.pop(0) if state.replies else default
             data = json.dumps(reply).encode() if isinstance(reply, dict) else reply.encode()
             self.send_response(status)
             for name, value in (extra[0] if extra else {}).items():
