@@ -33,8 +33,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_ttsbench.asr.base import Transcription
-from pytest_ttsbench.asr.openai_route import _KEYS as OPENAI_KEYS
-from pytest_ttsbench.asr.openai_route import DEFAULT_STRIP_PREFIX, OpenAITranscriptionRoute, without_prefix
+from pytest_ttsbench.asr.openai_route import DEFAULT_STRIP_PREFIX, ROUTE_KEYS, OpenAITranscriptionRoute
 from pytest_ttsbench.asr.whisper import whisper_language
 from pytest_ttsbench.audio import DecodedAudio, encode_wav
 from pytest_ttsbench.messages import shorten
@@ -43,7 +42,7 @@ from pytest_ttsbench.messages import shorten
 # holding a data: URL (Xiaomi MiMo's ASR API), or vLLM's audio_url (Qwen3-ASR).
 AUDIO_PARTS = ("input_audio", "input_audio_data_url", "audio_url")
 # The openai route's fields (connection, retries, key, prompt), less its form, plus the chat ones.
-_KEYS = (OPENAI_KEYS - {"extra_form"}) | {"audio_part", "extra_body", "refusal_patterns"}
+_KEYS = (ROUTE_KEYS - {"extra_form"}) | {"audio_part", "extra_body", "refusal_patterns"}
 
 
 def audio_content(wav: bytes, audio_part: str) -> dict[str, Any]:
@@ -112,27 +111,19 @@ class ChatTranscriptionRoute(OpenAITranscriptionRoute):
     def transcribe(self, audio: DecodedAudio, language: str) -> Transcription:
         headers = {**self._headers(), "Content-Type": "application/json"}
         body = json.dumps(self._body(audio, language), ensure_ascii=False).encode("utf-8")
-        client = self._http()
-        result = client.request("POST", self.path, headers=headers, content=body)
-        try:
-            document: Any = json.loads(result.body)
-        except ValueError:
-            raise client.error(f"answer is not JSON: {shorten(client.redact_text(result.body), 200)!r}") from None
+        document, result = self._post(headers, body)
         reply = reply_text(document)
         if reply is None:
             shown = shorten(self._redact(json.dumps(document, ensure_ascii=False)), 200)
-            raise client.error(f"answer has no choices[0].message.content: {shown}")
-        text, prefix = without_prefix(self._redact(reply), self.strip_prefix)
+            raise self._http().error(f"answer has no choices[0].message.content: {shown}")
+        text, _ = self._text(reply)
         for refusal in self.refusals:
             if refusal.search(text):
-                raise client.error(
+                raise self._http().error(
                     f"the model declined to transcribe (reply matches refusal pattern {refusal.pattern!r}): "
                     f"{shorten(text, 200)!r}"
                 )
-        details: dict[str, object] = {"model": self.model, "url": self.url, "attempts": result.attempts}
-        if prefix is not None:
-            details["stripped_prefix"] = prefix
-        return Transcription(text=text, seconds=result.wall_seconds, details=details)
+        return self._transcription(reply, result, None)  # no language is sent: the model says none
 
 
 def chat_route(spec: Mapping[str, Any]) -> ChatTranscriptionRoute:

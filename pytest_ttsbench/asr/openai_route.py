@@ -34,7 +34,7 @@ import httpx
 from pytest_ttsbench.asr.base import AsrError, Transcription
 from pytest_ttsbench.asr.whisper import whisper_language
 from pytest_ttsbench.audio import DecodedAudio, encode_wav
-from pytest_ttsbench.httpclient import ClientOptions, HttpClient, ProviderPolicy
+from pytest_ttsbench.httpclient import ClientOptions, HttpClient, HttpResult, ProviderPolicy
 from pytest_ttsbench.limits import MAX_TRANSCRIPT_BYTES
 from pytest_ttsbench.messages import shorten
 from pytest_ttsbench.redaction import Redactor
@@ -42,7 +42,7 @@ from pytest_ttsbench.redaction import Redactor
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "whisper-1"
 _PATH = "/audio/transcriptions"
-_KEYS = frozenset(
+ROUTE_KEYS = frozenset(
     {
         "type",
         "name",
@@ -164,22 +164,34 @@ class OpenAITranscriptionRoute:
         )
         body = upload.read()
         headers["Content-Type"] = upload.headers["content-type"]
+        document, result = self._post(headers, body)
+        text = document.get("text") if isinstance(document, Mapping) else None
+        if not isinstance(text, str):
+            shown = shorten(self._redact(json.dumps(document)), 200)
+            raise self._http().error(f"answer has no 'text' string: {shown}")
+        return self._transcription(text, result, form["language"])
+
+    def _post(self, headers: dict[str, str], body: bytes) -> tuple[Any, HttpResult]:
+        """POST ``body`` (retried by the shared client) and parse the answer as JSON."""
         client = self._http()
         result = client.request("POST", self.path, headers=headers, content=body)
         try:
-            document: Any = json.loads(result.body)
+            return json.loads(result.body), result
         except ValueError:
             # Redacted before it is shortened: a cut key would no longer match.
             raise client.error(f"answer is not JSON: {shorten(client.redact_text(result.body), 200)!r}") from None
-        text = document.get("text") if isinstance(document, Mapping) else None
-        if not isinstance(text, str):
-            raise client.error(f"answer has no 'text' string: {shorten(self._redact(json.dumps(document)), 200)}")
-        # A server that echoes the key must not put it in a transcript.
-        text, prefix = without_prefix(self._redact(text), self.strip_prefix)
+
+    def _text(self, reply: str) -> tuple[str, str | None]:
+        """The reply redacted (a server that echoes the key must not put it in a transcript) and
+        without its ``strip_prefix``; and the prefix removed."""
+        return without_prefix(self._redact(reply), self.strip_prefix)
+
+    def _transcription(self, reply: str, result: HttpResult, language: str | None) -> Transcription:
+        text, prefix = self._text(reply)
         details: dict[str, object] = {"model": self.model, "url": self.url, "attempts": result.attempts}
         if prefix is not None:
             details["stripped_prefix"] = prefix
-        return Transcription(text=text, seconds=result.wall_seconds, language=form["language"], details=details)
+        return Transcription(text=text, seconds=result.wall_seconds, language=language, details=details)
 
     def close(self) -> None:
         if self._client is not None:
@@ -203,7 +215,7 @@ def _form_fields(extra: Mapping[str, Any] | None) -> dict[str, str]:
 
 def openai_route(spec: Mapping[str, Any]) -> OpenAITranscriptionRoute:
     """The route for ``{type: openai, base_url, model, api_key_env, name, timeout_s, max_retries, ...}``."""
-    unknown = set(spec) - _KEYS
+    unknown = set(spec) - ROUTE_KEYS
     if unknown:
         raise ValueError(f"openai route: unknown field(s) {', '.join(sorted(unknown))}")
     return OpenAITranscriptionRoute(**{k: v for k, v in spec.items() if k != "type" and v is not None})
