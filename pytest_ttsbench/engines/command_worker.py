@@ -98,6 +98,7 @@ class PersistentWorker:
         self._proc: subprocess.Popen[bytes] | None = None
         self._lines: queue.Queue[object] = queue.Queue()
         self._stderr = bytearray()
+        self._stderr_reader: threading.Thread | None = None
         self._fresh = False
 
     def _start(self) -> subprocess.Popen[bytes]:
@@ -113,7 +114,8 @@ class PersistentWorker:
         )
         assert proc.stdout is not None and proc.stderr is not None
         threading.Thread(target=_read_lines, args=(proc.stdout, self._lines), daemon=True).start()
-        threading.Thread(target=_drain_tail, args=(proc.stderr, self._stderr), daemon=True).start()
+        self._stderr_reader = threading.Thread(target=_drain_tail, args=(proc.stderr, self._stderr), daemon=True)
+        self._stderr_reader.start()
         self.starts += 1
         self._fresh = True
         return proc
@@ -131,6 +133,9 @@ class PersistentWorker:
         with contextlib.suppress(OSError, ValueError):
             if proc.stdin is not None:
                 proc.stdin.close()
+        if self._stderr_reader is not None:
+            # The group is gone, so its stderr closes: what it printed last is read before it is quoted.
+            self._stderr_reader.join(timeout=2)
         return code
 
     def stderr_tail(self, limit: int = 500) -> str:
@@ -142,9 +147,22 @@ class PersistentWorker:
         stderr = f"; stderr: {tail!r}" if tail else ""
         return WorkerFailure(f"{why}; the worker was stopped and restarts for the next item{stderr}")
 
+    def _stale_output_ended(self) -> bool:
+        """Drop lines printed since the last answer (an extra line must not answer the next item);
+        True when among them the worker's output ended."""
+        while True:
+            try:
+                line = self._lines.get_nowait()
+            except queue.Empty:
+                return False
+            if line is _EOF:
+                return True
+
     def ask(self, request: Mapping[str, Any]) -> WorkerAnswer:
         """Send one request and wait for its answer line; raises :class:`WorkerFailure` (worker stopped)."""
         with self._lock:
+            if self._proc is not None and self._stale_output_ended():
+                self._stop()  # it closed its output after the last answer: it is no longer serving
             if self._proc is None or self._proc.poll() is not None:
                 self._stop()
                 try:
@@ -169,9 +187,11 @@ class PersistentWorker:
                     self._stop()
                     raise self._fail(f"no answer within the deadline ({self.timeout_s:g} s, timeout_s)") from None
                 if line is _EOF:
-                    code = proc.wait(timeout=5) if proc.poll() is None else proc.returncode
-                    self._stop()
-                    raise self._fail(f"the worker exited (status {code}) before answering")
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        proc.wait(timeout=2)  # its stdout closed: it is exiting
+                    code = self._stop()
+                    status = f"status {code}" if code is not None else "its output closed"
+                    raise self._fail(f"the worker exited ({status}) before answering")
                 assert isinstance(line, bytes)
                 if len(line) > MAX_ANSWER_BYTES:
                     self._stop()
