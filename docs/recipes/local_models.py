@@ -97,10 +97,11 @@ class ArtstSpeech(LocalSpeech):
             speech = self.model.generate_speech(inputs["input_ids"], self.speaker, vocoder=self.vocoder)
         return speech.cpu().numpy()
 
-    def cache_identity(self) -> dict[str, Any]:
-        """Cache only with a pinned revision: a moving checkpoint name says nothing about the weights."""
+    def cache_identity(self) -> dict[str, Any] | None:
+        """Cached only with a pinned revision (None: never): a moving checkpoint name says nothing
+        about the weights behind it."""
         if not self.revision:
-            raise ValueError("set options.revision (a commit of the checkpoint) to cache ArTST's audio")
+            return None
         return {"checkpoint": self.checkpoint, "revision": self.revision, "vocoder": self.vocoder_name}
 
 

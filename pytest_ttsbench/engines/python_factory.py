@@ -183,6 +183,8 @@ class PythonEngine:
             self._loaded.users += 1
         self._key = key
         self._closed = False
+        self._asked_identity = False
+        self._known_identity: dict[str, Any] | None = None
 
     def _error(self, message: str) -> EngineError:
         text = redact_known(self.redact(f"python profile {self.name!r}: {message}"))
@@ -208,18 +210,29 @@ class PythonEngine:
                 raise self._error(loaded.failure)
             return loaded.synthesizer
 
+    def _identity(self) -> dict[str, Any] | None:
+        """The object's ``cache_identity()``, asked once; None when it has none, returns none or fails."""
+        if self._asked_identity:
+            return self._known_identity
+        try:
+            declared = getattr(self._synthesizer(), "cache_identity", None)
+            identity = declared() if callable(declared) else None
+        except Exception:  # a model that cannot say what decides its audio is not cached, never a crash
+            identity = None
+        usable = isinstance(identity, Mapping) and len(identity) > 0
+        self._known_identity = (
+            {"factory": self.target, **identity} if isinstance(identity, Mapping) and usable else None
+        )
+        self._asked_identity = True
+        return self._known_identity
+
     @property
     def cacheable(self) -> bool:
         """Only an object that says what decides its audio (``cache_identity``) is ever cached."""
-        try:
-            synthesizer = self._synthesizer()
-        except EngineError:
-            return False  # its items fail in synthesize, with the reason
-        return callable(getattr(synthesizer, "cache_identity", None))
+        return self._identity() is not None
 
     def cache_identity(self) -> dict[str, Any]:
-        identity = self._synthesizer().cache_identity()
-        return {"factory": self.target, **dict(identity)}
+        return self._identity() or {"factory": self.target}
 
     def synthesize(self, request: SynthesisRequest) -> Synthesis:
         synthesizer = self._synthesizer()

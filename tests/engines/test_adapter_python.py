@@ -262,12 +262,14 @@ def test_the_recipes_factories_run_in_the_engine(tmp_path: Path, monkeypatch, fa
     (tmp_path / "recipe_espeak.py").write_text(RECIPE_STAND_INS, encoding="utf-8")
     (tmp_path / "ref.wav").write_bytes(as_synthesis((np.zeros(1600), 16000)).audio)
     monkeypatch.chdir(tmp_path)  # the clone recipe reads its reference clip from where pytest runs
-    options = {"factory": factory, "options": options}
+    profile_options = {"factory": factory, "options": options}
     engine = create_engine(
-        EngineProfile(name="recipe", type="python", voice="en-us", options=options, base_dir=tmp_path)
+        EngineProfile(name="recipe", type="python", voice="en-us", options=profile_options, base_dir=tmp_path)
     )
     made = engine.synthesize(SynthesisRequest("The plant opened in 2026.", "en", "en-us", "s/i", seed=5))
     assert decode_audio(made.audio).seconds > 0.5
+    # ArTST with a pinned revision may be cached; the clone recipe never is.
+    assert engine.cacheable is ("revision" in options)
     assert made.metadata["seed"] == 5 and made.metadata["model"] in ("MBZUAI/speecht5_tts_clartts_ar", "v3")
     engine.close()
     for name in ("recipe_espeak", "local_models"):
@@ -285,3 +287,22 @@ def test_the_clone_recipe_names_a_missing_reference_clip(tmp_path: Path) -> None
         engine.synthesize(SynthesisRequest("Hello.", "en", item_id="s/i"))
     engine.close()
     sys.modules.pop("local_models", None)
+
+
+@pytest.mark.parametrize(
+    "identity",
+    ["return None", "return {}", "raise RuntimeError('no revision pinned')"],
+    ids=["none", "empty", "raises"],
+)
+def test_an_identity_that_says_nothing_or_fails_means_not_cached(tmp_path: Path, identity: str) -> None:
+    (tmp_path / "vague_model.py").write_text(
+        "class Model:\n"
+        "    def synthesize(self, request):\n        return b'RIFF'\n"
+        f"    def cache_identity(self):\n        {identity}\n"
+        "def load(**options):\n    return Model()\n",
+        encoding="utf-8",
+    )
+    engine = create_engine(profile(tmp_path, factory="vague_model:load"))
+    assert engine.cacheable is False
+    engine.close()
+    sys.modules.pop("vague_model", None)
