@@ -487,7 +487,12 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]
     """
     bench: BenchSession = session.config.stash[BENCH_KEY]
     recorder = bench.recorder
-    if bench.config.is_worker or not bench.config.engine_names:
+    if bench.config.is_worker:
+        # Before xdist reports this worker finished: the controller may end the process then, and
+        # a local model's close() (engines/python_factory.py) must still run.
+        bench.close_engines()
+        return (yield)
+    if not bench.config.engine_names:
         return (yield)
     if recorder.results:
         bench.write_header()  # complete now: every case file and language of the run is known

@@ -88,7 +88,13 @@ def route_facts(spec: Mapping[str, Any], route_name: str) -> dict[str, Any]:
     kind = str(spec.get("type", "whisper"))
     facts: dict[str, Any] = {"name": route_name, "type": kind}
     if kind == "whisper":
-        from pytest_ttsbench.asr.whisper import BATCH_AUTO, WhisperRoute, batching_mode, resolve_batch_size
+        from pytest_ttsbench.asr.whisper import (
+            BATCH_AUTO,
+            WINDOW_SECONDS,
+            WhisperRoute,
+            batching_mode,
+            resolve_batch_size,
+        )
 
         defaults = WhisperRoute()
         device = spec.get("device", defaults.device)
@@ -100,6 +106,10 @@ def route_facts(spec: Mapping[str, Any], route_name: str) -> dict[str, Any]:
             device=device,
             temperatures=list(defaults.temperatures),
             language="forced to the item's language",
+            # What a pinned recognizer's decoding is compared on: faster-whisper transcribes (never
+            # translates) in Whisper's fixed 30 s windows.
+            task="transcribe",
+            window_seconds=WINDOW_SECONDS,
             batching=batching_mode(batch_size),
         )
     else:

@@ -256,6 +256,12 @@ class BenchSession:
         write_header(header_path(config.results_path), header)
         self.recorder.collected.header = header
 
+    def close_engines(self) -> None:
+        """Close the engines and routes now (a local model's ``close()`` runs), once."""
+        if self._evaluator is not None:
+            self._evaluator.close()
+            self._evaluator = None
+
     def close(self) -> None:
         # Only a session that ran (it wrote rows, or reached its gate) has a run to describe; one refused
         # at configuration (an existing results file, say) must not touch what is there.

@@ -9,8 +9,11 @@ whisper.cpp's server), so one route covers a cloud recognizer and a GPU box down
         - {type: openai, model: gpt-4o-transcribe, api_key_env: OPENAI_API_KEY}
 
 The clip goes up as a 16-bit WAV in a multipart form with ``model``, ``language`` (the item's
-primary language subtag, as Whisper names it) and ``response_format=json``; the answer's
-``text`` is the transcript. The key, when there is one, is read from the environment variable
+primary language subtag, as Whisper names it) and ``response_format=json``, plus the fields of
+``extra_form`` (FunASR's server wants ``use_itn: false`` to decode as a benchmark did); the
+answer's ``text`` is the transcript, less a leading match of ``strip_prefix`` (a regex; by
+default ``language Chinese<asr_text>``, which Qwen3-ASR servers put before the text; ``""``
+strips nothing). The key, when there is one, is read from the environment variable
 named by ``api_key_env`` at the first transcription and scrubbed from every message.
 
 Requests go through the shared HTTP client (:mod:`pytest_ttsbench.httpclient`): transient
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,7 +34,7 @@ import httpx
 from pytest_ttsbench.asr.base import AsrError, Transcription
 from pytest_ttsbench.asr.whisper import whisper_language
 from pytest_ttsbench.audio import DecodedAudio, encode_wav
-from pytest_ttsbench.httpclient import ClientOptions, HttpClient, ProviderPolicy
+from pytest_ttsbench.httpclient import ClientOptions, HttpClient, HttpResult, ProviderPolicy
 from pytest_ttsbench.limits import MAX_TRANSCRIPT_BYTES
 from pytest_ttsbench.messages import shorten
 from pytest_ttsbench.redaction import Redactor
@@ -38,7 +42,7 @@ from pytest_ttsbench.redaction import Redactor
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "whisper-1"
 _PATH = "/audio/transcriptions"
-_KEYS = frozenset(
+ROUTE_KEYS = frozenset(
     {
         "type",
         "name",
@@ -51,8 +55,30 @@ _KEYS = frozenset(
         "retry_max_wait_s",
         "prompt",
         "temperature",
+        "extra_form",
+        "strip_prefix",
     }
 )
+# What Qwen3-ASR (and MiMo) put before the transcript: the language it heard, then a tag.
+DEFAULT_STRIP_PREFIX = r"\s*language\s+[^<\n]{0,40}<asr_text>"
+
+
+def compile_prefix(pattern: str | None, route: str) -> re.Pattern[str] | None:
+    """``strip_prefix`` as a regex matched at the start of a reply (None or ``""``: strip nothing)."""
+    if not pattern:
+        return None
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"{route} route: strip_prefix {pattern!r} is not a regular expression: {exc}") from None
+
+
+def without_prefix(text: str, prefix: re.Pattern[str] | None) -> tuple[str, str | None]:
+    """The reply with a leading ``prefix`` match removed, and what was removed (None: nothing)."""
+    found = prefix.match(text) if prefix is not None else None
+    if found is None or not found.group(0):
+        return text.strip(), None
+    return text[found.end() :].strip(), found.group(0)
 
 
 class OpenAITranscriptionRoute:
@@ -61,6 +87,9 @@ class OpenAITranscriptionRoute:
     Requests go through the shared :class:`~pytest_ttsbench.httpclient.HttpClient`, so this
     route retries exactly as the engine adapters do (and honours ``Retry-After``).
     """
+
+    kind = "openai"
+    path = _PATH
 
     def __init__(
         self,
@@ -74,15 +103,19 @@ class OpenAITranscriptionRoute:
         retry_max_wait_s: float = 20.0,
         prompt: str | None = None,
         temperature: float | None = None,
+        extra_form: Mapping[str, Any] | None = None,
+        strip_prefix: str | None = DEFAULT_STRIP_PREFIX,
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
-            raise ValueError(f"openai route: base_url must be an http(s) URL, got {base_url!r}")
-        self.url = base_url.rstrip("/") + _PATH
+            raise ValueError(f"{self.kind} route: base_url must be an http(s) URL, got {base_url!r}")
+        self.url = base_url.rstrip("/") + self.path
         self.model = model
         self.api_key_env = api_key_env
-        self.name = name or f"openai:{model}"
+        self.name = name or f"{self.kind}:{model}"
         self.prompt = prompt
         self.temperature = temperature
+        self.extra_form = _form_fields(extra_form)
+        self.strip_prefix = compile_prefix(strip_prefix, self.kind)
         self.options = ClientOptions(
             base_url=base_url.rstrip("/"),
             timeout_s=float(timeout_s),
@@ -113,12 +146,12 @@ class OpenAITranscriptionRoute:
             form["prompt"] = self.prompt
         if self.temperature is not None:
             form["temperature"] = str(self.temperature)
-        return form
+        return {**form, **self.extra_form}
 
     def _http(self) -> HttpClient:
         if self._client is None:
             label = f"ASR route {self.name!r} ({self.url})"
-            policy = ProviderPolicy("openai-transcriptions")
+            policy = ProviderPolicy(f"{self.kind}-transcriptions")
             self._client = HttpClient(self.options, policy, self._redact, label=label, error_type=AsrError)
         return self._client
 
@@ -131,22 +164,34 @@ class OpenAITranscriptionRoute:
         )
         body = upload.read()
         headers["Content-Type"] = upload.headers["content-type"]
+        document, result = self._post(headers, body)
+        text = document.get("text") if isinstance(document, Mapping) else None
+        if not isinstance(text, str):
+            shown = shorten(self._redact(json.dumps(document)), 200)
+            raise self._http().error(f"answer has no 'text' string: {shown}")
+        return self._transcription(text, result, form["language"])
+
+    def _post(self, headers: dict[str, str], body: bytes) -> tuple[Any, HttpResult]:
+        """POST ``body`` (retried by the shared client) and parse the answer as JSON."""
         client = self._http()
-        result = client.request("POST", _PATH, headers=headers, content=body)
+        result = client.request("POST", self.path, headers=headers, content=body)
         try:
-            document: Any = json.loads(result.body)
+            return json.loads(result.body), result
         except ValueError:
             # Redacted before it is shortened: a cut key would no longer match.
             raise client.error(f"answer is not JSON: {shorten(client.redact_text(result.body), 200)!r}") from None
-        text = document.get("text") if isinstance(document, Mapping) else None
-        if not isinstance(text, str):
-            raise client.error(f"answer has no 'text' string: {shorten(self._redact(json.dumps(document)), 200)}")
-        return Transcription(
-            text=self._redact(text).strip(),  # a server that echoes the key must not put it in a transcript
-            seconds=result.wall_seconds,
-            language=form["language"],
-            details={"model": self.model, "url": self.url, "attempts": result.attempts},
-        )
+
+    def _text(self, reply: str) -> tuple[str, str | None]:
+        """The reply redacted (a server that echoes the key must not put it in a transcript) and
+        without its ``strip_prefix``; and the prefix removed."""
+        return without_prefix(self._redact(reply), self.strip_prefix)
+
+    def _transcription(self, reply: str, result: HttpResult, language: str | None) -> Transcription:
+        text, prefix = self._text(reply)
+        details: dict[str, object] = {"model": self.model, "url": self.url, "attempts": result.attempts}
+        if prefix is not None:
+            details["stripped_prefix"] = prefix
+        return Transcription(text=text, seconds=result.wall_seconds, language=language, details=details)
 
     def close(self) -> None:
         if self._client is not None:
@@ -154,9 +199,23 @@ class OpenAITranscriptionRoute:
             self._client = None
 
 
+def _form_fields(extra: Mapping[str, Any] | None) -> dict[str, str]:
+    """``extra_form`` as form fields: scalars only (true/false as the lowercase words servers parse)."""
+    if extra is None:
+        return {}
+    if not isinstance(extra, Mapping):
+        raise ValueError("openai route: extra_form must be a mapping of form field → value")
+    fields: dict[str, str] = {}
+    for key, value in extra.items():
+        if key == "file" or isinstance(value, (Mapping, list, tuple)) or value is None:
+            raise ValueError(f"openai route: extra_form field {key!r} must be a string, number or boolean")
+        fields[str(key)] = str(value).lower() if isinstance(value, bool) else str(value)
+    return fields
+
+
 def openai_route(spec: Mapping[str, Any]) -> OpenAITranscriptionRoute:
     """The route for ``{type: openai, base_url, model, api_key_env, name, timeout_s, max_retries, ...}``."""
-    unknown = set(spec) - _KEYS
+    unknown = set(spec) - ROUTE_KEYS
     if unknown:
         raise ValueError(f"openai route: unknown field(s) {', '.join(sorted(unknown))}")
     return OpenAITranscriptionRoute(**{k: v for k, v in spec.items() if k != "type" and v is not None})

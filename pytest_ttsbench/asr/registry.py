@@ -9,6 +9,7 @@ engine profile) may instead list several routes, each transcribing every clip::
         - {type: whisper, model: tiny.en, name: tiny}
         - {type: openai, base_url: http://gpu-box:8000/v1, model: whisper-large-v3}   # asr/openai_route.py
         - {type: command, name: mine, command: [my-asr, "{audio}", "{lang}"]}        # asr/command_route.py
+        - {type: chat, base_url: http://gpu-box:8000/v1, model: mimo-asr}            # asr/chat_route.py
 
 A third-party package adds a route type with a factory taking the spec mapping::
 
@@ -36,6 +37,7 @@ ROUTES: Registry[RouteFactory] = Registry(
         "whisper": "pytest_ttsbench.asr.registry:whisper_route",
         "openai": "pytest_ttsbench.asr.openai_route:openai_route",
         "command": "pytest_ttsbench.asr.command_route:command_route",
+        "chat": "pytest_ttsbench.asr.chat_route:chat_route",
     },
 )
 

@@ -18,6 +18,11 @@ writes the audio), ``{lang}`` and ``{voice}``. Without ``{out}`` the audio is re
 program's standard output. The program runs from the configuration file's folder, as an
 argument list and never through a shell, so text such as ``"; rm -rf ~"`` reaches it as one
 literal argument. A non-zero exit becomes an EngineError quoting the end of its stderr.
+``{item_id}`` (``suite/id``) and ``{seed}`` (the request's seed: ``seed:`` in the profile
+makes a stochastic program reproducible) are replaced too.
+
+With ``persistent: true`` the program is started once and answers one JSON request per line
+instead, so a local model loads once (see :mod:`pytest_ttsbench.engines.command_worker`).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from typing import TYPE_CHECKING
 from pytest_ttsbench.bounded_process import run_bounded
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
+from pytest_ttsbench.engines.command_worker import WorkerFailure, persistent_worker, synthesize_with_worker
 from pytest_ttsbench.limits import DEFAULT_MAX_AUDIO_BYTES
 from pytest_ttsbench.redaction import Redactor
 
@@ -42,7 +48,7 @@ if TYPE_CHECKING:
 CONTROLS: tuple[str, ...] = ("voice", "command arguments")
 EXPORT_FORMATS: tuple[str, ...] = ("whatever the program writes: wav, pcm or another decodable format",)
 
-PLACEHOLDER = re.compile(r"\{(text_file|text|out|lang|voice)\}")
+PLACEHOLDER = re.compile(r"\{(text_file|text|out|lang|voice|item_id|seed)\}")
 DEFAULT_TIMEOUT_S = 120.0
 STDERR_TAIL_CHARS = 2000
 
@@ -95,6 +101,8 @@ class CommandEngine:
         # scrubbed from anything it prints back.
         key = os.environ.get(profile.api_key_env, "") if profile.api_key_env else ""
         self.redact = Redactor([key])
+        argv = [self.program, *self.argv[1:]]
+        self.worker = persistent_worker(profile, argv, self.cwd, self.timeout_s, self.redact, PLACEHOLDER.search)
 
     def _resolve(self, program: str) -> str:
         """The program's path: relative paths from the config folder, bare names from PATH."""
@@ -114,6 +122,21 @@ class CommandEngine:
 
     def synthesize(self, request: SynthesisRequest) -> Synthesis:
         voice = request.voice or self.profile.voice_for(request.language) or ""
+        if self.worker is not None:
+            try:
+                audio, metadata, seconds = synthesize_with_worker(
+                    self.worker, request, voice, self.out_suffix, self.max_audio_bytes
+                )
+            except WorkerFailure as exc:
+                raise self._error(str(exc)) from None
+            return Synthesis(
+                audio=audio,
+                media_type=self.media_type,
+                pcm_sample_rate=self.pcm_sample_rate,
+                first_byte_seconds=seconds,
+                # The seed went to the program in every request (its own metadata may say otherwise).
+                metadata={"seed": request.seed, **metadata, "total_seconds": round(seconds, 6), "voice": voice or None},
+            )
         with tempfile.TemporaryDirectory(prefix="ttsbench-cmd-") as work:
             text_file = Path(work) / "text.txt"
             text_file.write_text(request.text, encoding="utf-8")
@@ -124,6 +147,8 @@ class CommandEngine:
                 "out": str(out),
                 "lang": request.language,
                 "voice": voice,
+                "item_id": request.item_id,
+                "seed": "" if request.seed is None else str(request.seed),
             }
             argv = [self.program, *substitute(self.argv[1:], values)]
             stdout, first_byte, seconds = self._run(argv)
@@ -146,11 +171,18 @@ class CommandEngine:
             media_type=self.media_type,
             pcm_sample_rate=self.pcm_sample_rate,
             first_byte_seconds=first_byte,
-            metadata={"total_seconds": round(seconds, 6), "exit_code": 0, "voice": voice or None},
+            metadata={
+                "total_seconds": round(seconds, 6),
+                "exit_code": 0,
+                "voice": voice or None,
+                **({"seed": request.seed} if any("{seed}" in arg for arg in self.argv) else {}),
+            },
         )
 
     def close(self) -> None:
-        """Nothing stays open between items: each synthesis runs its own process in its own folder."""
+        """A persistent worker is ended; otherwise nothing stays open between items."""
+        if self.worker is not None:
+            self.worker.close()
 
     def _run(self, argv: list[str]) -> tuple[bytes, float | None, float]:
         """Run the program; (stdout, seconds to its first stdout byte, total seconds)."""

@@ -30,6 +30,7 @@ ENGINES: Registry[EngineFactory] = Registry(
         "espeak": "pytest_ttsbench.engines.espeak:EspeakEngine",
         "piper": "pytest_ttsbench.engines.piper:PiperEngine",
         "command": "pytest_ttsbench.engines.command:CommandEngine",
+        "python": "pytest_ttsbench.engines.python_factory:PythonEngine",
         "openai": "pytest_ttsbench.engines.openai:OpenAIEngine",
         "azure": "pytest_ttsbench.engines.azure:AzureEngine",
         "google": "pytest_ttsbench.engines.google:GoogleEngine",

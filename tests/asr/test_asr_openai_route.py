@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from email.message import Message
 from email.parser import BytesParser
 from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 import numpy as np
 import pytest
@@ -29,6 +30,7 @@ class Received:
     file_name: str | None
     file_type: str | None
     file_bytes: bytes
+    document: Any = None  # a JSON body (the chat route's), parsed
 
 
 @dataclass
@@ -37,6 +39,8 @@ class FakeServer:
 
     url: str
     replies: list[tuple[int, dict | str]] = field(default_factory=list)
+    # Without scripted replies: the reply chosen from the request (a run's requests come in any order).
+    answer: Callable[[Received], tuple[int, dict | str]] | None = None
     received: list[Received] = field(default_factory=list)
 
 
@@ -61,7 +65,11 @@ def server() -> Iterator[FakeServer]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers["Content-Length"]))
-            fields, upload = _parse_multipart(self.headers["Content-Type"], body)
+            document = None
+            if self.headers["Content-Type"] == "application/json":  # chat completions
+                document, fields, upload = json.loads(body.decode("utf-8")), {}, None
+            else:
+                fields, upload = _parse_multipart(self.headers["Content-Type"], body)
             state.received.append(
                 Received(
                     path=self.path,
@@ -70,9 +78,11 @@ def server() -> Iterator[FakeServer]:
                     file_name=upload.get_filename() if upload else None,
                     file_type=upload.get_content_type() if upload else None,
                     file_bytes=upload.get_payload(decode=True) if upload else b"",
+                    document=document,
                 )
             )
-            status, reply, *extra = state.replies.pop(0) if state.replies else (200, {"text": "default"})
+            default = state.answer(state.received[-1]) if state.answer else (200, {"text": "default"})
+            status, reply, *extra = state.replies.pop(0) if state.replies else default
             data = json.dumps(reply).encode() if isinstance(reply, dict) else reply.encode()
             self.send_response(status)
             for name, value in (extra[0] if extra else {}).items():
@@ -243,3 +253,46 @@ def test_an_answer_larger_than_a_transcript_is_an_error(server: FakeServer) -> N
     server.replies.append((200, "x" * (MAX_TRANSCRIPT_BYTES + 10)))
     with pytest.raises(AsrError, match="response larger than"):
         _route(server, max_retries=0).transcribe(_clip(), "en")
+
+
+def test_extra_form_fields_arrive_with_the_upload(server: FakeServer) -> None:
+    """FunASR's OpenAI-compatible server decodes as the benchmark did only with its own form fields."""
+    server.replies.append((200, {"text": "歼二十"}))
+    extra = {"use_itn": False, "hotword": "歼二十 运二十", "beam_size": 1}
+    _route(server, model="paraformer-zh", extra_form=extra).transcribe(_clip(), "zh")
+    assert server.received[0].fields == {
+        "model": "paraformer-zh", "language": "zh", "response_format": "json",
+        "use_itn": "false", "hotword": "歼二十 运二十", "beam_size": "1",
+    }  # fmt: skip
+    assert server.received[0].file_name == "clip.wav"
+
+
+@pytest.mark.parametrize(
+    ("spec", "reply", "heard"),
+    [
+        ({}, "language Chinese<asr_text>航展首日，歼二十亮相。", "航展首日，歼二十亮相。"),
+        ({}, " language English<asr_text> In 2026.", "In 2026."),
+        ({}, "In 2026, language English<asr_text> stays.", "In 2026, language English<asr_text> stays."),
+        ({"strip_prefix": r"<\|[a-z]+\|>"}, "<|zh|>歼二十", "歼二十"),
+        ({"strip_prefix": ""}, "language Chinese<asr_text>歼二十", "language Chinese<asr_text>歼二十"),
+    ],
+)
+def test_strip_prefix(server: FakeServer, spec: dict, reply: str, heard: str) -> None:
+    server.replies.append((200, {"text": reply}))
+    transcription = _route(server, **spec).transcribe(_clip(), "zh")
+    assert transcription.text == heard
+    assert ("stripped_prefix" in transcription.details) == (heard != reply.strip())
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ({"extra_form": ["use_itn"]}, "extra_form must be a mapping"),
+        ({"extra_form": {"options": {"a": 1}}}, "extra_form field 'options' must be a string"),
+        ({"extra_form": {"file": "x"}}, "extra_form field 'file'"),
+        ({"strip_prefix": "("}, "strip_prefix '\\(' is not a regular expression"),
+    ],
+)
+def test_bad_new_fields(spec: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        create_route({"type": "openai", **spec})
