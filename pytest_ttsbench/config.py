@@ -49,6 +49,8 @@ _PROFILE_SCHEMA = {
         # generations per item for a stochastic voice (see gating/repeats.py)
         "repeats": {"type": "integer", "minimum": 1},
         "languages": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+        # this engine's clips may decode to at most this many seconds (limits.max_clip_seconds otherwise)
+        "max_clip_seconds": {"type": "number", "exclusiveMinimum": 0},
     },
 }
 
