@@ -16,6 +16,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+# The HTML report draws its charts with matplotlib, first imported inside a pytester run and
+# dropped when it ends; a second in-process run with --html could not import it again (see
+# tests/conftest.py). Imported here, it stays loaded.
+import matplotlib.figure  # noqa: F401
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
