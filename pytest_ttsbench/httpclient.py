@@ -344,6 +344,10 @@ class HttpClient:
         """The caller's error type, labelled with the engine or route, every known secret scrubbed."""
         return self.error_type(self._redact(f"{self.label}: {message}"))
 
+    def _error(self, message: str, redact: Redactor) -> Exception:
+        """:meth:`error`, also scrubbed of the credentials one request sent."""
+        return self.error_type(redact(f"{self.label}: {message}"))
+
     def url(self, path: str) -> str:
         return self.options.base_url + path
 
@@ -379,12 +383,18 @@ class HttpClient:
         """
         reasons: list[str] = []
         overall = _Overall(self.options.overall_deadline_s)
+        # Whatever credential this request sends, in a header or the query, is scrubbed from its
+        # messages. Values given for one request only (a signed download URL's signature) are
+        # not learnt for the whole run: thousands of one-off values would slow every later scrub.
+        # Keys given to the constructor are learnt process-wide (see __init__).
+        sent = [*(headers or {}).items(), *(params or {}).items()]
+        redact = self._redact.with_secrets(s for name, value in sent for s in header_secrets(name, value))
         attempts_stop = stop_after_attempt(self.options.max_retries + 1)
 
         def note(state: RetryCallState) -> None:
             exc = state.outcome.exception() if state.outcome else None
             if exc is not None:
-                reasons.append(self._redact(str(exc)))
+                reasons.append(redact(str(exc)))
 
         def stop(state: RetryCallState) -> bool:
             if attempts_stop(state):
@@ -398,14 +408,9 @@ class HttpClient:
         )
         started = time.perf_counter()
         url = httpx.URL(self.url(path), params=params or None)
-        # Whatever credential the adapter sends, in a header or the query, is scrubbed from
-        # every message and, through KNOWN_SECRETS, from results, reports and logs.
-        for name, value in [*(headers or {}).items(), *(params or {}).items()]:
-            for secret in header_secrets(name, value):
-                self._redact.add(secret)
         last: _Retryable | None = None
         try:
-            result = retrying(self._attempt, method, url, dict(headers or {}), content or b"", sign, overall)
+            result = retrying(self._attempt, method, url, dict(headers or {}), content or b"", sign, overall, redact)
         except _Retryable as exc:
             last = exc
         if last is not None:
@@ -416,7 +421,7 @@ class HttpClient:
                 if overall.out_of_time
                 else ""
             )
-            raise self.error(f"{last.reason} (gave up after {attempts} attempts{why})")
+            raise self._error(f"{last.reason} (gave up after {attempts} attempts{why})", redact)
         result.attempts = retrying.statistics.get("attempt_number", 1)
         result.retry_reasons = reasons
         result.wall_seconds = time.perf_counter() - started
@@ -430,14 +435,14 @@ class HttpClient:
         content: bytes,
         sign: Signer | None,
         overall: _Overall,
+        redact: Redactor,
     ) -> HttpResult:
         with self._semaphore:
             self._rate.wait()
             send_headers = sign(method, str(url), dict(headers), content) if sign else headers
-            # A signature is made anew for every attempt: scrubbed from this attempt's messages,
-            # not learnt for the rest of the run (thousands of one-off values).
+            # A signature is made anew for every attempt: scrubbed from this attempt's messages only.
             signed = [s for k, v in send_headers.items() if k not in headers for s in header_secrets(k, v)]
-            redact = self._redact.with_secrets(signed) if signed else self._redact
+            redact = redact.with_secrets(signed) if signed else redact
             request = self._client.build_request(method, url, headers=send_headers, content=content or None)
             now = time.monotonic()
             overall.begin(now)
@@ -460,7 +465,7 @@ class HttpClient:
                 except httpx.TransportError as exc:
                     raise _Retryable(f"connection failed: {type(exc).__name__}: {exc}") from None
                 except httpx.RequestError as exc:
-                    raise self.error(f"request failed: {type(exc).__name__}: {exc}") from None
+                    raise self._error(f"request failed: {type(exc).__name__}: {exc}", redact) from None
                 try:
                     for chunk in response.iter_bytes():
                         if not chunk:
@@ -471,7 +476,7 @@ class HttpClient:
                         size += len(chunk)
                         arrivals.append((now, size))
                         if size > self.options.max_response_bytes:
-                            raise self.error(f"response larger than {self.options.max_response_bytes} bytes")
+                            raise self._error(f"response larger than {self.options.max_response_bytes} bytes", redact)
                         chunks.append(chunk)
                 except httpx.TimeoutException:
                     raise _Retryable(
@@ -480,7 +485,7 @@ class HttpClient:
                 except httpx.TransportError as exc:
                     raise _Retryable(f"body cut short after {size} bytes: {type(exc).__name__}: {exc}") from None
                 except httpx.RequestError as exc:
-                    raise self.error(f"reading the body failed: {type(exc).__name__}: {exc}") from None
+                    raise self._error(f"reading the body failed: {type(exc).__name__}: {exc}", redact) from None
                 finally:
                     response.close()
             total = time.perf_counter() - start
@@ -501,21 +506,24 @@ class HttpClient:
     def _fail(
         self, status: int, headers: httpx.Headers, body: bytes, throttled: bool, redact: Redactor | None = None
     ) -> None:
+        redact = redact or self._redact
         # Redact first: the message below quotes only the body's start.
-        body = _scrubbed(body, redact or self._redact)
+        body = _scrubbed(body, redact)
         if 300 <= status < 400:
-            raise self.error(f"HTTP {status}: unexpected redirect to {headers.get('location', '(no location)')}")
-        message = f"HTTP {status}: {self.policy.message(status, headers, body)}"
+            location = headers.get("location", "(no location)")
+            raise self._error(f"HTTP {status}: unexpected redirect to {location}", redact)
+        message = redact(f"HTTP {status}: {self.policy.message(status, headers, body)}")
         should = headers.get("x-should-retry", "").lower()  # OpenAI's explicit hint wins when present
         retryable = throttled or status in _RETRY_STATUSES or (status >= 500 and status != 501)
         if should in ("true", "false"):
             retryable = should == "true"
         if not retryable:
-            raise self.error(message)
+            raise self._error(message, redact)
         delay = parse_retry_after(headers)
         if delay is not None and delay > self.options.retry_max_wait_s:
-            raise self.error(
+            raise self._error(
                 f"{message} (the provider asked to wait {delay:g} s, more than retry_max_wait_s "
-                f"{self.options.retry_max_wait_s:g} s)"
+                f"{self.options.retry_max_wait_s:g} s)",
+                redact,
             )
         raise _Retryable(message, delay)

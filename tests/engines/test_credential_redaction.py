@@ -75,7 +75,9 @@ def echoing() -> Iterator[EchoingServer]:
 
 def _client(url: str, headers: dict[str, str]) -> HttpClient:
     options = ClientOptions(base_url=url, timeout_s=5, max_retries=0)
-    return HttpClient(options, ProviderPolicy("test"), Redactor(), label="test", error_type=EngineError, headers=headers)
+    return HttpClient(
+        options, ProviderPolicy("test"), Redactor(), label="test", error_type=EngineError, headers=headers
+    )
 
 
 def _error_of(client: HttpClient, **request: Any) -> str:
@@ -108,7 +110,9 @@ def test_a_credential_sent_with_one_request_is_scrubbed(echoing: EchoingServer) 
 @given(
     header=st.sampled_from(CREDENTIAL_HEADERS) | st.from_regex(r"\AX-[A-Z][a-z]{1,8}-(Key|Token|Secret)\Z"),
     scheme=st.sampled_from(["", "Bearer ", "Token ", "Basic "]),
-    secret=st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~", min_size=12, max_size=48),
+    secret=st.text(
+        alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~", min_size=12, max_size=48
+    ),
     user=st.sampled_from(["apikey", "u", "service-account"]),
 )
 def test_no_credential_header_leaks_into_the_error(
