@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -21,6 +22,9 @@ from plugin_projects import read_jsonl, write_cloud_echo_project
 from tts_providers import FakeOpenAI, Fault
 
 from pytest_ttsbench import httpclient
+from pytest_ttsbench.asr.base import AsrError
+from pytest_ttsbench.asr.registry import create_route
+from pytest_ttsbench.audio import DecodedAudio
 from pytest_ttsbench.engines.base import EngineError
 from pytest_ttsbench.httpclient import ClientOptions, HttpClient, ProviderPolicy
 from pytest_ttsbench.redaction import Redactor
@@ -58,6 +62,16 @@ def test_a_server_that_never_finishes_is_cut_at_the_deadline(server: Misbehaving
     http.close()
     assert "0.5 s deadline" in str(info.value)
     assert elapsed < WELL_BEFORE_THE_PLAY_ENDS
+
+
+def test_a_server_that_stops_reading_the_upload_is_cut_at_the_deadline(server: MisbehavingServer) -> None:
+    """The deadline covers sending too: 20 MB to a server that reads only the headers fills the socket."""
+    http = client(server.url)
+    started = time.monotonic()
+    with pytest.raises(EngineError, match="deadline"):
+        http.request("POST", "/silent/0.05/1", content=bytes(20 * 1024 * 1024))
+    http.close()
+    assert time.monotonic() - started < WELL_BEFORE_THE_PLAY_ENDS
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -109,6 +123,21 @@ def test_a_retry_whose_wait_would_end_past_the_overall_deadline_is_not_made(
         fake.stop()
     assert f"overall deadline of {http.options.overall_deadline_s:g} s" in str(info.value)
     assert len(fake.requests) == 3
+
+
+def test_the_asr_openai_route_has_the_same_deadline() -> None:
+    """A recognizer behind the OpenAI transcription API that trickles its answer fails the route in time."""
+    server = MisbehavingServer(PLAYS["trickle_body"], interval=0.1).start()
+    route = create_route({"type": "openai", "base_url": server.url + "/v1", "timeout_s": 0.5, "max_retries": 0})
+    clip = DecodedAudio(np.zeros(16_000, np.float32), 16_000, 16_000, 1, "wav", 2)
+    started = time.monotonic()
+    try:
+        with pytest.raises(AsrError, match=r"0.5 s deadline.*timeout_s"):
+            route.transcribe(clip, "en")
+    finally:
+        route.close()
+        server.stop()
+    assert time.monotonic() - started < WELL_BEFORE_THE_PLAY_ENDS
 
 
 def test_the_overall_deadline_is_every_attempt_and_every_wait() -> None:
