@@ -1,7 +1,10 @@
 """Audio decoding and the checks every clip must pass before it reaches ASR.
 
 Everything an engine returns is decoded with PyAV (which faster-whisper already depends on)
-into mono float32 samples at the ASR's rate. Headerless 16-bit PCM is wrapped first. The
+into mono float32 samples at the ASR's rate. Headerless 16-bit PCM is wrapped first. Decoding
+stops at ``max_seconds`` (:data:`~pytest_ttsbench.limits.DEFAULT_MAX_CLIP_SECONDS` unless told
+otherwise), counted while the frames come out, so memory stays bounded whatever the container's
+header claims: :func:`decode_audio` is the one decoder, and every caller gets the limit. The
 checks catch failures that need no ASR at all: undecodable bodies, empty or silent clips, and
 clips far too short for their text (an engine that deletes digits before synthesis).
 """
@@ -16,6 +19,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
+from pytest_ttsbench.limits import DEFAULT_MAX_CLIP_SECONDS
 from pytest_ttsbench.wav import pcm16_wav
 
 ASR_SAMPLE_RATE = 16_000
@@ -23,6 +27,18 @@ ASR_SAMPLE_RATE = 16_000
 
 class AudioDecodeError(ValueError):
     """The bytes are not audio we can decode; the message says what they looked like."""
+
+
+class ClipTooLong(AudioDecodeError):
+    """The clip decodes to more than the limit; decoding stopped there."""
+
+    def __init__(self, limit: float, claimed: float | None = None) -> None:
+        claim = f" (its header claims {claimed:,.0f} s)" if claimed else ""
+        super().__init__(
+            f"the clip decodes to more than {limit:g} s of audio{claim}, the limit (max_clip_seconds); "
+            "decoding stopped there"
+        )
+        self.limit = limit
 
 
 @dataclass(frozen=True)
@@ -77,10 +93,14 @@ def wav_shortfall(body: bytes) -> tuple[int, int] | None:
     return None
 
 
-def decode_pcm16(data: bytes, sample_rate: int, target_rate: int = ASR_SAMPLE_RATE) -> DecodedAudio:
-    """Decode headerless signed 16-bit little-endian mono PCM."""
+def decode_pcm16(
+    data: bytes, sample_rate: int, target_rate: int = ASR_SAMPLE_RATE, max_seconds: float = DEFAULT_MAX_CLIP_SECONDS
+) -> DecodedAudio:
+    """Decode headerless signed 16-bit little-endian mono PCM (ClipTooLong past ``max_seconds``)."""
     import numpy as np
 
+    if len(data) / 2 / sample_rate > max_seconds:
+        raise ClipTooLong(max_seconds)
     if len(data) % 2:
         data = data[:-1]
     samples = np.frombuffer(data, dtype="<i2").astype(np.float32) / 32768.0
@@ -109,12 +129,20 @@ def resample(samples: np.ndarray, source_rate: int, target_rate: int) -> np.ndar
     return np.concatenate(chunks).astype(np.float32) if chunks else np.zeros(0, np.float32)
 
 
-def decode_audio(data: bytes, pcm_sample_rate: int | None = None, target_rate: int = ASR_SAMPLE_RATE) -> DecodedAudio:
-    """Decode any container PyAV reads (WAV, MP3, OGG, FLAC…) or headerless PCM to mono at ``target_rate``."""
+def decode_audio(
+    data: bytes,
+    pcm_sample_rate: int | None = None,
+    target_rate: int = ASR_SAMPLE_RATE,
+    max_seconds: float = DEFAULT_MAX_CLIP_SECONDS,
+) -> DecodedAudio:
+    """Decode any container PyAV reads (WAV, MP3, OGG, FLAC…) or headerless PCM to mono at ``target_rate``.
+
+    Raises :class:`ClipTooLong` as soon as the frames decoded pass ``max_seconds``.
+    """
     if not data:
         raise AudioDecodeError("empty body: the engine returned no audio bytes")
     if pcm_sample_rate is not None:
-        return decode_pcm16(data, pcm_sample_rate, target_rate)
+        return decode_pcm16(data, pcm_sample_rate, target_rate, max_seconds)
     import av
     import numpy as np
 
@@ -129,7 +157,11 @@ def decode_audio(data: bytes, pcm_sample_rate: int | None = None, target_rate: i
             sample_width = codec.format.bytes if codec.format is not None else None
             resampler = av.AudioResampler(format="flt", layout="mono", rate=target_rate)
             chunks: list[np.ndarray] = []
+            decoded = 0.0  # seconds, at each frame's own rate: counted before anything is kept
             for frame in container.decode(stream):
+                decoded += frame.samples / (frame.sample_rate or source_rate or target_rate)
+                if decoded > max_seconds:
+                    raise ClipTooLong(max_seconds, container.duration / av.time_base if container.duration else None)
                 for out in resampler.resample(frame):
                     chunks.append(out.to_ndarray().reshape(-1))
             for out in resampler.resample(None):
@@ -151,8 +183,10 @@ def is_playable(prefix: bytes, pcm_sample_rate: int | None = None) -> bool:
     """
     if pcm_sample_rate is not None:
         return len(prefix) >= 2
-    try:
-        return decode_audio(prefix, None).samples.size > 0
+    try:  # one frame is enough to know: decoding stops at the first millisecond
+        return decode_audio(prefix, None, max_seconds=0.001).samples.size > 0
+    except ClipTooLong:
+        return True
     except AudioDecodeError:
         return False
 

@@ -1,4 +1,4 @@
-"""Running a program with its output bounded: a timeout, a cap on standard output, the end of standard error.
+"""Running a program with its output bounded: a deadline, a cap on standard output, the end of standard error.
 
 Shared by the ``command`` engine and the ``command`` ASR route. The program runs without a
 shell, in its own process group, so a timeout or an over-size output ends its children too.
@@ -7,16 +7,14 @@ shell, in its own process group, so a timeout or an over-size output ends its ch
 from __future__ import annotations
 
 import contextlib
-import io
 import os
+import selectors
 import signal
 import subprocess
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, cast
 
 from pytest_ttsbench.limits import MAX_STDERR_BYTES
 
@@ -42,8 +40,15 @@ def run_bounded(
     cwd: str | Path | None = None,
     env: Mapping[str, str] | None = None,
 ) -> ProcessOutcome:
-    """Run ``argv``; raises OSError when it cannot start (the caller words the message)."""
+    """Run ``argv``; raises OSError when it cannot start (the caller words the message).
+
+    ``timeout_s`` is a deadline for the whole run: the program must have exited and closed its
+    output by then. A program that exits but leaves a child holding its pipes open (a daemon
+    that escaped its process group) would otherwise keep the read waiting; at the deadline its
+    group is killed and the pipes are let go, whoever still holds them.
+    """
     start = time.perf_counter()
+    due = time.monotonic() + timeout_s
     proc = subprocess.Popen(
         list(argv),
         cwd=cwd,
@@ -54,58 +59,64 @@ def run_bounded(
         start_new_session=True,  # its own process group, so killing it ends its children too
     )
     assert proc.stdout is not None and proc.stderr is not None
-    stderr_tail = bytearray()
-    reader = threading.Thread(target=_drain_tail, args=(proc.stderr, stderr_tail), daemon=True)
-    reader.start()
-    timed_out = threading.Event()
-
-    def kill() -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-
-    def on_timeout() -> None:
-        timed_out.set()
-        kill()
-
-    timer = threading.Timer(timeout_s, on_timeout)
-    timer.start()
+    stdout, stderr = proc.stdout.fileno(), proc.stderr.fileno()
     chunks: list[bytes] = []
+    stderr_tail = bytearray()
     size = 0
     first: float | None = None
-    too_large = False
+    too_large = timed_out = False
+    selector = selectors.DefaultSelector()
+    selector.register(stdout, selectors.EVENT_READ)
+    selector.register(stderr, selectors.EVENT_READ)
     try:
-        # The stdout pipe is a BufferedReader: read1 returns as soon as some bytes arrive.
-        while chunk := cast(io.BufferedReader, proc.stdout).read1(65536):
-            if first is None:
-                first = time.perf_counter() - start
-            size += len(chunk)
-            if size > max_stdout_bytes:
-                too_large = True
-                kill()
+        # Both pipes in one loop, so a full stderr pipe never blocks the program and no read
+        # ever waits past the deadline.
+        while selector.get_map():
+            left = due - time.monotonic()
+            if left <= 0:
+                timed_out = True
                 break
-            chunks.append(chunk)
+            for key, _ in selector.select(left):
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    selector.unregister(key.fd)
+                elif key.fd == stderr:
+                    stderr_tail.extend(chunk)
+                    del stderr_tail[: max(len(stderr_tail) - MAX_STDERR_BYTES, 0)]
+                else:
+                    if first is None:
+                        first = time.perf_counter() - start
+                    size += len(chunk)
+                    if size > max_stdout_bytes:
+                        too_large = True
+                        break
+                    chunks.append(chunk)
+            if too_large:
+                break
+        if not (too_large or timed_out):
+            try:  # the pipes are closed: the program has until the deadline to exit
+                proc.wait(timeout=max(due - time.monotonic(), 0.0))
+            except subprocess.TimeoutExpired:
+                timed_out = True
+        if too_large or timed_out:
+            _kill_group(proc.pid)
         code = proc.wait()
     finally:
-        timer.cancel()
+        selector.close()
         proc.stdout.close()
-    reader.join(timeout=5)
+        proc.stderr.close()
     return ProcessOutcome(
-        code=None if (too_large or timed_out.is_set()) else code,
+        code=None if (too_large or timed_out) else code,
         stdout=b"" if too_large else b"".join(chunks),
         stderr=bytes(stderr_tail),
         first_byte_seconds=first,
         seconds=time.perf_counter() - start,
-        timed_out=timed_out.is_set(),
+        timed_out=timed_out,
         too_large=too_large,
     )
 
 
-def _drain_tail(stream: IO[bytes], tail: bytearray) -> None:
-    """Read a pipe to its end (a full pipe would block the program), keeping only its last bytes."""
-    try:
-        while chunk := stream.read(65536):
-            tail.extend(chunk)
-            if len(tail) > MAX_STDERR_BYTES:
-                del tail[: len(tail) - MAX_STDERR_BYTES]
-    finally:
-        stream.close()
+def _kill_group(pid: int) -> None:
+    # The program leads its group (start_new_session), so this ends it and the children that stayed.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)

@@ -22,6 +22,7 @@ from typing import Any
 from pytest_ttsbench.limits import LIMITS_SCHEMA, Limits
 from pytest_ttsbench.messages import shorten
 from pytest_ttsbench.quality.measures import DNSMOS_WINDOWINGS
+from pytest_ttsbench.redaction import url_credentials_in
 from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml
 
 CONFIG_FILE = "ttsbench.yaml"
@@ -54,6 +55,8 @@ _PROFILE_SCHEMA = {
         # generations per item for a stochastic voice (see gating/repeats.py)
         "repeats": {"type": "integer", "minimum": 1},
         "languages": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+        # this engine's clips may decode to at most this many seconds (limits.max_clip_seconds otherwise)
+        "max_clip_seconds": {"type": "number", "exclusiveMinimum": 0},
     },
 }
 
@@ -182,6 +185,9 @@ def load_settings(rootdir: Path) -> Settings:
         first = errors[0]
         path = ".".join(str(p) for p in first.absolute_path) or "(top level)"
         raise ConfigError(f"{where}: field {path}: {shorten(first.message)}")
+    credentials = url_credentials_in(raw)
+    if credentials:  # refused before anything is sent: secrets only come from the environment
+        raise ConfigError(f"{where}: field {credentials[0]}: {credentials[1]}")
     profiles: dict[str, EngineProfile] = {}
     merged = {**BUILTIN_PROFILES, **raw.get("engines", {})}
     for name, spec in merged.items():

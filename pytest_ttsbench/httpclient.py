@@ -2,7 +2,11 @@
 
 One :class:`HttpClient` per engine profile or ASR route holds an ``httpx.Client`` and enforces
 
-* connect and read timeouts (``connect_timeout_s``, ``timeout_s``);
+* a total deadline per attempt (``timeout_s``): connect, TLS, headers and body together, however
+  slowly the server trickles them (:mod:`pytest_ttsbench.http_deadline`); connecting alone may
+  take at most ``connect_timeout_s``;
+* an overall deadline for a request and its retries (:attr:`ClientOptions.overall_deadline_s`):
+  each attempt gets at most what is left of it, and no retry is made whose wait would end past it;
 * retries with exponential backoff and jitter (tenacity) on 408, 429, 5xx but 501, connection
   errors, timeouts, bodies cut short, and provider throttling signals that use another status
   (Polly's HTTP 400 ``ThrottlingException``); OpenAI's ``x-should-retry`` hint wins when given.
@@ -14,7 +18,10 @@ One :class:`HttpClient` per engine profile or ASR route holds an ``httpx.Client`
 * time to the first body byte and total time, measured while streaming with ``iter_bytes``.
 
 Failures are raised as the caller's own error type (``EngineError`` for engines, ``AsrError``
-for routes), every message passed through the caller's :class:`Redactor` first.
+for routes), every message passed through the caller's :class:`Redactor` first. The redactor
+learns every credential the client sends, whatever the adapter called the header
+(:func:`~pytest_ttsbench.redaction.header_secrets`); a ``base_url`` with credentials in it
+(``https://user:pass@host``) is refused.
 """
 
 from __future__ import annotations
@@ -34,7 +41,8 @@ from typing import Any
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
-from pytest_ttsbench.redaction import Redactor
+from pytest_ttsbench.http_deadline import deadline, install_deadlines
+from pytest_ttsbench.redaction import Redactor, header_secrets, url_credentials_message, url_secrets
 
 USER_AGENT = "pytest-ttsbench"
 
@@ -56,6 +64,21 @@ class ClientOptions:
     concurrency: int = 4
     requests_per_second: float | None = None
     max_response_bytes: int = 200 * 1024 * 1024
+
+    def __post_init__(self) -> None:
+        # Userinfo would go out as Basic auth and come back in any message that quotes the URL.
+        problem = url_credentials_message(self.base_url)
+        if problem:
+            raise ValueError(problem)
+
+    @property
+    def overall_deadline_s(self) -> float:
+        """The most one request may take, its retries and the waits between them included.
+
+        Every attempt may take ``timeout_s`` and every wait ``retry_max_wait_s``, so this is
+        their sum; the client enforces it as a deadline of its own (see :meth:`HttpClient.request`).
+        """
+        return (self.max_retries + 1) * self.timeout_s + self.max_retries * self.retry_max_wait_s
 
 
 # --- provider policy -------------------------------------------------------------------------
@@ -253,6 +276,29 @@ class _Retryable(Exception):
 _RETRY_STATUSES = frozenset({408, 429})
 
 
+class _Overall:
+    """One request's overall deadline, counted from the start of its first attempt."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.at: float | None = None
+        self.out_of_time = False  # retries stopped because the next wait would end past the deadline
+
+    def begin(self, now: float) -> None:
+        if self.at is None:  # after the semaphore: time queued behind other requests is not this one's
+            self.at = now + self.seconds
+
+    def left(self, now: float | None = None) -> float:
+        now = time.monotonic() if now is None else now
+        return self.seconds if self.at is None else max(self.at - now, 0.0)
+
+
+def _scrubbed(body: bytes, redact: Redactor) -> bytes:
+    text = body.decode("utf-8", errors="replace")
+    redacted = redact(text)
+    return body if redacted == text else redacted.encode("utf-8")
+
+
 class HttpClient:
     """Sends one provider's requests under the profile's timeouts, retries and limits."""
 
@@ -273,12 +319,18 @@ class HttpClient:
         self._redact = redactor
         self._semaphore = threading.BoundedSemaphore(options.concurrency)
         self._rate = RateLimiter(options.requests_per_second)
+        for secret in url_secrets(options.base_url):
+            redactor.add(secret)
+        for name, value in (headers or {}).items():
+            for secret in header_secrets(name, value):
+                redactor.add(secret)
         self._client = httpx.Client(
             timeout=httpx.Timeout(options.timeout_s, connect=options.connect_timeout_s),
             limits=httpx.Limits(max_connections=options.concurrency, max_keepalive_connections=options.concurrency),
             headers={"User-Agent": USER_AGENT, **(headers or {})},
             follow_redirects=False,
         )
+        install_deadlines(self._client)
 
     def redact_text(self, body: bytes) -> str:
         """A body as text with every known secret redacted, before anything quotes (and shortens) it."""
@@ -286,13 +338,15 @@ class HttpClient:
 
     def scrub_body(self, body: bytes) -> bytes:
         """:meth:`redact_text` as bytes; the body itself when it names no secret."""
-        text = body.decode("utf-8", errors="replace")
-        redacted = self._redact(text)
-        return body if redacted == text else redacted.encode("utf-8")
+        return _scrubbed(body, self._redact)
 
     def error(self, message: str) -> Exception:
         """The caller's error type, labelled with the engine or route, every known secret scrubbed."""
         return self.error_type(self._redact(f"{self.label}: {message}"))
+
+    def _error(self, message: str, redact: Redactor) -> Exception:
+        """:meth:`error`, also scrubbed of the credentials one request sent."""
+        return self.error_type(redact(f"{self.label}: {message}"))
 
     def url(self, path: str) -> str:
         return self.options.base_url + path
@@ -321,102 +375,155 @@ class HttpClient:
         content: bytes | None = None,
         sign: Signer | None = None,
     ) -> HttpResult:
-        """Send until a response is final; raise the caller's error type (redacted) when retries run out."""
+        """Send until a response is final; raise the caller's error type (redacted) when retries run out.
+
+        The request as a whole, retries and waits included, ends by the overall deadline
+        (:attr:`ClientOptions.overall_deadline_s`, counted from the first attempt's start): each
+        attempt gets at most the time left, and a retry whose wait would end past it is not made.
+        """
         reasons: list[str] = []
+        overall = _Overall(self.options.overall_deadline_s)
+        # Whatever credential this request sends, in a header or the query, is scrubbed from its
+        # messages. Values given for one request only (a signed download URL's signature) are
+        # not learnt for the whole run: thousands of one-off values would slow every later scrub.
+        # Keys given to the constructor are learnt process-wide (see __init__).
+        sent = [*(headers or {}).items(), *(params or {}).items()]
+        redact = self._redact.with_secrets(s for name, value in sent for s in header_secrets(name, value))
+        attempts_stop = stop_after_attempt(self.options.max_retries + 1)
 
         def note(state: RetryCallState) -> None:
             exc = state.outcome.exception() if state.outcome else None
             if exc is not None:
-                reasons.append(self._redact(str(exc)))
+                reasons.append(redact(str(exc)))
+
+        def stop(state: RetryCallState) -> bool:
+            if attempts_stop(state):
+                return True
+            # tenacity computes the wait before asking whether to stop (upcoming_sleep).
+            overall.out_of_time = overall.left() <= state.upcoming_sleep
+            return overall.out_of_time
 
         retrying = Retrying(
-            stop=stop_after_attempt(self.options.max_retries + 1),
-            wait=self._wait,
-            retry=retry_if_exception_type(_Retryable),
-            before_sleep=note,
-            reraise=True,
+            stop=stop, wait=self._wait, retry=retry_if_exception_type(_Retryable), before_sleep=note, reraise=True
         )
         started = time.perf_counter()
         url = httpx.URL(self.url(path), params=params or None)
         last: _Retryable | None = None
         try:
-            result = retrying(self._attempt, method, url, dict(headers or {}), content or b"", sign)
+            result = retrying(self._attempt, method, url, dict(headers or {}), content or b"", sign, overall, redact)
         except _Retryable as exc:
             last = exc
         if last is not None:
             # Raised outside the except block, so the unredacted attempt error is not its context.
             attempts = retrying.statistics.get("attempt_number", self.options.max_retries + 1)
-            raise self.error(f"{last.reason} (gave up after {attempts} attempts)")
+            why = (
+                f"; another would end past the request's overall deadline of {overall.seconds:g} s"
+                if overall.out_of_time
+                else ""
+            )
+            raise self._error(f"{last.reason} (gave up after {attempts} attempts{why})", redact)
         result.attempts = retrying.statistics.get("attempt_number", 1)
         result.retry_reasons = reasons
         result.wall_seconds = time.perf_counter() - started
         return result
 
     def _attempt(
-        self, method: str, url: httpx.URL, headers: dict[str, str], content: bytes, sign: Signer | None
+        self,
+        method: str,
+        url: httpx.URL,
+        headers: dict[str, str],
+        content: bytes,
+        sign: Signer | None,
+        overall: _Overall,
+        redact: Redactor,
     ) -> HttpResult:
         with self._semaphore:
             self._rate.wait()
             send_headers = sign(method, str(url), dict(headers), content) if sign else headers
+            # A signature is made anew for every attempt: scrubbed from this attempt's messages only.
+            signed = [s for k, v in send_headers.items() if k not in headers for s in header_secrets(k, v)]
+            redact = redact.with_secrets(signed) if signed else redact
             request = self._client.build_request(method, url, headers=send_headers, content=content or None)
+            now = time.monotonic()
+            overall.begin(now)
+            allowed = min(self.options.timeout_s, overall.left(now))
             start = time.perf_counter()
             first: float | None = None
             chunks: list[bytes] = []
             arrivals: list[tuple[float, int]] = []
             size = 0
-            try:
-                response = self._client.send(request, stream=True)
-            except httpx.TimeoutException:
-                raise _Retryable(f"no response within {self.options.timeout_s:g} s (timeout_s)") from None
-            except httpx.TransportError as exc:
-                raise _Retryable(f"connection failed: {type(exc).__name__}: {exc}") from None
-            except httpx.RequestError as exc:
-                raise self.error(f"request failed: {type(exc).__name__}: {exc}") from None
-            try:
-                for chunk in response.iter_bytes():
-                    if not chunk:
-                        continue
-                    now = time.perf_counter() - start
-                    if first is None:
-                        first = now
-                    size += len(chunk)
-                    arrivals.append((now, size))
-                    if size > self.options.max_response_bytes:
-                        raise self.error(f"response larger than {self.options.max_response_bytes} bytes")
-                    chunks.append(chunk)
-            except httpx.TimeoutException:
-                raise _Retryable(
-                    f"body stalled for {self.options.timeout_s:g} s after {size} bytes (timeout_s)"
-                ) from None
-            except httpx.TransportError as exc:
-                raise _Retryable(f"body cut short after {size} bytes: {type(exc).__name__}: {exc}") from None
-            except httpx.RequestError as exc:
-                raise self.error(f"reading the body failed: {type(exc).__name__}: {exc}") from None
-            finally:
-                response.close()
+            with deadline(allowed) as due:
+                try:
+                    response = self._client.send(request, stream=True)
+                except httpx.TimeoutException as exc:
+                    if due.passed:
+                        raise _Retryable(self._past_deadline(allowed, "no response")) from None
+                    if isinstance(exc, httpx.ConnectTimeout):
+                        connect = self.options.connect_timeout_s
+                        raise _Retryable(f"no connection within {connect:g} s (connect_timeout_s)") from None
+                    raise _Retryable(f"no response within {self.options.timeout_s:g} s (timeout_s)") from None
+                except httpx.TransportError as exc:
+                    raise _Retryable(f"connection failed: {type(exc).__name__}: {exc}") from None
+                except httpx.RequestError as exc:
+                    raise self._error(f"request failed: {type(exc).__name__}: {exc}", redact) from None
+                try:
+                    for chunk in response.iter_bytes():
+                        if not chunk:
+                            continue
+                        now = time.perf_counter() - start
+                        if first is None:
+                            first = now
+                        size += len(chunk)
+                        arrivals.append((now, size))
+                        if size > self.options.max_response_bytes:
+                            raise self._error(f"response larger than {self.options.max_response_bytes} bytes", redact)
+                        chunks.append(chunk)
+                except httpx.TimeoutException:
+                    raise _Retryable(
+                        self._past_deadline(allowed, f"HTTP {response.status_code}, body unfinished after {size} bytes")
+                    ) from None
+                except httpx.TransportError as exc:
+                    raise _Retryable(f"body cut short after {size} bytes: {type(exc).__name__}: {exc}") from None
+                except httpx.RequestError as exc:
+                    raise self._error(f"reading the body failed: {type(exc).__name__}: {exc}", redact) from None
+                finally:
+                    response.close()
             total = time.perf_counter() - start
         body = b"".join(chunks)
         status = response.status_code
         throttled = bool(self.policy.is_throttled and self.policy.is_throttled(status, response.headers, body))
         if status >= 300 or throttled:
-            self._fail(status, response.headers, body, throttled)
+            self._fail(status, response.headers, body, throttled, redact)
         return HttpResult(status, response.headers, body, first, total, total, 1, arrivals=arrivals)
 
-    def _fail(self, status: int, headers: httpx.Headers, body: bytes, throttled: bool) -> None:
-        body = self.scrub_body(body)  # redact first: the message below quotes only the body's start
+    def _past_deadline(self, allowed: float, what: str) -> str:
+        cut = " (what was left of the overall deadline)" if allowed < self.options.timeout_s else ""
+        return (
+            f"{what}: the request did not finish within its {allowed:g} s deadline{cut} "
+            "(timeout_s: connect, headers and body together)"
+        )
+
+    def _fail(
+        self, status: int, headers: httpx.Headers, body: bytes, throttled: bool, redact: Redactor | None = None
+    ) -> None:
+        redact = redact or self._redact
+        # Redact first: the message below quotes only the body's start.
+        body = _scrubbed(body, redact)
         if 300 <= status < 400:
-            raise self.error(f"HTTP {status}: unexpected redirect to {headers.get('location', '(no location)')}")
-        message = f"HTTP {status}: {self.policy.message(status, headers, body)}"
+            location = headers.get("location", "(no location)")
+            raise self._error(f"HTTP {status}: unexpected redirect to {location}", redact)
+        message = redact(f"HTTP {status}: {self.policy.message(status, headers, body)}")
         should = headers.get("x-should-retry", "").lower()  # OpenAI's explicit hint wins when present
         retryable = throttled or status in _RETRY_STATUSES or (status >= 500 and status != 501)
         if should in ("true", "false"):
             retryable = should == "true"
         if not retryable:
-            raise self.error(message)
+            raise self._error(message, redact)
         delay = parse_retry_after(headers)
         if delay is not None and delay > self.options.retry_max_wait_s:
-            raise self.error(
+            raise self._error(
                 f"{message} (the provider asked to wait {delay:g} s, more than retry_max_wait_s "
-                f"{self.options.retry_max_wait_s:g} s)"
+                f"{self.options.retry_max_wait_s:g} s)",
+                redact,
             )
         raise _Retryable(message, delay)

@@ -5,8 +5,8 @@ use 9.6 GB before it was killed, and a program writing ``/dev/zero`` to its stan
 to 5.5 GB. Each limit is checked where the data arrives (at load for text, while reading for
 bytes), and crossing it is an error that names the limit, never a silent cut.
 
-A project changes the first two in its configuration (``limits:`` in ``ttsbench.yaml``); an
-engine profile may set its own ``max_audio_bytes``.
+A project changes the first three in its configuration (``limits:`` in ``ttsbench.yaml``); an
+engine profile may set its own ``max_audio_bytes`` and ``max_clip_seconds``.
 """
 
 from __future__ import annotations
@@ -18,6 +18,9 @@ from dataclasses import dataclass
 DEFAULT_MAX_TEXT_CHARS = 5_000
 #: bytes of audio one synthesis may return (64 MiB is over 30 minutes of 16-bit 16 kHz mono)
 DEFAULT_MAX_AUDIO_BYTES = 64 * 1024 * 1024
+#: seconds of audio one clip may decode to: decoding stops there, whatever the container claims
+#: (a 306 KB FLAC of 24 h of silence would otherwise decode to 5.5 GB of samples)
+DEFAULT_MAX_CLIP_SECONDS = 600.0
 #: bytes of standard error kept from a program (its end, where the error is)
 MAX_STDERR_BYTES = 64 * 1024
 #: bytes of standard output a recognizer program may print as its transcript
@@ -30,6 +33,7 @@ class Limits:
 
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
     max_audio_bytes: int = DEFAULT_MAX_AUDIO_BYTES
+    max_clip_seconds: float = DEFAULT_MAX_CLIP_SECONDS
 
 
 LIMITS_SCHEMA = {
@@ -38,5 +42,6 @@ LIMITS_SCHEMA = {
     "properties": {
         "max_text_chars": {"type": "integer", "minimum": 1},
         "max_audio_bytes": {"type": "integer", "minimum": 1},
+        "max_clip_seconds": {"type": "number", "exclusiveMinimum": 0},
     },
 }

@@ -42,7 +42,7 @@ from pytest_ttsbench.engines.registry import create_engine
 from pytest_ttsbench.gating.voting import vote
 from pytest_ttsbench.generation import generation_record, generation_seed
 from pytest_ttsbench.item_content import content_sha256
-from pytest_ttsbench.limits import DEFAULT_MAX_AUDIO_BYTES
+from pytest_ttsbench.limits import DEFAULT_MAX_AUDIO_BYTES, DEFAULT_MAX_CLIP_SECONDS
 from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.prefetch import SynthesisPool
 from pytest_ttsbench.quality.meter import ClipToMeasure, QualityMeter
@@ -142,6 +142,8 @@ class RunOptions:
     #: read from the cache has no latency to measure), though still written to the cache
     fresh_audio_engines: frozenset[str] = frozenset()
     max_audio_bytes: int = DEFAULT_MAX_AUDIO_BYTES
+    #: seconds a clip may decode to (limits.max_clip_seconds); a profile's max_clip_seconds wins
+    max_clip_seconds: float = DEFAULT_MAX_CLIP_SECONDS
 
 
 class Evaluator:
@@ -245,12 +247,17 @@ class Evaluator:
         if _size_problem(synthesis.audio, synthesis.pcm_sample_rate, self.options.max_audio_bytes) is not None:
             return  # refused in the test, with its reason
         try:
-            outcome.decoded = decode_audio(synthesis.audio, synthesis.pcm_sample_rate)
+            outcome.decoded = self._decode(synthesis, engine_name)
         except AudioDecodeError:
             return  # the test decodes it again and records why it failed
         profile = self.profiles[engine_name]
         measured = ClipToMeasure(outcome.decoded.samples, outcome.request.text, reference_audio(profile))
         outcome.quality = quality.measure_later(measured)
+
+    def _decode(self, synthesis: Synthesis, engine_name: str) -> DecodedAudio:
+        """The clip's samples, decoding stopped at the engine's max_clip_seconds (AudioDecodeError)."""
+        limit = self.profiles[engine_name].option("max_clip_seconds", self.options.max_clip_seconds)
+        return decode_audio(synthesis.audio, synthesis.pcm_sample_rate, max_seconds=limit)
 
     def _request(self, item: CaseItem, engine_name: str, repeat: int) -> Synthesized:
         profile = self.profiles[engine_name]
@@ -331,9 +338,7 @@ class Evaluator:
             self._probed.add(engine_name)
             clip.audio_varies = _differs_on_repeat(self._engines[engine_name], made.request, synthesis.audio)
         try:
-            decoded = (
-                made.decoded if made.decoded is not None else decode_audio(synthesis.audio, synthesis.pcm_sample_rate)
-            )
+            decoded = made.decoded if made.decoded is not None else self._decode(synthesis, engine_name)
         except AudioDecodeError as exc:
             self._keep_audio(clip, item, engine_name, repeat, synthesis.audio, synthesis.media_type)
             clip.error, clip.error_stage = f"audio check failed: {exc}", "audio"

@@ -2,15 +2,21 @@
 
 Providers like to echo a bad key back ("Incorrect API key provided: sk-…"), and transport
 errors can quote URLs and headers, so every message an engine adapter or an ASR route raises
-goes through a redactor that knows the values it read.
+goes through a redactor that knows the values it read. Keys come from environment variables;
+the shared HTTP client also teaches it every credential it sends, whatever the adapter named
+the header (:func:`header_secrets`), and a URL with credentials in it is refused
+(:func:`url_credentials_message`).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import logging
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, urlsplit
 
 REDACTED = "[REDACTED]"
 
@@ -47,6 +53,16 @@ class Redactor:
         # Longest first, so a value that contains another is scrubbed whole.
         self._forms = sorted(forms, key=len, reverse=True)
 
+    def with_secrets(self, secrets: Iterable[str | None]) -> Redactor:
+        """A copy that also scrubs ``secrets``, for one message only: they are not learnt process-wide."""
+        copy = Redactor()
+        forms = set(self._forms)
+        for secret in secrets:
+            if secret and len(secret) >= _MIN_SECRET_LENGTH:
+                forms |= _variants(secret)
+        copy._forms = sorted(forms, key=len, reverse=True)
+        return copy
+
     @property
     def empty(self) -> bool:
         return not self._forms
@@ -56,6 +72,98 @@ class Redactor:
             if form in text:
                 text = text.replace(form, REDACTED)
         return text
+
+
+# Header (and query parameter) names that carry a credential, whatever the provider calls it:
+# Authorization, Proxy-Authorization, X-Api-Key, api-key, xi-api-key, x-goog-api-key,
+# Ocp-Apim-Subscription-Key, X-Api-Access-Key, X-Amz-Security-Token, X-Auth-Token, Cookie…
+_CREDENTIAL_NAME = re.compile(r"auth|key|token|secret|passw|credential|cookie|signature|session", re.IGNORECASE)
+
+
+def is_credential_name(name: str) -> bool:
+    """Whether a header or query parameter of this name carries a credential."""
+    return bool(_CREDENTIAL_NAME.search(name))
+
+
+def header_secrets(name: str, value: str) -> list[str]:
+    """The values to scrub for a credential header: the whole value, the part after its scheme
+    (``Bearer …``) and, for Basic, the base64 decoded to ``user:password`` and the password.
+    Empty for a header that carries no credential."""
+    value = value.strip()
+    if not value or not is_credential_name(name):
+        return []
+    found = [value]
+    scheme, _, rest = value.partition(" ")
+    rest = rest.strip()
+    if rest:
+        found.append(rest)
+        if scheme.lower() == "basic":
+            try:
+                pair = base64.b64decode(rest, validate=True).decode("utf-8")
+            except (binascii.Error, UnicodeDecodeError):
+                pair = ""
+            if pair:
+                found += [pair, pair.partition(":")[2]]
+    if name.lower() == "cookie":
+        found += [part.partition("=")[2].strip() for part in value.split(";")]
+    return [f for f in found if f]
+
+
+def url_secrets(url: str) -> list[str]:
+    """The credentials a URL carries: its userinfo (as is and as Basic auth) and credential-named query values."""
+    try:
+        split = urlsplit(url)
+        username, password = split.username, split.password
+    except ValueError:
+        return []
+    found: list[str] = []
+    if username or password:
+        pair = f"{username or ''}:{password or ''}"
+        found += [pair, password or "", base64.b64encode(pair.encode("utf-8")).decode("ascii")]
+    for part in split.query.split("&"):
+        key, _, value = part.partition("=")
+        if value and is_credential_name(key):
+            found.append(value)
+    return [f for f in found if f]
+
+
+def hide_userinfo(url: str) -> str:
+    """``url`` with any ``user:password@`` replaced by ``***@``: fit to quote in a message."""
+    return re.sub(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@", r"\1***@", url)
+
+
+def url_credentials_message(url: str) -> str | None:
+    """Why a URL with credentials in it (``https://user:pass@host``) is refused; None when it has none."""
+    try:
+        split = urlsplit(url)
+        has_userinfo = split.username is not None or split.password is not None
+    except ValueError:
+        has_userinfo = "@" in url.split("://", 1)[-1].split("/", 1)[0]
+    if not has_userinfo:
+        return None
+    return (
+        f"{hide_userinfo(url)!r} carries credentials (user:password@): they would be sent as Basic auth "
+        "and could come back in messages and results; put the key in an environment variable and "
+        "name it with api_key_env"
+    )
+
+
+def url_credentials_in(document: Any, path: str = "") -> tuple[str, str] | None:
+    """(field path, why) for the first URL with credentials anywhere in a configuration document."""
+    if isinstance(document, str):
+        problem = url_credentials_message(document) if "://" in document and "@" in document else None
+        return (path or "(top level)", problem) if problem else None
+    if isinstance(document, Mapping):
+        children: Iterable[tuple[str, Any]] = ((str(k), v) for k, v in document.items())
+    elif isinstance(document, (list, tuple)):
+        children = ((str(i), v) for i, v in enumerate(document))
+    else:
+        return None
+    for key, value in children:
+        found = url_credentials_in(value, f"{path}.{key}" if path else key)
+        if found:
+            return found
+    return None
 
 
 def redact(text: str, secrets: Iterable[str | None]) -> str:

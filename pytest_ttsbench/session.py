@@ -211,6 +211,7 @@ class BenchSession:
                 quorum=config.quorum,
                 run_id=config.run_id,
                 max_audio_bytes=config.settings.limits.max_audio_bytes,
+                max_clip_seconds=config.settings.limits.max_clip_seconds,
                 synth_only=config.synth_only,
                 probe_engines=frozenset(name for name in config.engine_names if config.repeats_for(name) == 1),
                 quality=QualityMeter(config.quality_sets, config.dnsmos_windowing) if config.quality_sets else None,

@@ -81,7 +81,10 @@ class CommandRoute:
             except OSError as exc:
                 raise AsrError(f"ASR route {self.name!r}: cannot run {argv[0]}: {exc}") from exc
         if ran.timed_out:
-            raise AsrError(f"ASR route {self.name!r}: no answer within {self.timeout_s:g} s")
+            raise AsrError(
+                f"ASR route {self.name!r}: no answer within {self.timeout_s:g} s "
+                "(timeout_s: the deadline to finish and close its output)"
+            )
         if ran.too_large:
             raise AsrError(f"ASR route {self.name!r}: printed more than {MAX_TRANSCRIPT_BYTES:,} bytes; stopped")
         if ran.code != 0:

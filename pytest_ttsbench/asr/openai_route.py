@@ -37,7 +37,7 @@ from pytest_ttsbench.audio import DecodedAudio, encode_wav
 from pytest_ttsbench.httpclient import ClientOptions, HttpClient, HttpResult, ProviderPolicy
 from pytest_ttsbench.limits import MAX_TRANSCRIPT_BYTES
 from pytest_ttsbench.messages import shorten
-from pytest_ttsbench.redaction import Redactor
+from pytest_ttsbench.redaction import Redactor, hide_userinfo, url_credentials_message
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "whisper-1"
@@ -107,7 +107,10 @@ class OpenAITranscriptionRoute:
         strip_prefix: str | None = DEFAULT_STRIP_PREFIX,
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
-            raise ValueError(f"{self.kind} route: base_url must be an http(s) URL, got {base_url!r}")
+            raise ValueError(f"{self.kind} route: base_url must be an http(s) URL, got {hide_userinfo(base_url)!r}")
+        credentials = url_credentials_message(base_url)
+        if credentials:
+            raise ValueError(f"{self.kind} route: base_url {credentials}")
         self.url = base_url.rstrip("/") + self.path
         self.model = model
         self.api_key_env = api_key_env

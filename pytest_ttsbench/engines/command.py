@@ -9,7 +9,7 @@ Profile fields::
       out_suffix: .wav          # the file name {out} gets (decoders sniff the content anyway)
       media_type: audio/wav     # what the program writes
       pcm_sample_rate: 22050    # instead, when it writes headerless s16le mono PCM
-      timeout_s: 120
+      timeout_s: 120            # deadline: the program must have exited and closed its output
       max_audio_bytes: 67108864 # more stdout (or a bigger {out} file) is an error verdict
 
 Placeholders are replaced inside each argument, once and in one pass: ``{text_file}`` (a
@@ -195,7 +195,10 @@ class CommandEngine:
                 f"printed more than {self.max_audio_bytes:,} bytes (max_audio_bytes); the program was stopped"
             )
         if ran.timed_out:
-            raise self._error(f"timed out after {self.timeout_s:g} s (timeout_s); stderr: {self._tail(ran.stderr)!r}")
+            raise self._error(
+                f"timed out after {self.timeout_s:g} s (timeout_s: the deadline to finish and close its output); "
+                f"stderr: {self._tail(ran.stderr)!r}"
+            )
         if ran.code != 0:
             raise self._error(f"exited with status {ran.code}; stderr: {self._tail(ran.stderr)!r}")
         return ran.stdout, ran.first_byte_seconds, ran.seconds

@@ -32,7 +32,7 @@ from pytest_ttsbench.httpclient import (
     looks_like_html,
 )
 from pytest_ttsbench.provenance import endpoint_host, provider_headers
-from pytest_ttsbench.redaction import Redactor
+from pytest_ttsbench.redaction import Redactor, hide_userinfo, url_credentials_message
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
@@ -59,7 +59,11 @@ class HttpOptions(ClientOptions):
         """Read and check the options; a bad value raises ConfigError naming the profile and option."""
         base_url = profile.option("base_url", default_base_url)
         if not isinstance(base_url, str) or not re.match(r"^https?://", base_url):
-            raise ConfigError(f"engine profile {profile.name!r}: base_url must be an http(s) URL, got {base_url!r}")
+            shown = hide_userinfo(base_url) if isinstance(base_url, str) else base_url
+            raise ConfigError(f"engine profile {profile.name!r}: base_url must be an http(s) URL, got {shown!r}")
+        credentials = url_credentials_message(base_url)
+        if credentials:
+            raise ConfigError(f"engine profile {profile.name!r}: base_url {credentials}")
         timeout = _number(profile, "timeout_s", cls.timeout_s, minimum=0.001)
         connect = _number(
             profile, "connect_timeout_s", min(cls.connect_timeout_s, timeout or cls.timeout_s), minimum=0.001

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import sys
 import textwrap
 import time
@@ -13,6 +15,7 @@ import pytest
 from tts_providers import TONE_SECONDS
 
 from pytest_ttsbench.audio import decode_audio
+from pytest_ttsbench.bounded_process import run_bounded
 from pytest_ttsbench.config import ConfigError, EngineProfile
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, SynthesisRequest
 from pytest_ttsbench.engines.command import CommandEngine, substitute
@@ -156,6 +159,46 @@ def test_timeout_kills_the_program_and_its_children(tmp_path, script):
             assert "State:\tZ" in status.read_text()
 
 
+# Exits at once, leaving a child in a session of its own (out of reach of the group kill) that
+# holds standard output and error open for a minute.
+ESCAPED_CHILD = textwrap.dedent(
+    """
+    import os, sys, time
+    if os.fork() == 0:
+        os.setsid()
+        with open(sys.argv[1], "w") as f:
+            f.write(str(os.getpid()))
+        time.sleep(60)
+        os._exit(0)
+    sys.stdout.write("RIFF")
+    sys.stdout.flush()
+    """
+)
+
+
+@pytest.fixture
+def escaped_child(tmp_path: Path):
+    """(argv, pid file) of a program whose child keeps its pipes; the child is ended afterwards."""
+    script, pid_file = tmp_path / "escape.py", tmp_path / "child.pid"
+    script.write_text(ESCAPED_CHILD, encoding="utf-8")
+    yield [sys.executable, str(script), str(pid_file)]
+    for _ in range(100):
+        if pid_file.is_file() and pid_file.read_text():
+            break
+        time.sleep(0.05)
+    with contextlib.suppress(ProcessLookupError, ValueError, FileNotFoundError):
+        os.kill(int(pid_file.read_text()), signal.SIGKILL)
+
+
+def test_a_child_holding_the_output_open_does_not_outlive_the_deadline(tmp_path, escaped_child):
+    """The deadline is for the whole run, output closed included, not just the program's own exit."""
+    engine = make(tmp_path, escaped_child, timeout_s=1.5)
+    start = time.perf_counter()
+    with pytest.raises(EngineError, match=r"timed out after 1.5 s \(timeout_s: the deadline"):
+        engine.synthesize(SynthesisRequest(text="1", language="en"))
+    assert time.perf_counter() - start < 20  # the child holds the pipe for 60 s
+
+
 @pytest.mark.parametrize(("mode", "argv_tail"), [("nothing", ["--out", "{out}"]), ("nothing", [])])
 def test_no_audio_is_an_engine_error(tmp_path, script, mode, argv_tail):
     engine = make(tmp_path, [sys.executable, str(script), "--mode", mode, *argv_tail])
@@ -177,3 +220,21 @@ def test_bad_command_options_are_config_errors(tmp_path, options):
     profile = EngineProfile(name="cmd", type="command", options=options, base_dir=tmp_path)
     with pytest.raises(ConfigError):
         CommandEngine(profile)
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "import sys, time\nwhile True:\n    sys.stdout.write('x'); sys.stdout.flush(); time.sleep(0.1)",
+        "import sys\nwhile True:\n    sys.stderr.write('loading...' * 1000)",
+        "import time\ntime.sleep(60)",
+        "import os, sys, time\nos.close(1); os.close(2)\ntime.sleep(60)",
+    ],
+    ids=["trickles-stdout", "floods-stderr", "sleeps", "closes-output-then-sleeps"],
+)
+def test_no_program_outlives_its_deadline(program: str) -> None:
+    """Whatever a program does with its pipes, run_bounded returns by the deadline with timed_out set."""
+    start = time.perf_counter()
+    ran = run_bounded([sys.executable, "-c", program], timeout_s=1.0, max_stdout_bytes=1 << 20)
+    assert ran.timed_out and ran.code is None
+    assert time.perf_counter() - start < 20  # each would go on for a minute or forever

@@ -7,12 +7,15 @@ logs, the HTML report or the results file.
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+import soundfile as sf
 import yaml
 from engine_rig import KEY_ENV, SECRET, Rig, leaked_fragment
 from plugin_projects import read_jsonl
@@ -75,6 +78,35 @@ def test_the_project_audio_limit_applies_to_every_engine(pytester: pytest.Pytest
     pytester.runpytest("-p", "no:xdist", "--tts-engine=under-test", "--tts-results=out/results.jsonl")
     row = _only_row(project)
     assert row["verdict"] == "error" and "limits.max_audio_bytes" in row["error"]
+
+
+def _long_silent_flac(seconds: int = 20 * 60) -> bytes:
+    """A few kilobytes of FLAC that decode to ``seconds`` of silence (77 MB of samples for 20 min)."""
+    buffer = io.BytesIO()
+    with sf.SoundFile(buffer, "w", samplerate=8000, channels=1, format="FLAC", subtype="PCM_16") as out:
+        for _ in range(seconds // 60):
+            out.write(np.zeros(8000 * 60, dtype=np.float32))
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("engine_extra", "config_extra"),
+    [({"max_clip_seconds": 45}, {}), ({}, {"limits": {"max_clip_seconds": 45}})],
+    ids=["profile-limit", "project-limit"],
+)
+def test_a_clip_decoding_past_max_clip_seconds_is_an_error_row(
+    pytester: pytest.Pytester, engine_extra: dict[str, Any], config_extra: dict[str, Any]
+) -> None:
+    """Issue 22, failure 10: a small FLAC of long silence was decoded whole before its length was checked."""
+    (pytester.path / "clips").mkdir()
+    (pytester.path / "clips" / "year-2026.flac").write_bytes(_long_silent_flac())
+    project = _project(pytester, {"type": "audio-dir", "path": "clips", **engine_extra}, **config_extra)
+    result = pytester.runpytest("-p", "no:xdist", "--tts-engine=under-test", "--tts-results=out/results.jsonl")
+    result.assert_outcomes(failed=1)
+    row = _only_row(project)
+    assert row["verdict"] == "error" and row["error_stage"] == "audio"
+    assert "more than 45 s" in row["error"] and "max_clip_seconds" in row["error"]
+    result.stdout.fnmatch_lines(["*max_clip_seconds*"])
 
 
 @pytest.mark.parametrize("engine_type", ["command", "audio-dir"])
