@@ -15,6 +15,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from pytest_ttsbench.limits import MAX_STDERR_BYTES
 
@@ -81,8 +82,7 @@ def run_bounded(
                 if not chunk:
                     selector.unregister(key.fd)
                 elif key.fd == stderr:
-                    stderr_tail.extend(chunk)
-                    del stderr_tail[: max(len(stderr_tail) - MAX_STDERR_BYTES, 0)]
+                    keep_tail(stderr_tail, chunk)
                 else:
                     if first is None:
                         first = time.perf_counter() - start
@@ -120,3 +120,21 @@ def _kill_group(pid: int) -> None:
     # The program leads its group (start_new_session), so this ends it and the children that stayed.
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
+
+
+def keep_tail(tail: bytearray, chunk: bytes) -> None:
+    """Add ``chunk`` to a standard-error tail, keeping only its last MAX_STDERR_BYTES."""
+    tail.extend(chunk)
+    del tail[: max(len(tail) - MAX_STDERR_BYTES, 0)]
+
+
+def drain_tail(stream: IO[bytes], tail: bytearray) -> None:
+    """Read a pipe to its end (a full pipe would block the program), keeping only its last bytes.
+
+    For a long-lived program (the persistent ``command`` worker), read on a thread of its own.
+    """
+    try:
+        while chunk := stream.read(65536):
+            keep_tail(tail, chunk)
+    finally:
+        stream.close()

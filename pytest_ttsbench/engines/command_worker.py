@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from pytest_ttsbench.bounded_process import _drain_tail
+from pytest_ttsbench.bounded_process import drain_tail
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import SynthesisRequest
 
@@ -114,7 +114,7 @@ class PersistentWorker:
         )
         assert proc.stdout is not None and proc.stderr is not None
         threading.Thread(target=_read_lines, args=(proc.stdout, self._lines), daemon=True).start()
-        self._stderr_reader = threading.Thread(target=_drain_tail, args=(proc.stderr, self._stderr), daemon=True)
+        self._stderr_reader = threading.Thread(target=drain_tail, args=(proc.stderr, self._stderr), daemon=True)
         self._stderr_reader.start()
         self.starts += 1
         self._fresh = True
