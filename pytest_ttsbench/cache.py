@@ -1,6 +1,7 @@
-"""A content-addressed cache of clips and transcripts, so a rerun re-bills no provider and re-runs no ASR.
+"""A content-addressed cache of clips, transcripts and parsed case files: a rerun re-runs no ASR on
+audio it heard before, and asks no engine whose clips it may reuse (clip_reuse.py) for them again.
 
-Two kinds of entries live under one folder:
+Three kinds of entries live under one folder:
 
 * ``audio/``: what an engine returned for one request, keyed by everything that determines the
   audio (adapter type, endpoint, model, voice, the text sent, every option sent, the generation
@@ -9,7 +10,6 @@ Two kinds of entries live under one folder:
 * ``transcripts/``: what one ASR route heard in one clip, keyed by the clip's SHA-256 and the
   route's identity (for Whisper: model weights SHA-256, language, beam, compute type, batching
   mode, faster-whisper and CTranslate2 versions).
-
 * ``parsed/``: a case file's parsed YAML, keyed by the SHA-256 of the file's text
   (yaml_documents.py), never by its modification time or size.
 
@@ -24,7 +24,7 @@ byte anywhere) is a *damaged* miss, counted (:attr:`ClipCache.damaged`) and repo
 hit with other content. Reading an entry touches its modification time, which makes pruning
 least-recently-used.
 
-Which engines' clips a run may *read* is decided elsewhere (reuse.py): by default only those
+Which engines' clips a run may *read* is decided elsewhere (clip_reuse.py): by default only those
 of local engines that make the same audio from the same inputs every time.
 """
 
@@ -37,7 +37,7 @@ import os
 import threading
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -47,7 +47,7 @@ DEFAULT_FOLDER = ".ttsbench/cache"  # beside the default runs folder, relative t
 CACHE_ENV = "TTSBENCH_CACHE_DIR"  # also locates the assembled Whisper models (asr/models.py)
 ENV_SUBFOLDER = "clips"
 # Bump when the layout of an entry or the meaning of a key changes: old entries then simply miss.
-# 2: every entry sealed with its kind, key and body checksum; audio entries say when they were made.
+# 2: every entry sealed with its kind, key and body checksum (seal_entry).
 KEY_VERSION = 2
 #: the kinds of entry, each a folder under the cache root
 ENTRY_KINDS = ("audio", "transcripts", "parsed")
@@ -85,8 +85,6 @@ class CachedAudio:
     media_type: str
     pcm_sample_rate: int | None
     metadata: dict[str, Any]
-    #: when the entry was written (UTC, ISO 8601); None for one not yet written
-    made_at: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -331,21 +329,12 @@ class ClipCache:
             self.count_damaged("audio")  # sealed but not an entry this code writes: never a clip
             return None, "damaged"
         media_type = str(meta.get("media_type") or "audio/wav")
-        made_at = meta.get("made_at") if isinstance(meta.get("made_at"), str) else None
-        entry = CachedAudio(audio, media_type, meta.get("pcm_sample_rate"), meta.get("metadata") or {}, made_at)
-        return entry, "hit"
+        return CachedAudio(audio, media_type, meta.get("pcm_sample_rate"), meta.get("metadata") or {}), "hit"
 
     def put_audio(self, key: str, entry: CachedAudio) -> None:
         if not self.writes:
             return
-        from datetime import datetime, timezone
-
-        meta = {
-            "media_type": entry.media_type,
-            "pcm_sample_rate": entry.pcm_sample_rate,
-            "metadata": entry.metadata,
-            "made_at": entry.made_at or datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
-        }
+        meta = {"media_type": entry.media_type, "pcm_sample_rate": entry.pcm_sample_rate, "metadata": entry.metadata}
         # json.dumps escapes newlines inside strings, so the metadata is exactly one line.
         header = json.dumps(meta, default=str, ensure_ascii=True).encode("ascii")
         self.write_entry("audio", key, header + b"\n" + entry.audio)

@@ -12,8 +12,8 @@ import pytest
 
 from pytest_ttsbench.cache import DEFAULT_MODE as DEFAULT_CACHE_MODE
 from pytest_ttsbench.cache import MODES as CACHE_MODES
-from pytest_ttsbench.clip_reuse import REUSE_CHOICES
 from pytest_ttsbench.cases.loader import CASE_SUFFIXES
+from pytest_ttsbench.clip_reuse import REUSE_CHOICES
 from pytest_ttsbench.collect import CaseFile, CaseTest, prefetch_ahead, upcoming_items
 from pytest_ttsbench.config import Settings
 from pytest_ttsbench.gating.baseline import DEFAULT_ALPHA, DEFAULT_MAX_RATE

@@ -42,9 +42,10 @@ class SwitchableVoice:
 
     def __init__(self) -> None:
         self.release = 1
+        changed = {"rate": 330, "pitch": 10}
         self._voices = {
             1: create_engine(EngineProfile(name="v1", type="espeak", voice="en-us")),
-            2: create_engine(EngineProfile(name="v2", type="espeak", voice="en-us", options={"rate": 330, "pitch": 10})),
+            2: create_engine(EngineProfile(name="v2", type="espeak", voice="en-us", options=changed)),
         }
 
     def __call__(self, text: str) -> bytes:
@@ -137,7 +138,8 @@ def test_reusing_remote_clips_is_asked_for_and_said_and_never_against_a_baseline
 
 
 def test_a_bad_reuse_setting_is_a_usage_error_naming_it(pytester: pytest.Pytester) -> None:
-    write_project(pytester, config="engines:\n  replay: {type: transcripts, path: runs/replay.jsonl}\ncache_reuse: most\n")
+    config = "engines:\n  replay: {type: transcripts, path: runs/replay.jsonl}\ncache_reuse: most\n"
+    write_project(pytester, config=config)
     result = pytester.runpytest("--tts-engine=replay", "-p", "no:cacheprovider")
     assert result.ret == 4
     result.stderr.fnmatch_lines(["*ttsbench.yaml*cache_reuse*"])
@@ -156,9 +158,7 @@ def test_a_parsed_case_file_edited_in_the_cache_is_a_counted_miss(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("TTSBENCH_CACHE_DIR", raising=False)
-    write_project(
-        pytester, {"founding.yaml": AMERICA}, {"founding/declaration": "Independence was declared in 1776."}
-    )
+    write_project(pytester, {"founding.yaml": AMERICA}, {"founding/declaration": "Independence was declared in 1776."})
     assert pytester.runpytest("--tts-engine=replay", "--tts-results=r1/results.jsonl").ret == 0
     (entry,) = (pytester.path / ".ttsbench" / "cache" / "parsed").rglob("*.json")
     entry.write_bytes(entry.read_bytes().replace(b"1776", b"1076"))  # one digit, behind the cache's back
@@ -209,3 +209,22 @@ def test_a_transcript_edited_by_one_byte_is_transcribed_again(
     second.stdout.fnmatch_lines(["cache: 2 of 2 clip(s) reused*damaged cache entries ignored*2 transcripts*"])
     gate = json.loads((pytester.path / "r2" / "results.gate.json").read_text(encoding="utf-8"))
     assert gate["cache"]["damaged_entries"] == {"transcripts": 2}
+
+
+def test_under_xdist_the_workers_damaged_entries_reach_the_gate(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TTSBENCH_CACHE_DIR", raising=False)
+    write_project(
+        pytester, {"founding.yaml": AMERICA}, {"founding/declaration": "Independence was declared in 1776."}
+    )
+    pytester.runpytest("--tts-engine=replay", "--tts-results=r1/results.jsonl")
+    (entry,) = (pytester.path / ".ttsbench" / "cache" / "parsed").rglob("*.json")
+    entry.write_bytes(entry.read_bytes().replace(b"1776", b"1076"))
+    second = pytester.runpytest_subprocess("--tts-engine=replay", "-n", "2", "--tts-results=r2/results.jsonl")
+    (row,) = read_jsonl(pytester.path / "r2" / "results.jsonl")
+    assert (row["text"], row["verdict"]) == ("Independence was declared in 1776.", "correct")
+    gate = json.loads((pytester.path / "r2" / "results.gate.json").read_text(encoding="utf-8"))
+    # each worker parses the case file; the one that reads first finds the damage (both may)
+    assert gate["cache"]["damaged_entries"]["parsed"] in (1, 2)
+    second.stdout.fnmatch_lines(["cache: *damaged cache entries ignored and made again: * parsed*"])
