@@ -84,16 +84,6 @@ def load_voice(model: Path, config: Path | None = None) -> Any:
         return voice
 
 
-def _file_sha256(path: Path) -> str:
-    import hashlib
-
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _voice_language(voice: Any) -> str | None:
     """The voice's primary language from its espeak voice (``en-us`` → ``en``, ``cmn`` → ``zh``)."""
     espeak_voice = getattr(voice.config, "espeak_voice", None)
@@ -191,7 +181,10 @@ class PiperEngine:
             if self._identity is None:
                 import importlib.metadata
 
-                files = {str(path): _file_sha256(path) for path in self._model_files()}
+                from pytest_ttsbench.provenance import hash_files
+
+                # by name, not by path: the same voice installed elsewhere (another CI runner) is the same key
+                files = [[path.name, hash_files([path])] for path in self._model_files()]
                 self._identity = {"piper_version": importlib.metadata.version("piper-tts"), "model_files": files}
             return self._identity
 

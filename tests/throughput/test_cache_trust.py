@@ -215,9 +215,7 @@ def test_under_xdist_the_workers_damaged_entries_reach_the_gate(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("TTSBENCH_CACHE_DIR", raising=False)
-    write_project(
-        pytester, {"founding.yaml": AMERICA}, {"founding/declaration": "Independence was declared in 1776."}
-    )
+    write_project(pytester, {"founding.yaml": AMERICA}, {"founding/declaration": "Independence was declared in 1776."})
     pytester.runpytest("--tts-engine=replay", "--tts-results=r1/results.jsonl")
     (entry,) = (pytester.path / ".ttsbench" / "cache" / "parsed").rglob("*.json")
     entry.write_bytes(entry.read_bytes().replace(b"1776", b"1076"))
