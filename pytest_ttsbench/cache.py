@@ -1,6 +1,7 @@
-"""A content-addressed cache of clips and transcripts, so a rerun re-bills no provider and re-runs no ASR.
+"""A content-addressed cache of clips, transcripts and parsed case files: a rerun re-runs no ASR on
+audio it heard before, and asks no engine whose clips it may reuse (clip_reuse.py) for them again.
 
-Two kinds of entries live under one folder:
+Three kinds of entries live under one folder:
 
 * ``audio/``: what an engine returned for one request, keyed by everything that determines the
   audio (adapter type, endpoint, model, voice, the text sent, every option sent, the generation
@@ -9,13 +10,22 @@ Two kinds of entries live under one folder:
 * ``transcripts/``: what one ASR route heard in one clip, keyed by the clip's SHA-256 and the
   route's identity (for Whisper: model weights SHA-256, language, beam, compute type, batching
   mode, faster-whisper and CTranslate2 versions).
+* ``parsed/``: a case file's parsed YAML, keyed by the SHA-256 of the file's text
+  (yaml_documents.py), never by its modification time or size.
 
 Every entry is one file, written to a temporary file in its own folder and moved into place
 with ``os.replace``, which is atomic on one file system, so concurrent writers (xdist workers,
 two runs sharing a CI cache) never leave a half-written entry: a reader sees the old entry or
-the new one. An audio entry is a line of JSON metadata (with the audio's SHA-256) followed by
-the audio bytes, so an entry damaged later is a miss, never a wrong clip. Reading an entry
-touches its modification time, which makes pruning least-recently-used.
+the new one. Every entry, whatever its kind, is sealed the same way (:func:`seal_entry`): a
+first line naming its kind, its key and the SHA-256 of the body that follows, and every read
+goes through one check (:func:`open_entry`) that accepts the entry only when that line is
+byte for byte the one the body and the key call for. So an entry damaged or edited later (one
+byte anywhere) is a *damaged* miss, counted (:attr:`ClipCache.damaged`) and reported, never a
+hit with other content. Reading an entry touches its modification time, which makes pruning
+least-recently-used.
+
+Which engines' clips a run may *read* is decided elsewhere (clip_reuse.py): by default only those
+of local engines that make the same audio from the same inputs every time.
 """
 
 from __future__ import annotations
@@ -24,10 +34,12 @@ import contextlib
 import hashlib
 import json
 import os
+import threading
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 MODES = ("off", "read", "write", "readwrite")
 DEFAULT_MODE = "readwrite"
@@ -35,7 +47,14 @@ DEFAULT_FOLDER = ".ttsbench/cache"  # beside the default runs folder, relative t
 CACHE_ENV = "TTSBENCH_CACHE_DIR"  # also locates the assembled Whisper models (asr/models.py)
 ENV_SUBFOLDER = "clips"
 # Bump when the layout of an entry or the meaning of a key changes: old entries then simply miss.
-KEY_VERSION = 1
+# 2: every entry sealed with its kind, key and body checksum (seal_entry).
+KEY_VERSION = 2
+#: the kinds of entry, each a folder under the cache root
+ENTRY_KINDS = ("audio", "transcripts", "parsed")
+_SUFFIX = {"audio": ".clip", "transcripts": ".json", "parsed": ".json"}
+
+#: what one read found: a whole entry, no entry, or an entry whose seal does not match its content
+ReadStatus = Literal["hit", "miss", "damaged"]
 
 # Profile options that never change the audio: connection tuning, the ASR that hears it, and the
 # names of environment variables (the values behind them are secrets and are never read here).
@@ -87,10 +106,20 @@ class CacheStats:
     audio_bytes: int
     transcript_entries: int
     transcript_bytes: int
+    parsed_entries: int = 0
+    parsed_bytes: int = 0
 
     @property
     def total_bytes(self) -> int:
-        return self.audio_bytes + self.transcript_bytes
+        return self.audio_bytes + self.transcript_bytes + self.parsed_bytes
+
+
+@dataclass(frozen=True)
+class DamagedEntry:
+    """An entry whose seal does not match its content (``ttsbench cache check``)."""
+
+    kind: str
+    path: Path
 
 
 def _digest(material: Mapping[str, Any]) -> str:
@@ -202,19 +231,48 @@ def write_atomically(path: Path, data: bytes) -> None:
         raise
 
 
+def _seal_line(kind: str, key: str, body: bytes) -> bytes:
+    seal = {"entry": kind, "format": KEY_VERSION, "key": key, "sha256": hashlib.sha256(body).hexdigest()}
+    return json.dumps(seal, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+
+
+def seal_entry(kind: str, key: str, body: bytes) -> bytes:
+    """An entry as stored: one line sealing the body (its kind, key and SHA-256), then the body."""
+    return _seal_line(kind, key, body) + b"\n" + body
+
+
+def open_entry(kind: str, key: str, data: bytes) -> bytes | None:
+    """The body of a stored entry, or None when its seal is not exactly the one its body and key call for.
+
+    The one check every read goes through. Comparing the whole first line with the line that would
+    be written for this body under this key (rather than parsing it) means no change to it passes:
+    not to the checksum, the key, the kind or the format, nor an edit JSON would read the same;
+    and any change to the body changes its checksum. An entry moved to another key's file misses too.
+    """
+    line, newline, body = data.partition(b"\n")
+    if not newline or line != _seal_line(kind, key, body):
+        return None
+    return body
+
+
 def _touch(path: Path) -> None:
     with contextlib.suppress(OSError):  # a read-only cache still serves its entries
         os.utime(path)
 
 
 class ClipCache:
-    """The cache folder, read and written according to ``mode`` (``off``, ``read``, ``write``, ``readwrite``)."""
+    """The cache folder, read and written according to ``mode`` (``off``, ``read``, ``write``, ``readwrite``).
+
+    :attr:`damaged` counts, per kind, the entries this process found damaged (each a miss).
+    """
 
     def __init__(self, root: Path, mode: str = DEFAULT_MODE) -> None:
         if mode not in MODES:
             raise CacheError(f"cache mode {mode!r} is not one of {', '.join(MODES)}")
         self.root = root
         self.mode = mode
+        self.damaged: Counter[str] = Counter()
+        self._lock = threading.Lock()  # the prefetch pool reads from several threads
 
     @property
     def reads(self) -> bool:
@@ -227,57 +285,99 @@ class ClipCache:
     def _path(self, kind: str, key: str, suffix: str) -> Path:
         return self.root / kind / key[:2] / f"{key}{suffix}"
 
+    # --- the one read and the one write every kind goes through --------------------------------
+
+    def read_entry(self, kind: str, key: str) -> tuple[bytes | None, ReadStatus]:
+        """An entry's body checked against its seal: ``hit``, ``miss`` (none), or ``damaged`` (counted)."""
+        path = self._path(kind, key, _SUFFIX[kind])
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None, "miss"
+        body = open_entry(kind, key, data)
+        if body is None:
+            self.count_damaged(kind)
+            return None, "damaged"
+        _touch(path)
+        return body, "hit"
+
+    def write_entry(self, kind: str, key: str, body: bytes) -> None:
+        write_atomically(self._path(kind, key, _SUFFIX[kind]), seal_entry(kind, key, body))
+
+    def count_damaged(self, kind: str, count: int = 1) -> None:
+        with self._lock:
+            self.damaged[kind] += count
+
     # --- audio ---------------------------------------------------------------------------------
 
     def get_audio(self, key: str) -> CachedAudio | None:
+        return self.read_audio(key)[0]
+
+    def read_audio(self, key: str) -> tuple[CachedAudio | None, ReadStatus]:
+        """The clip stored under ``key`` and what the read found; nothing is read in ``off`` or ``write`` mode."""
         if not self.reads:
-            return None
-        path = self._path("audio", key, ".clip")
+            return None, "miss"
+        body, status = self.read_entry("audio", key)
+        if body is None:
+            return None, status
+        header, _, audio = body.partition(b"\n")
         try:
-            header, _, audio = path.read_bytes().partition(b"\n")
             meta = json.loads(header)
-        except (OSError, ValueError):
-            return None
-        if not isinstance(meta, dict) or hashlib.sha256(audio).hexdigest() != meta.get("audio_sha256"):
-            return None  # damaged: synthesize again
-        _touch(path)
+        except ValueError:
+            meta = None
+        if not isinstance(meta, dict) or not isinstance(meta.get("metadata", {}), dict):
+            self.count_damaged("audio")  # sealed but not an entry this code writes: never a clip
+            return None, "damaged"
         media_type = str(meta.get("media_type") or "audio/wav")
-        return CachedAudio(audio, media_type, meta.get("pcm_sample_rate"), meta.get("metadata") or {})
+        return CachedAudio(audio, media_type, meta.get("pcm_sample_rate"), meta.get("metadata") or {}), "hit"
 
     def put_audio(self, key: str, entry: CachedAudio) -> None:
         if not self.writes:
             return
-        meta = {
-            "audio_sha256": hashlib.sha256(entry.audio).hexdigest(),
-            "media_type": entry.media_type,
-            "pcm_sample_rate": entry.pcm_sample_rate,
-            "metadata": entry.metadata,
-        }
-        # json.dumps escapes newlines inside strings, so the header is exactly one line.
+        meta = {"media_type": entry.media_type, "pcm_sample_rate": entry.pcm_sample_rate, "metadata": entry.metadata}
+        # json.dumps escapes newlines inside strings, so the metadata is exactly one line.
         header = json.dumps(meta, default=str, ensure_ascii=True).encode("ascii")
-        write_atomically(self._path("audio", key, ".clip"), header + b"\n" + entry.audio)
+        self.write_entry("audio", key, header + b"\n" + entry.audio)
 
     # --- transcripts ---------------------------------------------------------------------------
 
     def get_transcript(self, key: str) -> CachedTranscript | None:
+        return self.read_transcript(key)[0]
+
+    def read_transcript(self, key: str) -> tuple[CachedTranscript | None, ReadStatus]:
         if not self.reads:
-            return None
-        path = self._path("transcripts", key, ".json")
+            return None, "miss"
+        body, status = self.read_entry("transcripts", key)
+        if body is None:
+            return None, status
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
+            data = json.loads(body)
+        except ValueError:
+            data = None
         if not isinstance(data, dict) or not isinstance(data.get("text"), str):
-            return None
-        _touch(path)
+            self.count_damaged("transcripts")
+            return None, "damaged"
         flags = tuple(data.get("flags") or ())
-        return CachedTranscript(data["text"], flags, data.get("language"), data.get("details") or {})
+        return CachedTranscript(data["text"], flags, data.get("language"), data.get("details") or {}), "hit"
 
     def put_transcript(self, key: str, entry: CachedTranscript) -> None:
         if not self.writes:
             return
         body = {"text": entry.text, "flags": list(entry.flags), "language": entry.language, "details": entry.details}
-        write_atomically(self._path("transcripts", key, ".json"), json.dumps(body, default=str).encode("utf-8"))
+        self.write_entry("transcripts", key, json.dumps(body, default=str).encode("utf-8"))
+
+    # --- parsed case files (yaml_documents.py) ---------------------------------------------------
+    # Used in every mode but ``off``: a parse is not a measurement, and an entry is checked on read.
+
+    def read_parsed(self, key: str) -> tuple[bytes | None, ReadStatus]:
+        if self.mode == "off":
+            return None, "miss"
+        return self.read_entry("parsed", key)
+
+    def put_parsed(self, key: str, body: bytes) -> None:
+        if self.mode != "off":
+            with contextlib.suppress(OSError):  # a read-only cache: parse every time
+                self.write_entry("parsed", key, body)
 
     # --- housekeeping --------------------------------------------------------------------------
 
@@ -289,13 +389,31 @@ class ClipCache:
     def stats(self) -> CacheStats:
         audio = [p.stat().st_size for p in self._files("audio")]
         transcripts = [p.stat().st_size for p in self._files("transcripts")]
+        parsed = [p.stat().st_size for p in self._files("parsed")]
         return CacheStats(
             root=self.root,
             audio_entries=len(audio),
             audio_bytes=sum(audio),
             transcript_entries=len(transcripts),
             transcript_bytes=sum(transcripts),
+            parsed_entries=len(parsed),
+            parsed_bytes=sum(parsed),
         )
+
+    def check(self) -> tuple[int, list[DamagedEntry]]:
+        """Every entry read and checked against its seal: (entries checked, the damaged ones)."""
+        checked, damaged = 0, []
+        for kind in ENTRY_KINDS:
+            for path in self._files(kind):
+                try:
+                    data = path.read_bytes()
+                except OSError:
+                    continue  # removed meanwhile by a pruner
+                checked += 1
+                key = path.name.removesuffix(_SUFFIX[kind])
+                if open_entry(kind, key, data) is None:
+                    damaged.append(DamagedEntry(kind, path))
+        return checked, damaged
 
     def prune(self, max_bytes: int) -> tuple[int, int]:
         """Remove least-recently-used entries until the cache holds at most ``max_bytes``.
@@ -303,7 +421,7 @@ class ClipCache:
         Returns (entries removed, bytes freed).
         """
         sized = []
-        for kind in ("audio", "transcripts", "parsed"):  # parsed: case files (yaml_documents.py)
+        for kind in ENTRY_KINDS:
             for path in self._files(kind):
                 try:
                     stat = path.stat()

@@ -34,9 +34,7 @@ class CaseFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         bench: BenchSession = self.config.stash[BENCH_KEY]
         try:
-            cache = bench.config.cache
-            parsed = cache.root / "parsed" if cache is not None and cache.mode != "off" else None
-            suite = load_case_file(self.path, parsed, bench.config.settings.limits.max_text_chars)
+            suite = load_case_file(self.path, bench.config.cache, bench.config.settings.limits.max_text_chars)
         except CaseFileError as exc:
             raise CaseFileCollectError(str(exc)) from exc
         clash = bench.recorder.claim_suite(suite)

@@ -87,6 +87,8 @@ CONFIG_SCHEMA = {
         "cache_dir": {"type": "string", "minLength": 1},
         # an LRU cap on the clip and transcript cache: bytes, or a size such as "2GB"
         "cache_max_size": {"type": ["string", "integer"]},
+        # whose clips a run reads from the cache: reproducible local engines only (default) or all
+        "cache_reuse": {"enum": ["local", "all"]},
         "limits": LIMITS_SCHEMA,
     },
 }
@@ -134,6 +136,7 @@ class Settings:
     latency_budgets: Mapping[str, Any] = field(default_factory=dict)
     cache_dir: str | None = None
     cache_max_size: str | int | None = None
+    cache_reuse: str | None = None  # clip_reuse.py; None: the default, ``local``
     limits: Limits = field(default_factory=Limits)
     source: Path | None = None
     base_dir: Path = field(default_factory=Path.cwd)
@@ -215,6 +218,7 @@ def load_settings(rootdir: Path) -> Settings:
         latency_budgets=raw.get("latency_budgets", {}),
         cache_dir=raw.get("cache_dir"),
         cache_max_size=raw.get("cache_max_size"),
+        cache_reuse=raw.get("cache_reuse"),
         limits=Limits(**raw.get("limits", {})),
         source=source,
         base_dir=rootdir,

@@ -36,6 +36,7 @@ from pytest_ttsbench.cache import (
     transcript_key_material,
 )
 from pytest_ttsbench.cases.model import CaseItem, Target
+from pytest_ttsbench.clip_reuse import ClipReuse, reads_clips
 from pytest_ttsbench.config import ConfigError, EngineProfile
 from pytest_ttsbench.engines.base import Engine, EngineError, EngineUnavailable, Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.registry import create_engine
@@ -90,7 +91,8 @@ class Clip:
     audio_varies: bool | None = None
     generation: dict[str, Any] = field(default_factory=dict)
     quality: dict[str, float | None] = field(default_factory=dict)
-    #: where the audio and each route's transcript came from: "hit" (the cache), "miss" (made now), "off"
+    #: where the audio and each route's transcript came from: "hit" (the cache), "miss" (made now),
+    #: "fresh" (not read by the reuse policy, made now), "damaged" (a bad entry ignored, made now), "off"
     cache: dict[str, str] = field(default_factory=dict)
     #: each route's decoding mode, where the route reports one (Whisper: "sequential", "batched:N")
     asr_decoding: dict[str, str] = field(default_factory=dict)
@@ -116,6 +118,8 @@ class Synthesized:
     error: str | None = None
     audio_key: str | None = None  # None when the cache is off
     from_cache: bool = False
+    #: what the cache said of this clip (a row's ``cache["audio"]``): hit, miss, fresh, damaged or off
+    cache_source: str = "off"
     #: the clip decoded, and its quality measures under way, when they could start with the synthesis
     decoded: DecodedAudio | None = None
     quality: Future[dict[str, float | None]] | None = None
@@ -141,6 +145,8 @@ class RunOptions:
     #: engines whose synthesis latency is gated: their clips are always requested for real (a clip
     #: read from the cache has no latency to measure), though still written to the cache
     fresh_audio_engines: frozenset[str] = frozenset()
+    #: whose clips may be read from the cache at all (clip_reuse.py): by default reproducible engines' only
+    clip_reuse: ClipReuse = field(default_factory=ClipReuse)
     max_audio_bytes: int = DEFAULT_MAX_AUDIO_BYTES
     #: seconds a clip may decode to (limits.max_clip_seconds); a profile's max_clip_seconds wins
     max_clip_seconds: float = DEFAULT_MAX_CLIP_SECONDS
@@ -276,8 +282,8 @@ class Evaluator:
                 profile.type, profile.options, voice, item.language, text, repeat, identity() if identity else None
             )
             outcome.audio_key = cache_key(material)
-            fresh = engine_name in self.options.fresh_audio_engines
-            cached = None if fresh else cache.get_audio(outcome.audio_key)
+            fresh = engine_name in self.options.fresh_audio_engines or not reads_clips(self.options.clip_reuse, engine)
+            cached, outcome.cache_source = (None, "fresh") if fresh else cache.read_audio(outcome.audio_key)
             if cached is not None:
                 outcome.synthesis = Synthesis(
                     cached.audio, cached.media_type, cached.pcm_sample_rate, metadata=cached.metadata
@@ -304,7 +310,7 @@ class Evaluator:
         text, voice = made.request.text, made.request.voice
         clip.generation = generation_record(profile, voice, {}, clip.started_at)
         cache = self.options.cache
-        clip.cache["audio"] = "off" if made.audio_key is None else ("hit" if made.from_cache else "miss")
+        clip.cache["audio"] = made.cache_source
         if made.synthesis is None:
             clip.synth_seconds = made.seconds
             clip.error, clip.error_stage = made.error, "synthesis"
@@ -398,12 +404,12 @@ class Evaluator:
         if cache is None or cache.mode == "off" or identity is None or clip.audio_sha256 is None:
             return route.transcribe(decoded, language), "off"
         key = cache_key(transcript_key_material(clip.audio_sha256, identity(language), language))
-        cached = cache.get_transcript(key)
+        cached, source = cache.read_transcript(key)
         if cached is not None:
             return Transcription(cached.text, 0.0, cached.flags, cached.language, dict(cached.details)), "hit"
         heard = route.transcribe(decoded, language)
         cache.put_transcript(key, CachedTranscript(heard.text, heard.flags, heard.language, dict(heard.details)))
-        return heard, "miss"
+        return heard, source
 
     def _keep_audio(
         self, clip: Clip, item: CaseItem, engine_name: str, repeat: int, data: bytes, media_type: str

@@ -13,6 +13,7 @@ import pytest
 from pytest_ttsbench.cache import DEFAULT_MODE as DEFAULT_CACHE_MODE
 from pytest_ttsbench.cache import MODES as CACHE_MODES
 from pytest_ttsbench.cases.loader import CASE_SUFFIXES
+from pytest_ttsbench.clip_reuse import REUSE_CHOICES
 from pytest_ttsbench.collect import CaseFile, CaseTest, prefetch_ahead, upcoming_items
 from pytest_ttsbench.config import Settings
 from pytest_ttsbench.gating.baseline import DEFAULT_ALPHA, DEFAULT_MAX_RATE
@@ -42,6 +43,7 @@ from pytest_ttsbench.sharding import parse_shard, select
 
 # What a worker tells the controller about its collection (the controller collects nothing).
 COLLECTED_KEY = "ttsbench_collected"
+CACHE_DAMAGED_KEY = "ttsbench_cache_damaged"  # a worker's damaged cache entries, per kind
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -102,6 +104,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=CACHE_MODES,
         default=DEFAULT_CACHE_MODE,
         help="reuse clips and transcripts from earlier runs: off, read, write or readwrite (default)",
+    )
+    group.addoption(
+        "--tts-cache-reuse",
+        choices=REUSE_CHOICES,
+        default=None,
+        help="whose clips are read from the cache: local (default: reproducible local engines such as "
+        "espeak and piper) or all (remote engines' too; never in a run with --tts-baseline)",
     )
     group.addoption(
         "--tts-cache-dir",
@@ -387,6 +396,10 @@ class _XdistHooks:
         for suite, path in collected.get("suite_files", {}).items():
             suite_files.setdefault(suite, Path(path))
         seen.ids.update((engine, gap_id) for engine, gap_id in collected["ids"])
+        cache = node.config.stash[BENCH_KEY].config.cache
+        for kind, count in getattr(node, "workeroutput", {}).get(CACHE_DAMAGED_KEY, {}).items():
+            if cache is not None:
+                cache.count_damaged(kind, int(count))
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -487,6 +500,10 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]
     """
     bench: BenchSession = session.config.stash[BENCH_KEY]
     recorder = bench.recorder
+    cache = bench.config.cache
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None and cache is not None:
+        workeroutput[CACHE_DAMAGED_KEY] = dict(cache.damaged)  # the controller's gate reports them
     if bench.config.is_worker:
         # Before xdist reports this worker finished: the controller may end the process then, and
         # a local model's close() (engines/python_factory.py) must still run.
@@ -494,6 +511,8 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]
         return (yield)
     if not bench.config.engine_names:
         return (yield)
+    if cache is not None:
+        recorder.collected.cache_damaged = dict(cache.damaged)
     if recorder.results:
         bench.write_header()  # complete now: every case file and language of the run is known
     if bench.config.synth_only or bench.config.lists_only:

@@ -30,6 +30,9 @@ def _weights_file(model_dir: Path) -> list[Path]:
     return sorted(p for p in model_dir.rglob("*") if p.is_file())
 
 
+_WEIGHTS_ENTRY = "weights-sha256"  # the kind and key its seal names
+
+
 def _cache_file() -> Path:
     from pytest_ttsbench.asr.models import cache_dir
 
@@ -40,14 +43,19 @@ def weights_sha256(model_dir: Path) -> str:
     """SHA-256 of a model's weights, cached per path, size and modification time.
 
     Hashing 140 MB of Whisper weights takes a while; a run hashes each model once, and later
-    runs reuse the figure until the file changes.
+    runs reuse the figure until the file changes. The file of figures is sealed like every cache
+    entry (cache.py): one edited behind the cache's back is ignored and the weights hashed again,
+    never a wrong figure in the run header (which says whether the recognizer changed).
     """
+    from pytest_ttsbench.cache import open_entry, seal_entry
+
     files = _weights_file(model_dir)
     stamp = [[str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns] for p in files]
     key = hashlib.sha256(json.dumps(stamp).encode()).hexdigest()
     cache_path = _cache_file()
     try:
-        cache = json.loads(cache_path.read_text(encoding="utf-8"))
+        body = open_entry(_WEIGHTS_ENTRY, _WEIGHTS_ENTRY, cache_path.read_bytes())
+        cache = json.loads(body) if body is not None else {}
     except (OSError, ValueError):
         cache = {}
     if isinstance(cache, dict) and isinstance(cache.get(key), str):
@@ -58,7 +66,7 @@ def weights_sha256(model_dir: Path) -> str:
     try:
         cache_path.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache_path.with_name(f"{cache_path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(cache, indent=1), encoding="utf-8")
+        tmp.write_bytes(seal_entry(_WEIGHTS_ENTRY, _WEIGHTS_ENTRY, json.dumps(cache, indent=1).encode("utf-8")))
         tmp.replace(cache_path)
     except OSError:
         pass  # a read-only cache costs time on the next run, never a wrong figure

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_ttsbench.cache import CacheError, ClipCache, parse_size, resolve_cache_dir
+from pytest_ttsbench.clip_reuse import ClipReuse, ReuseError, reuse_choice
 from pytest_ttsbench.config import ConfigError, EngineProfile, Settings, load_settings
 from pytest_ttsbench.gating.baseline import RegressionRule
 from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome
@@ -102,6 +103,8 @@ class BenchConfig:
     #: clips and transcripts of earlier runs (cache.py); None when no engine is selected
     cache: ClipCache | None = None
     cache_max_bytes: int | None = None  # an LRU cap applied when the run ends
+    #: whose clips may be read from the cache (clip_reuse.py)
+    clip_reuse: ClipReuse = field(default_factory=ClipReuse)
     #: synthesize the following tests' clips while a test runs (prefetch.py)
     prefetch: bool = True
     # --- reruns (see reruns.py) ---
@@ -217,6 +220,7 @@ class BenchSession:
                 quality=QualityMeter(config.quality_sets, config.dnsmos_windowing) if config.quality_sets else None,
                 cache=config.cache,
                 fresh_audio_engines=config.latency_gated_engines,
+                clip_reuse=config.clip_reuse,
             )
             self._evaluator = Evaluator(
                 config.settings.engines, lambda profile: create_routes(config.asr_spec(profile)), options
@@ -480,7 +484,8 @@ def _refuse_unmeasured_bounds(
 
 
 def _cache_config(config: pytest.Config, settings: Settings, engines: Sequence[str]) -> dict[str, Any]:
-    """The clip and transcript cache a run with an engine reads and writes (cache.py)."""
+    """The clip and transcript cache a run with an engine reads and writes (cache.py), and whose
+    clips it may read (clip_reuse.py)."""
     if not engines:
         return {}
     folder = resolve_cache_dir(config.getoption("tts_cache_dir"), settings.cache_dir, settings.base_dir)
@@ -490,7 +495,12 @@ def _cache_config(config: pytest.Config, settings: Settings, engines: Sequence[s
             cap = parse_size(settings.cache_max_size)
         except CacheError as exc:
             raise pytest.UsageError(f"{settings.source}: field cache_max_size: {exc}") from exc
-    return {"cache": ClipCache(folder, config.getoption("tts_cache")), "cache_max_bytes": cap}
+    try:
+        reuse = reuse_choice(config.getoption("tts_cache_reuse"), settings.cache_reuse)
+    except ReuseError as exc:
+        raise pytest.UsageError(f"{settings.source}: {exc}") from exc
+    reuse = replace(reuse, gated_against_baseline=bool(config.getoption("tts_baseline")))
+    return {"cache": ClipCache(folder, config.getoption("tts_cache")), "cache_max_bytes": cap, "clip_reuse": reuse}
 
 
 def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[str], *, is_worker: bool) -> GateConfig:

@@ -14,14 +14,16 @@ is composed first, its fully expanded size is counted once per distinct node, an
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_ttsbench.cache import ClipCache
 
 # Bump when what a cached parse holds changes: old entries then simply miss.
-_PARSE_VERSION = "1"
+# 2: entries sealed with a checksum (cache.py)
+_PARSE_VERSION = "2"
 
 
 class YamlSyntaxError(ValueError):
@@ -98,30 +100,35 @@ def load_yaml(text: str, max_nodes: int = MAX_EXPANDED_NODES) -> Any:
         loader.dispose()
 
 
-def load_yaml_cached(text: str, cache_dir: Path | None) -> Any:
-    """Like :func:`load_yaml`, reusing an earlier parse of the same text stored under ``cache_dir``.
+def load_yaml_cached(text: str, cache: ClipCache | None) -> Any:
+    """Like :func:`load_yaml`, reusing an earlier parse of the same text stored in ``cache``.
 
     Even libyaml leaves the building of Python objects to PyYAML's Python code, a third of the
     time spent collecting 10,000 items; ``json`` reads the same document back in C. The entry is
-    keyed by the text's SHA-256, and a document JSON would change (a date, a number as a mapping
-    key) is never stored, so a cached parse equals a fresh one.
+    keyed by the SHA-256 of the text itself (what is on disk now, never its modification time or
+    size), it is sealed with its own checksum, so an entry edited behind the cache's back is a
+    counted miss (cache.py) and the text is parsed again, and a document JSON would change (a date,
+    a number as a mapping key) is never stored, so a cached parse equals a fresh one.
     """
-    if cache_dir is None:
+    if cache is None:
         return load_yaml(text)
-    from pytest_ttsbench.cache import write_atomically
-
-    digest = hashlib.sha256(f"{_PARSE_VERSION}\0{text}".encode()).hexdigest()
-    entry = cache_dir / digest[:2] / f"{digest}.json"
-    try:
-        return json.loads(entry.read_bytes())
-    except (OSError, ValueError):
-        pass
+    key = parsed_key(text)
+    body, _ = cache.read_parsed(key)
+    if body is not None:
+        try:
+            return json.loads(body)
+        except ValueError:
+            cache.count_damaged("parsed")  # sealed, yet not JSON: never trusted
     data = load_yaml(text)
     try:
-        body = json.dumps(data, ensure_ascii=False)
+        stored = json.dumps(data, ensure_ascii=False)
     except (TypeError, ValueError):
         return data
-    if json.loads(body) == data:
-        with contextlib.suppress(OSError):  # a read-only cache: parse every time
-            write_atomically(entry, body.encode("utf-8"))
+    if json.loads(stored) == data:
+        cache.put_parsed(key, stored.encode("utf-8"))
     return data
+
+
+def parsed_key(text: str) -> str:
+    """The parsed-document cache key of a text: the SHA-256 of its content (and of the parse format)."""
+    return hashlib.sha256(f"{_PARSE_VERSION}\0{text}".encode()).hexdigest()

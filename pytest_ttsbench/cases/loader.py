@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_ttsbench.cases.model import CaseFileError, CaseItem, Problem, Suite, Target
 from pytest_ttsbench.cases.schema import CASE_FILE_SCHEMA
@@ -17,6 +17,9 @@ from pytest_ttsbench.cases.sources import jsonl_source_data
 from pytest_ttsbench.limits import DEFAULT_MAX_TEXT_CHARS
 from pytest_ttsbench.scorers.registry import UnknownScorerError, get_scorer
 from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml_cached
+
+if TYPE_CHECKING:
+    from pytest_ttsbench.cache import ClipCache
 
 CASE_SUFFIXES = (".yaml", ".yml")
 #: the fields an item's text may be sent from (--tts-contract chooses)
@@ -221,11 +224,13 @@ def _parse_item(
     return item, []
 
 
-def load_case_file(path: Path, parsed_cache: Path | None = None, max_text_chars: int = DEFAULT_MAX_TEXT_CHARS) -> Suite:
+def load_case_file(
+    path: Path, parsed_cache: ClipCache | None = None, max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
+) -> Suite:
     """Read and validate one case file: native YAML, or a supported external JSONL benchmark.
 
-    ``parsed_cache`` keeps parsed YAML documents by content (see :func:`load_yaml_cached`); the
-    result is validated all the same.
+    ``parsed_cache`` keeps parsed YAML documents by the file's content, each entry checked on read
+    (see :func:`load_yaml_cached`); the result is validated all the same.
     """
     if path.suffix == ".jsonl":
         return parse_suite(path, jsonl_source_data(path), max_text_chars)

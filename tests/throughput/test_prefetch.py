@@ -184,10 +184,12 @@ def test_an_engine_that_declares_no_concurrency_is_never_called_twice_at_once(tm
 def test_a_rerun_takes_clips_and_transcripts_from_the_cache(tmp_path: Path) -> None:
     items = [_item(n, f"7, item {n}") for n in range(3)]
     first_engine = CountingEngine(concurrency=2)
+    first_engine.reproducible = True  # type: ignore[attr-defined]  # as a local engine declares
     first = _evaluator(first_engine, tmp_path / "run1", ClipCache(tmp_path / "cache"))
     cold = [first.evaluate(item, item.targets[0], "counting") for item in items]
     first.close()
     again, listener = CountingEngine(concurrency=2), HeardSeven()
+    again.reproducible = True  # type: ignore[attr-defined]
     second = _evaluator(again, tmp_path / "run2", ClipCache(tmp_path / "cache"), listener)
     warm = [second.evaluate(item, item.targets[0], "counting") for item in items]
     second.close()
@@ -200,6 +202,19 @@ def test_a_rerun_takes_clips_and_transcripts_from_the_cache(tmp_path: Path) -> N
     assert all(r.audio_path and Path(r.audio_path).is_relative_to(tmp_path / "run2") for r in warm)
     assert all(Path(r.audio_path).is_file() for r in warm if r.audio_path)
     assert [r.generation["seed"] for r in warm] == [r.generation["seed"] for r in cold]
+
+
+def test_an_engine_that_is_not_reproducible_is_asked_again_but_its_transcripts_are_reused(tmp_path: Path) -> None:
+    item = _item(0, "7, item 0")
+    rows = []
+    for _ in range(2):
+        engine, listener = CountingEngine(concurrency=1), HeardSeven()
+        evaluator = _evaluator(engine, tmp_path / "run", ClipCache(tmp_path / "cache"), listener)
+        rows.append(evaluator.evaluate(item, item.targets[0], "counting"))
+        evaluator.close()
+        assert engine.calls == [item.full_id]  # the engine is asked every run
+    # the same audio again: its transcript, keyed by the clip's SHA-256, is reused
+    assert [row.cache for row in rows] == [{"audio": "fresh", "asr:fake-asr": s} for s in ("miss", "hit")]
 
 
 def test_an_engine_that_reads_files_is_never_cached(tmp_path: Path) -> None:
