@@ -300,14 +300,25 @@ def profile_repeats(profile: EngineProfile) -> int:
 
 
 def default_run_dir(base: Path, runs_dir: str, engines: Sequence[str]) -> Path:
-    """A fresh, dated folder for one run's results and audio."""
+    """A fresh, dated folder for one run's results and audio, created (reserved) before it is returned.
+
+    Two runs started in the same second (two CI jobs on one runner) name the same folder; an
+    exclusive ``mkdir`` (never ``exist_ok``) lets exactly one of them have it, and the other takes
+    the next suffix, so concurrent runs never share a results file. Checking ``exists()`` first
+    and creating later would leave a window in which both see the name free.
+    """
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     folder = base / runs_dir / f"{stamp}-{safe_name('+'.join(engines))}"
-    candidate, n = folder, 1
-    while candidate.exists():
-        n += 1
-        candidate = folder.with_name(f"{folder.name}-{n}")
-    return candidate
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    n = 1
+    while True:
+        candidate = folder if n == 1 else folder.with_name(f"{folder.name}-{n}")
+        try:
+            candidate.mkdir()
+        except FileExistsError:
+            n += 1
+            continue
+        return candidate
 
 
 def build_config(config: pytest.Config) -> BenchConfig:
