@@ -34,6 +34,7 @@ from typing import Any
 
 from pytest_ttsbench.cases.loader import CASE_SUFFIXES
 from pytest_ttsbench.config import Settings
+from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.results import iter_results
 
 MANIFEST_NAME = "manifest.sha256.json"
@@ -194,7 +195,7 @@ def _project_file(key: str, roots: Iterable[Path]) -> Path | None:
 def verify_manifest(path: Path, project: Path | None = None) -> Verification:
     """Recompute every checksum the manifest lists and look for unlisted files in the folders it owns."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = load_json(path.read_text(encoding="utf-8"))
         listed: Mapping[str, Mapping[str, Any]] = document["files"]
         owned: list[str] = list(document.get("owned_dirs", []))
         recorded_project = document.get("project")

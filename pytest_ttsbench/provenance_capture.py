@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.provenance import RunHeader, clean_settings, clean_value, endpoint_host, hash_files, sha256_of
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ def weights_sha256(model_dir: Path) -> str:
     key = hashlib.sha256(json.dumps(stamp).encode()).hexdigest()
     cache_path = _cache_file()
     try:
-        cache = json.loads(cache_path.read_text(encoding="utf-8"))
+        cache = load_json(cache_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         cache = {}
     if isinstance(cache, dict) and isinstance(cache.get(key), str):

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
+from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.messages import shorten
 from pytest_ttsbench.redaction import scrub
 from pytest_ttsbench.verdict import OUTCOMES, Outcome
@@ -140,7 +141,7 @@ def result_from_report(report: Any) -> ItemResult | None:
     """The result a benchmark test attached to its report, if any (only the call phase has one)."""
     for name, value in getattr(report, "user_properties", ()) or ():
         if name == RESULT_PROPERTY:
-            return ItemResult.from_dict(json.loads(value))
+            return ItemResult.from_dict(load_json(value))
     return None
 
 
@@ -221,7 +222,7 @@ def parse_row(path: Path, number: int, line: str) -> ItemResult:
     """One line of a results file as a row; raises :class:`ResultsFileError` naming file, line and field."""
     where = f"{path}: line {number}"
     try:
-        data = json.loads(line)
+        data = load_json(line, first_line=number)
     except json.JSONDecodeError as exc:
         raise ResultsFileError(f"{where}: not valid JSON: {exc.msg} (column {exc.colno})") from None
     if not isinstance(data, dict):

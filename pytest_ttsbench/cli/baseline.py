@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
+from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.manifest import (
     MANIFEST_NAME,
     RUN_RESULTS_NAME,
@@ -104,7 +105,10 @@ def save_baseline(run: Path, target: Path, with_audio: bool = False) -> Path:
 
 def _write_manifest(results: Path, source_manifest: Path, target: Path) -> None:
     """The baseline's manifest: its own files, plus the run's inputs as the run recorded them."""
-    document = json.loads(source_manifest.read_text(encoding="utf-8"))
+    try:
+        document = load_json(source_manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise BaselineError(f"{source_manifest}: not a readable manifest: {exc}") from exc
     files: dict[str, Any] = {k: v for k, v in document["files"].items() if v.get("role") == "input"}
     for path in sorted(p for p in target.rglob("*") if p.is_file() and p.name != MANIFEST_NAME):
         key = path.relative_to(target).as_posix()

@@ -49,7 +49,9 @@ def test_concurrent_runs_in_one_second_each_get_their_own_folder(
     assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == sorted(f.name for f in folders)
     first = min(folders, key=lambda f: len(f.name))
     assert first.name.startswith("20261201T140000Z-")
-    assert sorted(f.name for f in folders) == sorted([first.name] + [f"{first.name}-{n}" for n in range(2, runners + 1)])
+    assert sorted(f.name for f in folders) == sorted(
+        [first.name] + [f"{first.name}-{n}" for n in range(2, runners + 1)]
+    )
 
 
 def test_runs_in_separate_processes_in_one_second_each_get_their_own_folder(tmp_path: Path) -> None:
