@@ -6,7 +6,9 @@ figure in the summary, the gate and later dashboards is derived from these lines
 A run folder is relocatable: a clip inside the results file's folder is written as a path
 relative to that folder (``audio/espeak/en-numerals/year-2026-….wav``), so the folder can be
 moved, committed as a baseline or downloaded as a CI artifact; readers turn it back into a path
-on this machine. Clips kept elsewhere (``--tts-audio-dir`` outside the run) stay absolute.
+on this machine. Clips kept elsewhere (``--tts-audio-dir`` outside the run) stay absolute; the
+readers that open a clip named by a results file open it only inside the file's folder
+(:func:`pytest_ttsbench.data_paths.inside_folder`), so those are played by their own run only.
 """
 
 from __future__ import annotations

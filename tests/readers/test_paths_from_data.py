@@ -126,7 +126,7 @@ def test_listening_kit_lists_a_clip_from_outside_as_missing(pytester: pytest.Pyt
 def test_baseline_with_audio_refuses_a_clip_from_outside_before_writing_anything(
     pytester: pytest.Pytester, split_run: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    secret, digest = _outside_secret(pytester, split_run)
+    _, digest = _outside_secret(pytester, split_run)
     _point_row_at(split_run / "results.jsonl", "../elsewhere/secret.wav", digest)
     # the manifest is made to match the edited file, as whoever edits a downloaded run would do
     manifest = split_run / "manifest.sha256.json"
@@ -138,7 +138,7 @@ def test_baseline_with_audio_refuses_a_clip_from_outside_before_writing_anything
     document["files"] = {k: v for k, v in document["files"].items() if not k.endswith(".wav")}
     manifest.write_text(json.dumps(document), encoding="utf-8")
     target = pytester.path / "baseline"
-    with pytest.raises(BaselineError, match="not copied.*secret.wav"):
+    with pytest.raises(BaselineError, match=r"not copied.*secret\.wav"):
         save_baseline(split_run, target, with_audio=True)
     assert not target.exists() or list(target.iterdir()) == []
     assert ttsbench(["baseline", "save", str(split_run), str(target), "--with-audio"]) == 1  # refused
