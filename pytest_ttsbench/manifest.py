@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -34,6 +34,7 @@ from typing import Any
 
 from pytest_ttsbench.cases.loader import CASE_SUFFIXES
 from pytest_ttsbench.config import Settings
+from pytest_ttsbench.data_paths import OutsideFolderError, inside_folder
 from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.results import iter_results
 
@@ -247,6 +248,16 @@ def _engine_inputs(settings: Settings, engines: Iterable[str]) -> list[Path]:
     return found
 
 
+def _inside_any(folders: Sequence[Path], recorded: str) -> Path | None:
+    """``recorded`` resolved inside the first of ``folders`` that holds it, else None."""
+    for folder in folders:
+        try:
+            return inside_folder(folder, recorded)
+        except OutsideFolderError:
+            continue
+    return None
+
+
 def write_session_manifest(
     settings: Settings,
     results_path: Path | None,
@@ -266,13 +277,17 @@ def write_session_manifest(
     cases: set[Path] = {Path(p) for p in suite_files}
     for row in rows:
         if row.node_id:
-            candidate = root / row.node_id.split("::", 1)[0]
-            if candidate.is_file():
-                cases.add(candidate.resolve())
+            # a node id read from the results file is data: only a case file inside the project counts
+            candidate = _inside_any([root], row.node_id.split("::", 1)[0])
+            if candidate is not None and candidate.is_file():
+                cases.add(candidate)
     inputs = sorted(cases)
     inputs += _engine_inputs(settings, sorted({r.engine for r in rows} | set(engine_names)))
     if settings.source is not None:
         inputs.append(settings.source)
-    outputs = [Path(r.audio_path) for r in rows if r.audio_path]
+    # Rows of an earlier session (--tts-append, --tts-resume) are data too: a clip is hashed only
+    # inside the run's folder or its configured audio folder.
+    clip_folders = [results_path.parent, *([audio_dir] if audio_dir is not None else [])]
+    outputs = [p for p in (_inside_any(clip_folders, r.audio_path) for r in rows if r.audio_path) if p is not None]
     owned = [audio_dir] if audio_dir is not None else []
     return write_manifest(results_path, inputs, outputs, owned, project=root)

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from plugin_projects import read_jsonl, write_project
+from plugin_projects import NUMERALS, read_jsonl, write_project
 
 # Imported before any in-process pytester run writes an HTML report: pytester drops the modules a
 # run imported when it ends, and matplotlib imported twice in one process breaks its caches.
@@ -143,3 +143,23 @@ def test_baseline_with_audio_refuses_a_clip_from_outside_before_writing_anything
     assert not target.exists() or list(target.iterdir()) == []
     assert ttsbench(["baseline", "save", str(split_run), str(target), "--with-audio"]) == 1  # refused
     assert "secret.wav" in capsys.readouterr().err
+
+
+def test_the_run_manifest_never_hashes_a_file_outside_named_by_an_earlier_row(pytester: pytest.Pytester) -> None:
+    """``--tts-append`` reads the earlier session's rows: their clip paths and node ids are data too."""
+    write_project(pytester, cases={"demo-numerals.yaml": NUMERALS})
+    pytester.runpytest("--tts-engine=replay", "--tts-results=run/results.jsonl", "-k", "year")
+    secret = pytester.path / "elsewhere" / "secret.wav"
+    secret.parent.mkdir()
+    secret.write_bytes(b"RIFF" + b"\0" * 64)
+    (secret.parent / "secret.yaml").write_text(NUMERALS, encoding="utf-8")
+    results = pytester.path / "run" / "results.jsonl"
+    (row,) = read_jsonl(results)
+    row.update(audio_path="../elsewhere/secret.wav", node_id="../elsewhere/secret.yaml::x")
+    results.write_text(json.dumps(row) + "\n", encoding="utf-8")
+
+    pytester.runpytest("--tts-engine=replay", "--tts-results=run/results.jsonl", "--tts-append", "-k", "pct")
+
+    manifest = (pytester.path / "run" / "manifest.sha256.json").read_text(encoding="utf-8")
+    assert "secret" not in manifest and "elsewhere" not in manifest
+    assert "demo-numerals.yaml" in manifest  # the project's own case file is still listed
