@@ -32,7 +32,7 @@ from pytest_ttsbench.gating.latency import (
     parse_budgets,
     parse_compare_fail,
 )
-from pytest_ttsbench.gating.snapshots import read_snapshots, snapshot_path
+from pytest_ttsbench.gating.snapshots import SnapshotFileError, read_snapshots, snapshot_path
 from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, parse_cli_thresholds
 from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.provenance import RunHeader, RunHeaderError, header_path, read_header, write_header
@@ -563,7 +563,10 @@ def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[st
     if snapshot_mode != "off" and not is_worker:
         for engine in engines:
             path = snapshot_path(settings.base_dir, engine)
-            snapshots[engine] = (path, read_snapshots(path))
+            try:
+                snapshots[engine] = (path, read_snapshots(path))
+            except SnapshotFileError as exc:
+                raise pytest.UsageError(str(exc)) from exc
     return GateConfig(
         engines=tuple(engines),
         repeats=repeats,

@@ -219,3 +219,34 @@ def test_stored_leaderboard_with_a_key_given_twice_is_refused(run_folder: Path, 
     assert ttsbench(["leaderboard", str(run_folder), "--store", str(store)]) == 2
     err = capsys.readouterr().err
     assert str(store) in err and "duplicate key 'entries'" in err
+
+
+def test_snapshot_file_giving_one_snapshot_twice_is_refused(pytester: pytest.Pytester) -> None:
+    """syrupy keeps the last of two snapshots of one name (a merge that kept both sides): refused instead."""
+    write_project(pytester, cases={"demo-numerals.yaml": NUMERALS})
+    run = (
+        "--tts-engine=replay",
+        "--tts-results=r.jsonl",
+        "--tts-append",
+        "--tts-snapshot=strict",
+        "-p",
+        "no:cacheprovider",
+    )
+    pytester.runpytest(*run, "--snapshot-update")
+    path = pytester.path / "__tts_snapshots__" / "replay.ambr"
+    text = path.read_text(encoding="utf-8")
+    start = text.index("# name: ")
+    end = text.find("\n# name: ", start + 1)
+    first = text[start : end + 1] if end != -1 else text[start:]
+    path.write_text(text + ("" if text.endswith("\n") else "\n") + first, encoding="utf-8")
+    name = first.splitlines()[0][len("# name: ") :]
+    markers = [
+        n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if line == f"# name: {name}"
+    ]
+    first_at, again = markers
+
+    result = pytester.runpytest(*run)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [f"*replay.ambr: line {again}: snapshot {name!r} given twice (first at line {first_at})"]
+    )
