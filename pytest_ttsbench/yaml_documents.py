@@ -57,16 +57,27 @@ class DuplicateYamlKeyError(YamlSyntaxError):
 MAX_EXPANDED_NODES = 1_000_000
 
 
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
 def _refuse_duplicate_keys(node: Any, construct_key: Any) -> None:
     """Raise :class:`DuplicateYamlKeyError` when the mapping ``node`` gives a key twice (merge keys aside)."""
+    pairs = node.value
+    # The common case, cheaply: every key a plain string (its node's value), all different.
+    try:
+        names = {key_node.value for key_node, _ in pairs if key_node.tag == _STR_TAG}
+    except TypeError:  # an explicit !!str on a collection: construction refuses it, with its own message
+        names = set()
+    if len(names) == len(pairs):
+        return
     import yaml
 
     first: dict[Any, Any] = {}
-    for key_node, _ in node.value:
+    for key_node, _ in pairs:
         if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
             continue  # a mapping or sequence as a key cannot be a dict key anyway: construction refuses it
         try:
-            key = construct_key(key_node)
+            key = key_node.value if key_node.tag == _STR_TAG else construct_key(key_node)
             earlier = first.setdefault(key, key_node)
         except (yaml.YAMLError, TypeError, ValueError):
             continue  # construction reports a bad scalar itself, with its own message
