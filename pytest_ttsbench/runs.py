@@ -148,7 +148,9 @@ def read_runs(path: Path, repeat_policy: str | None = None) -> list[Run]:
         by_engine.setdefault(row.engine, []).append(row)
     try:
         header = read_header(file)
-    except RunHeaderError:
+    except RunHeaderError as exc:
+        if isinstance(exc.__cause__, DuplicateKeyError):  # readable, but two answers: never "unreadable, ignored"
+            raise
         header = None  # an unreadable header costs the provenance notes, never the figures
     return [
         Run(run_name(file), file, engine, started_at(engine_rows, file), tuple(engine_rows), policy, gate, header)
