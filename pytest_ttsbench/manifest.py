@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -193,6 +194,24 @@ def _project_file(key: str, roots: Iterable[Path]) -> Path | None:
     return next((root / key for root in roots if (root / key).is_file()), None)
 
 
+def _refuse_leading_out(manifest: Path, key: str, base: Path, project: bool) -> None:
+    """A relative name in a manifest is data: it must stay inside the run folder (or the project).
+
+    The writer names a file outside both by its absolute path, never with ``..``; a relative name
+    leading out was not written by it, and the file it names is not read.
+    """
+    if Path(key).is_absolute():
+        return
+    if project:  # lexically only: a project's case folder may be a link to elsewhere
+        if os.path.normpath(key).split(os.sep, 1)[0] == "..":
+            raise ManifestError(f"{manifest}: project file {key!r} leads out of the project through '..'")
+        return
+    try:
+        inside_folder(base, key)
+    except OutsideFolderError as exc:
+        raise ManifestError(f"{manifest}: {exc}") from None
+
+
 def verify_manifest(path: Path, project: Path | None = None) -> Verification:
     """Recompute every checksum the manifest lists and look for unlisted files in the folders it owns."""
     try:
@@ -205,6 +224,8 @@ def verify_manifest(path: Path, project: Path | None = None) -> Verification:
     base = path.parent.resolve()
     roots = [Path(p) for p in (project, recorded_project, Path.cwd()) if p]
     check = Verification(manifest=path, checked=len(listed))
+    for key in [*listed, *owned]:
+        _refuse_leading_out(path, key, base, project=listed.get(key, {}).get("root") == "project")
     for key, entry in listed.items():
         if entry.get("root") == "project":
             found = _project_file(key, roots)

@@ -163,3 +163,20 @@ def test_the_run_manifest_never_hashes_a_file_outside_named_by_an_earlier_row(py
     manifest = (pytester.path / "run" / "manifest.sha256.json").read_text(encoding="utf-8")
     assert "secret" not in manifest and "elsewhere" not in manifest
     assert "demo-numerals.yaml" in manifest  # the project's own case file is still listed
+
+
+@pytest.mark.parametrize(
+    ("key", "root"), [("../elsewhere/secret.wav", None), ("../../elsewhere/secret.yaml", "project")]
+)
+def test_verify_refuses_a_manifest_name_leading_out_of_the_run_or_project(
+    pytester: pytest.Pytester, key: str, root: str | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_project(pytester, cases={"demo-numerals.yaml": NUMERALS})
+    pytester.runpytest("--tts-engine=replay", "--tts-results=run/results.jsonl", "-k", "year")
+    manifest = pytester.path / "run" / "manifest.sha256.json"
+    document = json.loads(manifest.read_text(encoding="utf-8"))
+    document["files"][key] = {"role": "input", "sha256": "0" * 64, "bytes": 1, **({"root": root} if root else {})}
+    manifest.write_text(json.dumps(document), encoding="utf-8")
+    assert ttsbench(["verify", str(pytester.path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert key in err and "leads out" in err
