@@ -13,6 +13,7 @@ Secrets are never written here: a profile names the environment variable that ho
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -163,11 +164,20 @@ def _read_raw(rootdir: Path) -> tuple[dict[str, Any], Path | None]:
         try:
             data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{pyproject}: not valid TOML: {exc}") from exc
+            # TOML refuses a key given twice ("Cannot overwrite a value (at line 5, ...)") without
+            # naming it: quote the line, so the message names the key as the YAML and JSON readers do.
+            raise ConfigError(f"{pyproject}: not valid TOML: {exc}{_quoted_line(pyproject, exc)}") from exc
         section = data.get("tool", {}).get("ttsbench")
         if section is not None:
             return section, pyproject
     return {}, None
+
+
+def _quoted_line(path: Path, error: Exception) -> str:
+    found = re.search(r"\(at line (\d+)", str(error))
+    lines = path.read_text(encoding="utf-8").splitlines() if found else []
+    number = int(found.group(1)) if found else 0
+    return f": {lines[number - 1].strip()!r}" if 0 < number <= len(lines) else ""
 
 
 def _schema_errors(raw: dict[str, Any]) -> list[Any]:

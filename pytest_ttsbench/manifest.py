@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+import os
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -34,6 +35,8 @@ from typing import Any
 
 from pytest_ttsbench.cases.loader import CASE_SUFFIXES
 from pytest_ttsbench.config import Settings
+from pytest_ttsbench.data_paths import OutsideFolderError, inside_folder
+from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.results import iter_results
 
 MANIFEST_NAME = "manifest.sha256.json"
@@ -191,10 +194,28 @@ def _project_file(key: str, roots: Iterable[Path]) -> Path | None:
     return next((root / key for root in roots if (root / key).is_file()), None)
 
 
+def _refuse_leading_out(manifest: Path, key: str, base: Path, project: bool) -> None:
+    """A relative name in a manifest is data: it must stay inside the run folder (or the project).
+
+    The writer names a file outside both by its absolute path, never with ``..``; a relative name
+    leading out was not written by it, and the file it names is not read.
+    """
+    if Path(key).is_absolute():
+        return
+    if project:  # lexically only: a project's case folder may be a link to elsewhere
+        if os.path.normpath(key).split(os.sep, 1)[0] == "..":
+            raise ManifestError(f"{manifest}: project file {key!r} leads out of the project through '..'")
+        return
+    try:
+        inside_folder(base, key)
+    except OutsideFolderError as exc:
+        raise ManifestError(f"{manifest}: {exc}") from None
+
+
 def verify_manifest(path: Path, project: Path | None = None) -> Verification:
     """Recompute every checksum the manifest lists and look for unlisted files in the folders it owns."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = load_json(path.read_text(encoding="utf-8"))
         listed: Mapping[str, Mapping[str, Any]] = document["files"]
         owned: list[str] = list(document.get("owned_dirs", []))
         recorded_project = document.get("project")
@@ -203,6 +224,8 @@ def verify_manifest(path: Path, project: Path | None = None) -> Verification:
     base = path.parent.resolve()
     roots = [Path(p) for p in (project, recorded_project, Path.cwd()) if p]
     check = Verification(manifest=path, checked=len(listed))
+    for key in [*listed, *owned]:
+        _refuse_leading_out(path, key, base, project=listed.get(key, {}).get("root") == "project")
     for key, entry in listed.items():
         if entry.get("root") == "project":
             found = _project_file(key, roots)
@@ -246,6 +269,16 @@ def _engine_inputs(settings: Settings, engines: Iterable[str]) -> list[Path]:
     return found
 
 
+def _inside_any(folders: Sequence[Path], recorded: str) -> Path | None:
+    """``recorded`` resolved inside the first of ``folders`` that holds it, else None."""
+    for folder in folders:
+        try:
+            return inside_folder(folder, recorded)
+        except OutsideFolderError:
+            continue
+    return None
+
+
 def write_session_manifest(
     settings: Settings,
     results_path: Path | None,
@@ -265,13 +298,17 @@ def write_session_manifest(
     cases: set[Path] = {Path(p) for p in suite_files}
     for row in rows:
         if row.node_id:
-            candidate = root / row.node_id.split("::", 1)[0]
-            if candidate.is_file():
-                cases.add(candidate.resolve())
+            # a node id read from the results file is data: only a case file inside the project counts
+            candidate = _inside_any([root], row.node_id.split("::", 1)[0])
+            if candidate is not None and candidate.is_file():
+                cases.add(candidate)
     inputs = sorted(cases)
     inputs += _engine_inputs(settings, sorted({r.engine for r in rows} | set(engine_names)))
     if settings.source is not None:
         inputs.append(settings.source)
-    outputs = [Path(r.audio_path) for r in rows if r.audio_path]
+    # Rows of an earlier session (--tts-append, --tts-resume) are data too: a clip is hashed only
+    # inside the run's folder or its configured audio folder.
+    clip_folders = [results_path.parent, *([audio_dir] if audio_dir is not None else [])]
+    outputs = [p for p in (_inside_any(clip_folders, r.audio_path) for r in rows if r.audio_path) if p is not None]
     owned = [audio_dir] if audio_dir is not None else []
     return write_manifest(results_path, inputs, outputs, owned, project=root)

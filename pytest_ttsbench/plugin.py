@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 from collections.abc import Generator
@@ -22,6 +21,7 @@ from pytest_ttsbench.gating.gate import Collected, evaluate_gate, final_status, 
 from pytest_ttsbench.gating.repeats import POLICIES
 from pytest_ttsbench.gating.snapshots import MODES as SNAPSHOT_MODES
 from pytest_ttsbench.gating.thresholds import FLOOR_ON
+from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.naming import shown_path
 from pytest_ttsbench.option_paths import check_rootdir_not_moved
 from pytest_ttsbench.quality.measures import DNSMOS_WINDOWINGS, measure_names
@@ -346,11 +346,11 @@ class _ReportListener:
         if report.when == "call":
             for name, value in report.user_properties:
                 if name in (RESULT_PROPERTY, RESUMED_PROPERTY):
-                    recorded = ItemResult.from_dict(json.loads(str(value)))
+                    recorded = ItemResult.from_dict(load_json(str(value)))
                     # A resumed row is in the results file already: it counts, it is not written again.
                     self.bench.record(recorded, write=name == RESULT_PROPERTY)
                 elif name == UNAVAILABLE_PROPERTY:
-                    engine, reason = json.loads(str(value))
+                    engine, reason = load_json(str(value))
                     self.recorder.collected.unavailable[engine] = reason
         if report.failed:
             # The repeat policy may excuse a failed generation; nothing else is ever excused.

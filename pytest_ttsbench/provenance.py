@@ -37,6 +37,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from pytest_ttsbench.json_documents import load_json
+
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
 
@@ -224,7 +226,7 @@ def read_header(results_path: Path) -> RunHeader | None:
     if not path.is_file():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict):
             raise ValueError("the top level is not an object")
         return RunHeader.from_dict(data)

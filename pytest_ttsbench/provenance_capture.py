@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.provenance import RunHeader, clean_settings, clean_value, endpoint_host, hash_files, sha256_of
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ def weights_sha256(model_dir: Path) -> str:
     cache_path = _cache_file()
     try:
         body = open_entry(_WEIGHTS_ENTRY, _WEIGHTS_ENTRY, cache_path.read_bytes())
-        cache = json.loads(body) if body is not None else {}
+        cache = load_json(body.decode("utf-8")) if body is not None else {}
     except (OSError, ValueError):
         cache = {}
     if isinstance(cache, dict) and isinstance(cache.get(key), str):

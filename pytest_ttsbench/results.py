@@ -6,7 +6,9 @@ figure in the summary, the gate and later dashboards is derived from these lines
 A run folder is relocatable: a clip inside the results file's folder is written as a path
 relative to that folder (``audio/espeak/en-numerals/year-2026-….wav``), so the folder can be
 moved, committed as a baseline or downloaded as a CI artifact; readers turn it back into a path
-on this machine. Clips kept elsewhere (``--tts-audio-dir`` outside the run) stay absolute.
+on this machine. Clips kept elsewhere (``--tts-audio-dir`` outside the run) stay absolute; the
+readers that open a clip named by a results file open it only inside the file's folder
+(:func:`pytest_ttsbench.data_paths.inside_folder`), so those are played by their own run only.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
+from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.messages import shorten
 from pytest_ttsbench.redaction import scrub
 from pytest_ttsbench.verdict import OUTCOMES, Outcome
@@ -144,7 +147,7 @@ def result_from_report(report: Any) -> ItemResult | None:
     """The result a benchmark test attached to its report, if any (only the call phase has one)."""
     for name, value in getattr(report, "user_properties", ()) or ():
         if name == RESULT_PROPERTY:
-            return ItemResult.from_dict(json.loads(value))
+            return ItemResult.from_dict(load_json(value))
     return None
 
 
@@ -226,7 +229,7 @@ def parse_row(path: Path, number: int, line: str) -> ItemResult:
     """One line of a results file as a row; raises :class:`ResultsFileError` naming file, line and field."""
     where = f"{path}: line {number}"
     try:
-        data = json.loads(line)
+        data = load_json(line, first_line=number)
     except json.JSONDecodeError as exc:
         raise ResultsFileError(f"{where}: not valid JSON: {exc.msg} (column {exc.colno})") from None
     if not isinstance(data, dict):

@@ -11,7 +11,6 @@ baseline comparison, the leaderboard, the route diagnostics and the dashboard al
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.gating.repeats import POLICIES, RepeatedItem, aggregate
+from pytest_ttsbench.json_documents import DuplicateKeyError, load_json
 from pytest_ttsbench.provenance import RunHeader, RunHeaderError, read_header
 from pytest_ttsbench.results import ItemResult, latest_per_target, read_results
 
@@ -82,8 +82,12 @@ def gate_path(results_path: Path) -> Path:
 
 def read_gate(results_path: Path) -> dict[str, Any] | None:
     """The gate sidecar beside a results file; None when absent or unreadable."""
+    path = gate_path(results_path)
     try:
-        data = json.loads(gate_path(results_path).read_text(encoding="utf-8"))
+        data = load_json(path.read_text(encoding="utf-8"))
+    except DuplicateKeyError as exc:
+        # Never "unreadable, so ignored": a second "passed" would decide what the run is said to have done.
+        raise ValueError(f"{path}: {exc}") from None
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
@@ -144,7 +148,9 @@ def read_runs(path: Path, repeat_policy: str | None = None) -> list[Run]:
         by_engine.setdefault(row.engine, []).append(row)
     try:
         header = read_header(file)
-    except RunHeaderError:
+    except RunHeaderError as exc:
+        if isinstance(exc.__cause__, DuplicateKeyError):  # readable, but two answers: never "unreadable, ignored"
+            raise
         header = None  # an unreadable header costs the provenance notes, never the figures
     return [
         Run(run_name(file), file, engine, started_at(engine_rows, file), tuple(engine_rows), policy, gate, header)

@@ -33,7 +33,7 @@ from pytest_ttsbench.gating.latency import (
     parse_budgets,
     parse_compare_fail,
 )
-from pytest_ttsbench.gating.snapshots import read_snapshots, snapshot_path
+from pytest_ttsbench.gating.snapshots import SnapshotFileError, read_snapshots, snapshot_path
 from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, parse_cli_thresholds
 from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.provenance import RunHeader, RunHeaderError, header_path, read_header, write_header
@@ -313,14 +313,25 @@ def profile_repeats(profile: EngineProfile) -> int:
 
 
 def default_run_dir(base: Path, runs_dir: str, engines: Sequence[str]) -> Path:
-    """A fresh, dated folder for one run's results and audio."""
+    """A fresh, dated folder for one run's results and audio, created (reserved) before it is returned.
+
+    Two runs started in the same second (two CI jobs on one runner) name the same folder; an
+    exclusive ``mkdir`` (never ``exist_ok``) lets exactly one of them have it, and the other takes
+    the next suffix, so concurrent runs never share a results file. Checking ``exists()`` first
+    and creating later would leave a window in which both see the name free.
+    """
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     folder = base / runs_dir / f"{stamp}-{safe_name('+'.join(engines))}"
-    candidate, n = folder, 1
-    while candidate.exists():
-        n += 1
-        candidate = folder.with_name(f"{folder.name}-{n}")
-    return candidate
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    n = 1
+    while True:
+        candidate = folder if n == 1 else folder.with_name(f"{folder.name}-{n}")
+        try:
+            candidate.mkdir()
+        except FileExistsError:
+            n += 1
+            continue
+        return candidate
 
 
 def lists_only(config: pytest.Config) -> bool:
@@ -582,7 +593,10 @@ def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[st
     if snapshot_mode != "off" and not is_worker:
         for engine in engines:
             path = snapshot_path(settings.base_dir, engine)
-            snapshots[engine] = (path, read_snapshots(path))
+            try:
+                snapshots[engine] = (path, read_snapshots(path))
+            except SnapshotFileError as exc:
+                raise pytest.UsageError(str(exc)) from exc
     return GateConfig(
         engines=tuple(engines),
         repeats=repeats,

@@ -11,6 +11,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_ttsbench.json_documents import load_json
+
 SINGLE_ROUTE = "transcript"
 
 
@@ -81,7 +83,7 @@ def load_transcripts(path: Path) -> TranscriptStore:
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
+                row = load_json(line, first_line=number)
             except json.JSONDecodeError as exc:
                 raise TranscriptsError(
                     f"{file}: line {number}: not valid JSON: {exc.msg} (column {exc.colno})"

@@ -10,6 +10,12 @@ Alias expansion is bounded. Anchors and aliases let a 500-byte file describe bil
 that walks it (schema validation, an error message quoting the value) expands it. So a document
 is composed first, its fully expanded size is counted once per distinct node, and one beyond
 :data:`MAX_EXPANDED_NODES` is refused before anything walks it.
+
+Keys are unique. PyYAML keeps the last of two equal keys in a mapping, so a case item with two
+``text:`` keys would send the second text, silently; the same walk refuses a mapping that gives a
+key twice (equal as Python dict keys: ``1`` and ``0x1``, ``yes`` and ``true`` too) with
+:class:`DuplicateYamlKeyError`, naming the key and both lines. A key a merge (``<<: *base``)
+brings in may still be overridden: that is what merges are for.
 """
 
 from __future__ import annotations
@@ -22,8 +28,9 @@ if TYPE_CHECKING:
     from pytest_ttsbench.cache import ClipCache
 
 # Bump when what a cached parse holds changes: old entries then simply miss.
-# 2: entries sealed with a checksum (cache.py)
-_PARSE_VERSION = "2"
+# 3: entries sealed with a checksum (cache.py), and duplicate keys refused, so a parse cached by a
+# loader that took the last one must miss.
+_PARSE_VERSION = "3"
 
 
 class YamlSyntaxError(ValueError):
@@ -34,13 +41,58 @@ class YamlSyntaxError(ValueError):
         self.line = line
 
 
+class DuplicateYamlKeyError(YamlSyntaxError):
+    """A mapping gives one key twice; ``line`` is the second occurrence's, ``first_line`` the first's."""
+
+    def __init__(self, key: Any, line: int, first_line: int) -> None:
+        super().__init__(
+            f"duplicate key {key!r} at line {line} (first given at line {first_line}):"
+            " a key may appear once per mapping",
+            line,
+        )
+        self.key = key
+        self.first_line = first_line
+
+
 #: nodes (scalars, sequences and mappings) a document may hold once every alias is expanded; a
 #: case file of 20,000 items with a dozen fields each stays well below it
 MAX_EXPANDED_NODES = 1_000_000
 
 
-def _expanded_size(root: Any, limit: int) -> int:
-    """Nodes in the document with every alias expanded, counted once per distinct node (memoized)."""
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _refuse_duplicate_keys(node: Any, construct_key: Any) -> None:
+    """Raise :class:`DuplicateYamlKeyError` when the mapping ``node`` gives a key twice (merge keys aside)."""
+    pairs = node.value
+    # The common case, cheaply: every key a plain string (its node's value), all different.
+    try:
+        names = {key_node.value for key_node, _ in pairs if key_node.tag == _STR_TAG}
+    except TypeError:  # an explicit !!str on a collection: construction refuses it, with its own message
+        names = set()
+    if len(names) == len(pairs):
+        return
+    import yaml
+
+    first: dict[Any, Any] = {}
+    for key_node, _ in pairs:
+        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+            continue  # a mapping or sequence as a key cannot be a dict key anyway: construction refuses it
+        try:
+            key = key_node.value if key_node.tag == _STR_TAG else construct_key(key_node)
+            earlier = first.setdefault(key, key_node)
+        except (yaml.YAMLError, TypeError, ValueError):
+            continue  # construction reports a bad scalar itself, with its own message
+        if earlier is not key_node:
+            raise DuplicateYamlKeyError(key, key_node.start_mark.line + 1, earlier.start_mark.line + 1)
+
+
+def _expanded_size(root: Any, limit: int, construct_key: Any = None) -> int:
+    """Nodes in the document with every alias expanded, counted once per distinct node (memoized).
+
+    With ``construct_key`` (the loader's ``construct_object``) every mapping's keys are checked for
+    duplicates on the way, each distinct mapping once.
+    """
     import yaml
 
     sizes: dict[int, int] = {}
@@ -60,6 +112,8 @@ def _expanded_size(root: Any, limit: int) -> int:
                 if total > limit:
                     break
         elif isinstance(node, yaml.MappingNode):
+            if construct_key is not None:
+                _refuse_duplicate_keys(node, construct_key)
             for key_node, value_node in node.value:
                 total += size(key_node) + size(value_node)
                 if total > limit:
@@ -78,8 +132,9 @@ def _expanded_size(root: Any, limit: int) -> int:
 def load_yaml(text: str, max_nodes: int = MAX_EXPANDED_NODES) -> Any:
     """The single document in ``text``, as plain Python objects (the safe subset only).
 
-    Raises :class:`YamlSyntaxError` for invalid YAML, and for a document that expands beyond
-    ``max_nodes`` nodes or refers to itself.
+    Raises :class:`YamlSyntaxError` for invalid YAML, for a document that expands beyond
+    ``max_nodes`` nodes or refers to itself, and (:class:`DuplicateYamlKeyError`) for a mapping
+    that gives a key twice.
     """
     import yaml
 
@@ -89,7 +144,7 @@ def load_yaml(text: str, max_nodes: int = MAX_EXPANDED_NODES) -> Any:
         if node is None:
             return None
         try:
-            _expanded_size(node, max_nodes)
+            _expanded_size(node, max_nodes, loader.construct_object)
         except RecursionError:
             raise YamlSyntaxError("the document is nested too deeply", None) from None
         return loader.construct_document(node)

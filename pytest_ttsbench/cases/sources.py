@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.cases.model import CaseFileError, Problem
+from pytest_ttsbench.json_documents import load_json
 
 
 def _slug(text: str) -> str:
@@ -35,7 +36,7 @@ def _read_records(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[Pr
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = load_json(line, first_line=number)
         except json.JSONDecodeError as exc:
             problems.append(Problem(path, f"line {number}", "(record)", f"not valid JSON: {exc.msg}"))
             continue

@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
+from pytest_ttsbench.data_paths import OutsideFolderError, inside_folder
+from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.manifest import (
     MANIFEST_NAME,
     RUN_RESULTS_NAME,
@@ -44,13 +46,23 @@ class BaselineError(ValueError):
     """A run that cannot become a baseline; the message names the file."""
 
 
-def _copy_clip(row: ItemResult, target: Path) -> ItemResult:
-    """The row pointing at its clip copied under ``target/audio/<engine folder>/<suite folder>/``."""
+def _source_clip(row: ItemResult, source: Path) -> Path | None:
+    """The row's clip, inside the folder of ``source`` (the run's results file, whose paths are data)."""
     if not row.audio_path:
-        return row
-    clip = Path(row.audio_path)
+        return None
+    try:
+        clip = inside_folder(source.parent, row.audio_path)
+    except OutsideFolderError as exc:
+        raise BaselineError(f"{source}: clip of {row.key} [{row.engine}] not copied: {exc}") from None
     if not clip.is_file():
         raise BaselineError(f"clip of {row.key} [{row.engine}] not found: {clip}")
+    return clip
+
+
+def _copy_clip(row: ItemResult, clip: Path | None, target: Path) -> ItemResult:
+    """The row pointing at its clip copied under ``target/audio/<engine folder>/<suite folder>/``."""
+    if clip is None:
+        return row
     relative = Path(AUDIO_FOLDER, *clip.parts[-3:])  # <engine>/<suite>/<clip name>, as the run laid it out
     destination = target / relative
     destination.parent.mkdir(parents=True, exist_ok=True)
@@ -85,9 +97,10 @@ def save_baseline(run: Path, target: Path, with_audio: bool = False) -> Path:
     rows = read_results(source)
     if not rows:
         raise BaselineError(f"{source}: no results in this run")
+    clips = [_source_clip(row, source) for row in rows] if with_audio else []  # all checked before anything is cleared
     _clear(target)
     if with_audio:
-        rows = [_copy_clip(row, target) for row in rows]
+        rows = [_copy_clip(row, clip, target) for row, clip in zip(rows, clips, strict=True)]
     else:
         # Without clips the rows name none: a path to a file that is not there would mislead.
         rows = [dataclasses.replace(row, audio_path=None) for row in rows]
@@ -104,7 +117,10 @@ def save_baseline(run: Path, target: Path, with_audio: bool = False) -> Path:
 
 def _write_manifest(results: Path, source_manifest: Path, target: Path) -> None:
     """The baseline's manifest: its own files, plus the run's inputs as the run recorded them."""
-    document = json.loads(source_manifest.read_text(encoding="utf-8"))
+    try:
+        document = load_json(source_manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise BaselineError(f"{source_manifest}: not a readable manifest: {exc}") from exc
     files: dict[str, Any] = {k: v for k, v in document["files"].items() if v.get("role") == "input"}
     for path in sorted(p for p in target.rglob("*") if p.is_file() and p.name != MANIFEST_NAME):
         key = path.relative_to(target).as_posix()

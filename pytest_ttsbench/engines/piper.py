@@ -16,7 +16,6 @@ the voice's own values, and explicit ``noise_scale`` / ``noise_w_scale`` options
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Mapping
@@ -27,6 +26,7 @@ import numpy as np
 
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
+from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.languages import primary_language
 from pytest_ttsbench.wav import pcm16_wav
 
@@ -93,7 +93,7 @@ def _voice_language(voice: Any) -> str | None:
 def config_language(config: Path) -> str | None:
     """A voice's primary language read from its ``.onnx.json`` (no model loaded); None when unreadable."""
     try:
-        data = json.loads(config.read_text(encoding="utf-8"))
+        data = load_json(config.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict):

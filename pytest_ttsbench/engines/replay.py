@@ -15,6 +15,7 @@ import hashlib
 from pathlib import Path
 
 from pytest_ttsbench.config import EngineProfile
+from pytest_ttsbench.data_paths import OutsideFolderError, inside_folder
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
 from pytest_ttsbench.results import read_results
 from pytest_ttsbench.transcripts import TranscriptsError, load_transcripts
@@ -78,8 +79,11 @@ class AudioDirEngine:
         suite, _, bare = full_id.partition("/")
         for stem in (Path(suite) / bare, Path(bare)):
             for suffix in AUDIO_SUFFIXES:
-                candidate = self.folder / stem.with_name(stem.name + suffix)
-                if candidate.resolve().is_relative_to(self.folder.resolve()) and candidate.is_file():
+                try:  # an item id is data too: never a way out of the folder
+                    candidate = inside_folder(self.folder, stem.with_name(stem.name + suffix))
+                except OutsideFolderError:
+                    continue
+                if candidate.is_file():
                     return candidate
         return None
 
@@ -94,10 +98,18 @@ class AudioDirEngine:
     def _recorded(self, item_id: str) -> Synthesis:
         """The clip a synthesize-only run wrote for ``item_id``, refused if it changed since."""
         recorded_path, sha256 = self.recorded[item_id]
-        path = Path(recorded_path)
-        if not path.is_file():
-            # The run folder was moved: the clip keeps its place inside it.
-            moved = [p for p in self.folder.rglob(path.name) if p.is_file()]
+        refused: OutsideFolderError | None = None
+        try:
+            # The results file is data: its path must lead to a clip inside this folder, never out.
+            path = inside_folder(self.folder, recorded_path)
+        except OutsideFolderError as exc:
+            refused, path = exc, None
+        if path is None or not path.is_file():
+            # The run folder was moved (an old absolute path): the clip keeps its place inside it.
+            name = Path(recorded_path).name
+            moved = [p for p in self.folder.rglob(name) if _inside(self.folder, p)] if name not in ("", "..") else []
+            if not moved and refused is not None:
+                raise EngineError(f"clip of {item_id} refused, nothing read: {refused}")
             if not moved:
                 raise EngineError(f"clip of {item_id} not found: {recorded_path}")
             path = moved[0]
@@ -109,6 +121,14 @@ class AudioDirEngine:
 
     def close(self) -> None:
         pass
+
+
+def _inside(folder: Path, path: Path) -> bool:
+    """Whether ``path`` is a file inside ``folder`` once its links are followed."""
+    try:
+        return inside_folder(folder, path).is_file()
+    except OutsideFolderError:
+        return False
 
 
 def _recorded_clips(results: Path, engine: object) -> dict[str, tuple[str, str | None]]:

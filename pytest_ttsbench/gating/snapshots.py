@@ -125,8 +125,29 @@ class SnapshotCheck:
         }
 
 
+class SnapshotFileError(ValueError):
+    """A snapshot file that cannot be trusted as it is; the message names the file, line and snapshot."""
+
+
+_NAME_MARKER = "# name: "  # syrupy's amber format: each snapshot starts with this line
+
+
 def read_snapshots(path: Path) -> dict[str, str]:
-    """The stored serialized transcripts by snapshot name (a missing file stores nothing)."""
+    """The stored serialized transcripts by snapshot name (a missing file stores nothing).
+
+    syrupy keeps the last of two snapshots of one name, so a file that gives a name twice (a
+    merge that kept both sides) would compare against whichever came last; it is refused.
+    """
+    if path.is_file():
+        first: dict[str, int] = {}
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if line.startswith(_NAME_MARKER):
+                name = line[len(_NAME_MARKER) :]
+                if name in first:
+                    raise SnapshotFileError(
+                        f"{path}: line {number}: snapshot {name!r} given twice (first at line {first[name]})"
+                    )
+                first[name] = number
     return {s.name: str(s.data) for s in AmberDataSerializer.read_file(str(path))}
 
 

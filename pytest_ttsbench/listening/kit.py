@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from pytest_ttsbench.data_paths import OutsideFolderError, inside_folder
 from pytest_ttsbench.listening.anonymize import AnonymizeError, anonymous_audio
 from pytest_ttsbench.listening.model import Kit, ListenerPlan, MissingClip, SourceClip
 from pytest_ttsbench.listening.pages import render_consistency_page, render_listening_page
@@ -47,12 +48,10 @@ class KitError(ValueError):
 
 
 def _resolve_audio(row: ItemResult, results: Path) -> Path | None:
+    """The row's clip inside the results file's folder; OutsideFolderError for a path leading out."""
     if not row.audio_path:
         return None
-    path = Path(row.audio_path)
-    if not path.is_absolute():
-        path = results.parent / path
-    return path
+    return inside_folder(results.parent, row.audio_path)
 
 
 def _system_names(paths: Sequence[Path]) -> list[tuple[Path, str, list[ItemResult]]]:
@@ -81,7 +80,11 @@ def collect_clips(paths: Sequence[Path]) -> tuple[list[SourceClip], list[Missing
             if (row.id, row.repeat) in done:
                 continue
             done.add((row.id, row.repeat))
-            audio = _resolve_audio(row, file)
+            try:
+                audio = _resolve_audio(row, file)
+            except OutsideFolderError as exc:  # listed as missing; nothing outside the run is read
+                missing.append(MissingClip(system, row.id, row.repeat + 1, f"clip not read: {exc}"))
+                continue
             expected = row.expected if isinstance(row.expected, dict) else {}
             clip = SourceClip(
                 system=system,

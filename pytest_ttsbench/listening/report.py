@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.listening.kit import KEY_FILE, PRIVATE_DIR
 from pytest_ttsbench.listening.scale import CLIP_DIMENSIONS, CONSISTENCY
 from pytest_ttsbench.listening.sheets import Rating, Sheet, SheetError, read_sheets
@@ -66,7 +67,7 @@ def load_key(kit: Path) -> dict[str, Any]:
     """The kit's private key (``private/key.json``); SheetError when the folder is not a kit."""
     path = kit / PRIVATE_DIR / KEY_FILE
     try:
-        key = json.loads(path.read_text(encoding="utf-8"))
+        key = load_json(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise SheetError(f"{kit}: not a listening kit (no {PRIVATE_DIR}/{KEY_FILE})") from None
     except (OSError, json.JSONDecodeError) as exc:

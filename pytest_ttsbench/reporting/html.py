@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from markupsafe import Markup, escape
 
+from pytest_ttsbench.data_paths import OutsideFolderError, inside_folder
 from pytest_ttsbench.gating.baseline import provenance_lines
 from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.naming import safe_name
@@ -125,14 +126,30 @@ def locate_clip(result: ItemResult, results_file: Path | None = None) -> Path | 
     if not result.audio_path:
         return None
     recorded = Path(result.audio_path)
-    candidates = [recorded]
-    if results_file is not None:
-        folder = results_file.parent
-        if not recorded.is_absolute():
-            candidates.append(folder / recorded)
-        tail = Path(safe_name(result.engine)) / safe_name(result.suite) / recorded.name
-        candidates += [folder / AUDIO_FOLDER / tail, folder / f"{results_file.stem}-audio" / tail]
-    return next((path for path in candidates if path.is_file()), None)
+    if results_file is None:  # this run's own clip, named by this process
+        return recorded if recorded.is_file() else None
+    # A path read from a results file is data: only a clip inside the file's folder is read.
+    folder = results_file.parent
+    tail = Path(safe_name(result.engine)) / safe_name(result.suite) / recorded.name
+    for candidate in (recorded, folder / AUDIO_FOLDER / tail, folder / f"{results_file.stem}-audio" / tail):
+        try:
+            path = inside_folder(folder, candidate)
+        except OutsideFolderError:
+            continue
+        if path.is_file():
+            return path
+    return None
+
+
+def clip_refusal(result: ItemResult, results_file: Path | None) -> str | None:
+    """Why a results file's clip path is not read (it leads outside the file's folder), or None."""
+    if not result.audio_path or results_file is None:
+        return None
+    try:
+        inside_folder(results_file.parent, result.audio_path)
+    except OutsideFolderError as exc:
+        return str(exc)
+    return None
 
 
 def audio_mime(path: Path) -> str:
@@ -163,6 +180,9 @@ class ClipStore:
     def player(self, result: ItemResult, results_file: Path | None = None, page_dir: Path | None = None) -> Markup:
         src = self.href(result, results_file, page_dir)
         if src is None:
+            refused = clip_refusal(result, results_file)
+            if refused is not None:
+                return escape(f"(clip not read: {refused})")
             missing = f"(clip not found: {Path(result.audio_path).name})" if result.audio_path else "(no audio)"
             return escape(missing)
         mime = audio_mime(Path(result.audio_path or ""))
@@ -272,7 +292,14 @@ def gate_html(outcome: GateOutcome | None, clips: ClipStore | None = None) -> Ma
         nondeterminism=outcome.nondeterminism_lines(),
         flaky=flaky,
         flaky_header=("engine", "item", "correct", "generations"),
-        baseline=baseline_context(outcome.comparison, outcome.known_gap_ids, clips) if outcome.comparison else None,
+        baseline=baseline_context(
+            outcome.comparison,
+            outcome.known_gap_ids,
+            clips,
+            Path(outcome.baseline_path) if outcome.baseline_path else None,
+        )
+        if outcome.comparison
+        else None,
     )
 
 
@@ -291,7 +318,9 @@ CHANGE_HEADER = (
 )
 
 
-def baseline_context(comparison: Comparison, known_gaps: Collection[str], clips: ClipStore | None) -> dict[str, Any]:
+def baseline_context(
+    comparison: Comparison, known_gaps: Collection[str], clips: ClipStore | None, baseline_file: Path | None = None
+) -> dict[str, Any]:
     """Per-category regressions, fixes and McNemar p; then each change with its text, transcripts and clips."""
     categories = [
         [name, len(c.regressions), len(c.fixes), len(c.flaky), c.unchanged, f"{c.mcnemar_p:.3g}"]
@@ -312,7 +341,9 @@ def baseline_context(comparison: Comparison, known_gaps: Collection[str], clips:
         cells: list[Any] = [change.kind + (" (known gap)" if change.id in known_gaps else ""), change.id, change.text]
         for side in (change.before, change.after):
             heard = Markup("<br>").join(escape(row.transcript) for row in side.rows)
-            player = clips.player(side.first) if clips is not None else escape(side.first.audio_path or "")
+            # the baseline's clips are named by its results file: read only inside its folder
+            source = baseline_file if side is change.before else None
+            player = clips.player(side.first, source) if clips is not None else escape(side.first.audio_path or "")
             cells += [f"{side.correct}/{len(side.rows)}", heard, player]
         ratio = change.duration_ratio
         cells.append("" if ratio is None else f"{ratio:.2f}×")

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pytest_ttsbench.gating.summary import overall
+from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.reporting.terminal import percent
 from pytest_ttsbench.runs import Run
 
@@ -246,7 +247,7 @@ def merge_entries(stored: Iterable[LeaderboardEntry], new: Iterable[LeaderboardE
 
 def parse_leaderboard(text: str) -> list[LeaderboardEntry]:
     """Entries from a stored leaderboard JSON (``{"entries": [...]}`` or a bare list of rows)."""
-    data = json.loads(text)
+    data = load_json(text)
     rows = data["entries"] if isinstance(data, dict) else data
     return [LeaderboardEntry.from_row(row) for row in rows]
 
@@ -260,7 +261,10 @@ def merge_leaderboard(stored_json: str | None, new: Iterable[LeaderboardEntry]) 
 def update_leaderboard_file(path: Path, new: Iterable[LeaderboardEntry]) -> list[LeaderboardEntry]:
     """Read the board at ``path`` (if any), merge ``new`` into it, write it back as JSON."""
     stored = path.read_text(encoding="utf-8") if path.exists() else None
-    entries = merge_leaderboard(stored, new)
+    try:
+        entries = merge_leaderboard(stored, new)
+    except ValueError as exc:  # a duplicate key or broken JSON: the message names the line, this the file
+        raise ValueError(f"{path}: {exc}") from exc
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_json(entries), encoding="utf-8")
     return entries
