@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from plugin_projects import NUMERALS, write_project
 
+from pytest_ttsbench.cache import ClipCache
 from pytest_ttsbench.cases.loader import CaseFileError, load_case_file
 from pytest_ttsbench.cli import main as ttsbench
 from pytest_ttsbench.config import ConfigError, load_settings
@@ -54,7 +55,7 @@ def test_an_item_with_two_texts_stops_collection_naming_file_line_and_key(pytest
 def test_two_suite_keys_are_refused_with_or_without_the_parsed_cache(tmp_path: Path, parsed_cache: bool) -> None:
     path = tmp_path / "two-suites.yaml"
     path.write_text("suite: alpha\nlanguage: en\n" + NUMERALS, encoding="utf-8")
-    cache = tmp_path / "parsed" if parsed_cache else None
+    cache = ClipCache(tmp_path / "cache") if parsed_cache else None
     for _ in range(2):  # the second read would be served from the cache if the first had stored it
         with pytest.raises(CaseFileError) as caught:
             load_case_file(path, parsed_cache=cache)
