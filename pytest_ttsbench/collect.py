@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +13,7 @@ import pytest
 
 from pytest_ttsbench.cases.loader import CaseFileError, load_case_file
 from pytest_ttsbench.cases.model import CaseItem, Suite, Target
+from pytest_ttsbench.cases.packs import Pack, pack_node_path, pack_of_file
 from pytest_ttsbench.naming import shown_path
 from pytest_ttsbench.results import RESULT_PROPERTY, RESUMED_PROPERTY, SYNTH_ONLY, UNAVAILABLE_PROPERTY
 from pytest_ttsbench.scorers.registry import get_scorer
@@ -30,6 +31,9 @@ class CaseFileCollectError(Exception):
 
 class CaseFile(pytest.File):
     """A YAML case file (or a supported external JSONL benchmark) collected as tests."""
+
+    #: named by the user (``--tts-pack``): its items run in every language, as a case file named on the command line
+    named = False
 
     def collect(self) -> Iterator[pytest.Item]:
         bench: BenchSession = self.config.stash[BENCH_KEY]
@@ -67,6 +71,23 @@ class CaseFile(pytest.File):
         if isinstance(excinfo.value, CaseFileCollectError):
             return str(excinfo.value)
         return str(super().repr_failure(excinfo))
+
+
+def pack_case_files(session: pytest.Session, packs: Iterable[Pack]) -> list[CaseFile]:
+    """The case files of the run's shipped packs, collected from the session with node ids as in a clone.
+
+    A file the paths already collect (a clone naming ``pytest_ttsbench/packs/...``) is not added twice.
+    """
+    named = bool(session.config.getoption("tts_pack"))
+    files: list[CaseFile] = []
+    for pack in packs:
+        for path in pack.files:
+            if session.isinitpath(path):
+                continue
+            node = CaseFile.from_parent(session, path=path, nodeid=pack_node_path(path))
+            node.named = named
+            files.append(node)
+    return files
 
 
 def case_test_name(
@@ -148,6 +169,9 @@ class CaseTest(pytest.Item):
                 raise _skip_here(reason)
             result = bench.evaluator.evaluate(self.case, self.target, self.engine, self.repeat)
             result.node_id = self.nodeid
+            pack = pack_of_file(self.case.source)
+            if pack is not None:
+                result.pack, result.pack_version = pack.name, pack.version
             result.engine_config = bench.config.engine_config(self.engine)
             self.user_properties.append((RESULT_PROPERTY, result.to_json()))
         if not self.target.auto_evaluable:

@@ -57,6 +57,8 @@ CONFIG_SCHEMA = {
         "engines": {"type": "object", "additionalProperties": _PROFILE_SCHEMA},
         "asr": {"type": "object"},
         "cases": {"type": "array", "items": {"type": "string"}},
+        # shipped benchmark packs to run beside the case folders (see pytest_ttsbench/cases/packs.py)
+        "packs": {"type": "array", "items": {"type": "string", "minLength": 1}},
         "runs_dir": {"type": "string"},
         "thresholds": {"type": "object"},
         "known_gaps_dir": {"type": "string"},
@@ -118,6 +120,8 @@ class Settings:
     engines: Mapping[str, EngineProfile]
     asr: Mapping[str, Any] = field(default_factory=dict)
     cases: tuple[str, ...] = ("cases",)
+    #: the shipped packs the configuration names; None when it names none (see cases/packs.py)
+    packs: tuple[str, ...] | None = None
     runs_dir: str = ".ttsbench/runs"
     thresholds: Mapping[str, Any] = field(default_factory=dict)
     known_gaps_dir: str = "known_gaps"
@@ -128,6 +132,10 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     source: Path | None = None
     base_dir: Path = field(default_factory=Path.cwd)
+
+    def case_folders(self) -> list[Path]:
+        """The configured case folders that exist."""
+        return [path for folder in self.cases if (path := (self.base_dir / folder).resolve()).is_dir()]
 
     def clip_engines(self, names: Sequence[str]) -> list[str]:
         """The engines among ``names`` that make clips: a transcripts replay scores recorded text only."""
@@ -194,6 +202,7 @@ def load_settings(rootdir: Path) -> Settings:
         engines=profiles,
         asr=raw.get("asr", {}),
         cases=tuple(raw.get("cases", ("cases",))),
+        packs=tuple(raw["packs"]) if "packs" in raw else None,
         runs_dir=raw.get("runs_dir", ".ttsbench/runs"),
         thresholds=raw.get("thresholds", {}),
         known_gaps_dir=raw.get("known_gaps_dir", "known_gaps"),
