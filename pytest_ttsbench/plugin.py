@@ -461,7 +461,9 @@ def pytest_deselected(items: list[pytest.Item]) -> None:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
     """The session's collection gains the run's shipped packs (cases/packs.py), beside what the paths hold.
 
     They hang from the session itself, not from a chain of folders under site-packages, so their
