@@ -160,7 +160,9 @@ def test_collect_only_lists_the_english_numerals_and_exits_0(installed: Installe
     listed = [line for line in done.stdout.splitlines() if line.startswith(EN_NODE_PREFIX)]
     ids = [f"en-numerals/{line.rsplit('/', 1)[1].rstrip(']')}" for line in listed]
     assert sorted(ids) == sorted(_english_ids()), done.stdout
-    assert not [line for line in done.stdout.splitlines() if "::" in line and line not in listed]
+    others = [line for line in done.stdout.splitlines() if "::" in line and line not in listed]
+    assert not [line for line in others if not line.startswith(("FAILED ", "ERROR "))], others  # no other item
+    # Collect-only runs nothing, so nothing is gated: exit status 0 (pytest's own for a listing).
     assert done.returncode == 0, done.stdout[-2000:]
 
 

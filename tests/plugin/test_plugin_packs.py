@@ -16,6 +16,7 @@ from shipped_packs import pack_file
 
 from pytest_ttsbench.cases.loader import load_case_file
 from pytest_ttsbench.cases.packs import shipped_packs
+from pytest_ttsbench.cli import main
 
 EN_NODE = "pytest_ttsbench/packs/en-numerals/en-numerals.yaml::en-numerals"
 REPLAY = "engines:\n  replay: {type: transcripts, path: runs/replay.jsonl}\n"
@@ -80,6 +81,11 @@ def test_configured_packs_run_beside_the_projects_own_case_files_and_rows_name_t
     assert header["case_files"]["en-numerals"]["pack"] == "en-numerals"
     assert header["case_files"]["en-numerals"]["pack_version"] == version
     assert header["case_files"]["demo-numerals"]["pack"] is None
+    # The pack's file is an input of the run, named as in node ids and checked against the installed pack.
+    manifest = json.loads((pytester.path / "out" / "r.manifest.sha256.json").read_text(encoding="utf-8"))
+    entry = manifest["files"]["pytest_ttsbench/packs/en-numerals/en-numerals.yaml"]
+    assert entry["root"] == "pack" and entry["role"] == "input"
+    assert main(["verify", str(pytester.path / "out" / "r.jsonl")]) == 0
 
 
 def test_tts_pack_chooses_the_packs_and_naming_one_runs_every_language(pytester: pytest.Pytester) -> None:
