@@ -9,6 +9,7 @@ and the cache. A file already there is refused unless ``--force``.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,6 +86,36 @@ engines:
     voice: Joanna
     engine: neural
     api_key_env: AWS_SECRET_ACCESS_KEY
+  # Volcengine (Doubao) Seed TTS over HTTP; X-Api-Key (or app_id_env + access_key_env).
+  doubao:
+    type: volcengine
+    resource_id: seed-tts-1.0
+    voice: zh_female_cancan_mars_bigtts
+    api_key_env: VOLC_API_KEY
+  minimax:
+    type: minimax
+    model: speech-02-hd
+    voice: male-qn-qingse
+    format: wav
+    api_key_env: MINIMAX_API_KEY
+  # Alibaba DashScope (CosyVoice; qwen-* models too).
+  cosyvoice:
+    type: dashscope
+    model: cosyvoice-v2
+    voice: longxiaochun_v2
+    api_key_env: DASHSCOPE_API_KEY
+  # A chat-completions service answering with audio: the text is the assistant message.
+  chat-voice:
+    type: chat-audio
+    base_url: https://api.example.com/v1
+    model: my-tts-model
+    voice: default
+    api_key_env: CHAT_AUDIO_API_KEY
+  gemini:
+    type: gemini
+    model: gemini-2.5-flash-preview-tts
+    voice: Kore
+    api_key_env: GEMINI_API_KEY
   # Clips you render with your own tooling: `ttsbench texts PACK` lists what to render, as
   # renders/<suite>/<item id>.wav; this profile transcribes and gates them.
   rendered:
@@ -98,8 +129,8 @@ engines:
 
 WORKFLOW_TEMPLATE = """\
 # pytest-ttsbench in CI (written by `ttsbench init`). Repository settings it reads:
-#   variable TTS_ENGINE   the profile gated (default espeak); its key as a secret named as in
-#                         ttsbench.yaml (api_key_env), passed below
+#   variable TTS_ENGINE   the profile gated (default espeak)
+#   secret <api_key_env>  its key, as a secret named as the profile's api_key_env in ttsbench.yaml
 #   variable TTS_SHARDED  "true": gate with the sharded variant (4 jobs, joined, one gate) instead
 name: ttsbench
 on:
@@ -111,8 +142,9 @@ permissions:
   contents: read
 env:
   TTS_ENGINE: ${{{{ vars.TTS_ENGINE || 'espeak' }}}}
-  OPENAI_API_KEY: ${{{{ secrets.OPENAI_API_KEY }}}}
   PIP_DISABLE_PIP_VERSION_CHECK: "1"
+  # each profile's key, from the repository secret of the same name (unset secrets stay empty)
+{secrets}
 jobs:
   # The release gate: its exit status is the gate's verdict (floors, regressions, known gaps).
   release-gate:
@@ -221,12 +253,18 @@ class Scaffold:
     workflow: str
 
 
+def key_variables(config: str) -> list[str]:
+    """The environment variables a configuration's profiles read their keys from (``api_key_env``)."""
+    return list(dict.fromkeys(re.findall(r"^\s+api_key_env:\s*([A-Za-z_][A-Za-z0-9_]*)", config, re.MULTILINE)))
+
+
 def scaffold(version: str) -> Scaffold:
     pin = f"pytest-ttsbench=={version}" if version != "unknown" else "pytest-ttsbench"
     plots = pin.replace("pytest-ttsbench", "pytest-ttsbench[plots]", 1)
+    config = CONFIG_TEMPLATE.format(packs=", ".join(shipped_packs()))
+    secrets = "".join(f"  {name}: ${{{{ secrets.{name} }}}}\n" for name in key_variables(config)).rstrip("\n")
     return Scaffold(
-        config=CONFIG_TEMPLATE.format(packs=", ".join(shipped_packs())),
-        workflow=WORKFLOW_TEMPLATE.format(requirement=pin, requirement_plots=plots),
+        config=config, workflow=WORKFLOW_TEMPLATE.format(requirement=pin, requirement_plots=plots, secrets=secrets)
     )
 
 
