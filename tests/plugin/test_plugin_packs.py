@@ -11,11 +11,13 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from plugin_projects import NUMERALS, read_jsonl, write_project
 from shipped_packs import pack_file
 
 from pytest_ttsbench.cases.loader import load_case_file
-from pytest_ttsbench.cases.packs import shipped_packs
+from pytest_ttsbench.cases.packs import run_packs, shipped_packs
 from pytest_ttsbench.cli import main
 
 EN_NODE = "pytest_ttsbench/packs/en-numerals/en-numerals.yaml::en-numerals"
@@ -169,3 +171,39 @@ def test_every_manifest_states_languages_its_items_have(tmp_path: Path) -> None:
         languages = {item.language for path in pack.files for item in load_case_file(path).items}
         assert set(pack.languages) == languages, pack.name
         assert pack.version and pack.licence and pack.source, pack.name
+
+
+NAMES = sorted(shipped_packs())
+
+
+@given(
+    configured=st.none() | st.lists(st.sampled_from(NAMES), max_size=4),
+    option=st.lists(st.sampled_from(NAMES), max_size=4),
+    has_case_folder=st.booleans(),
+    engines_selected=st.booleans(),
+    paths_given=st.booleans(),
+)
+def test_which_packs_a_run_collects(
+    configured: list[str] | None, option: list[str], has_case_folder: bool, engines_selected: bool, paths_given: bool
+) -> None:
+    chosen = [
+        pack.name
+        for pack in run_packs(
+            configured,
+            option,
+            has_case_folder=has_case_folder,
+            engines_selected=engines_selected,
+            paths_given=paths_given,
+        )
+    ]
+    assert len(chosen) == len(set(chosen))
+    if option:  # --tts-pack decides, whatever else the run says
+        assert chosen == list(dict.fromkeys(option))
+    elif (configured is None and not engines_selected) or paths_given:
+        # a plain run of a project that names no pack; or paths on the command line, which leave
+        # the configured packs out as they leave the case folders out
+        assert chosen == []
+    elif configured is not None:
+        assert chosen == list(dict.fromkeys(configured))
+    else:  # an engine, no configured pack: every pack when the project has no case folder of its own
+        assert chosen == ([] if has_case_folder else NAMES)
