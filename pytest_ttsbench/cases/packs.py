@@ -14,8 +14,8 @@ import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from pytest_ttsbench.cases.loader import find_case_files
 from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml
 
 MANIFEST_NAME = "pack.yaml"
@@ -123,8 +123,6 @@ def find_pack_or_file(spec: str, base: Path) -> tuple[Pack | None, list[Path]]:
     """``PACK|CASEFILE`` as a command takes it: a shipped pack's name, else a case file or folder path."""
     path = Path(spec) if Path(spec).is_absolute() else base / spec
     if path.exists():
-        from pytest_ttsbench.cases.loader import find_case_files
-
         return None, find_case_files([path])
     pack = shipped_packs().get(spec)
     if pack is None:
@@ -158,8 +156,3 @@ def run_packs(
     if engines_selected and not has_case_folder:
         return list(shipped_packs().values())
     return []
-
-
-def pack_facts(packs: Iterable[Pack]) -> dict[str, Any]:
-    """Pack name → its version, for the run header."""
-    return {pack.name: pack.version for pack in packs}
