@@ -207,3 +207,17 @@ def test_which_packs_a_run_collects(
         assert chosen == list(dict.fromkeys(configured))
     else:  # an engine, no configured pack: every pack when the project has no case folder of its own
         assert chosen == ([] if has_case_folder else NAMES)
+
+
+def test_two_runs_of_different_pack_versions_differ_in_their_headers(tmp_path: Path) -> None:
+    from pytest_ttsbench.provenance import RunHeader, differences
+    from pytest_ttsbench.provenance_capture import pack_identity
+
+    shipped = pack_identity(pack_file("en-numerals"))
+    assert shipped == {"pack": "en-numerals", "pack_version": shipped_packs()["en-numerals"].version}
+    own = tmp_path / "en-numerals.yaml"
+    own.write_bytes(pack_file("en-numerals").read_bytes())  # the same bytes, but the project's own file
+    assert pack_identity(own) == {"pack": None, "pack_version": None}
+    before = RunHeader(case_files={"en-numerals": {"sha256": "a", **shipped}})
+    after = RunHeader(case_files={"en-numerals": {"sha256": "a", **shipped, "pack_version": "9.9.9"}})
+    assert f"case_files.en-numerals.pack_version: {shipped['pack_version']} → 9.9.9" in differences(before, after)
