@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from pytest_ttsbench.cases.loader import CaseFileError, load_case_file
 from pytest_ttsbench.cases.model import CaseItem, Suite, Target
 from pytest_ttsbench.cases.packs import Pack, pack_node_path, pack_of_file
+from pytest_ttsbench.cases.pins import pin_problem
 from pytest_ttsbench.naming import shown_path
 from pytest_ttsbench.results import RESULT_PROPERTY, RESUMED_PROPERTY, SYNTH_ONLY, UNAVAILABLE_PROPERTY
 from pytest_ttsbench.scorers.registry import get_scorer
@@ -37,6 +39,9 @@ class CaseFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Item]:
         bench: BenchSession = self.config.stash[BENCH_KEY]
+        pinned = pin_problem(self.path, bench.config.settings.external)
+        if pinned is not None:
+            raise CaseFileCollectError(pinned)
         try:
             cache = bench.config.cache
             parsed = cache.root / "parsed" if cache is not None and cache.mode != "off" else None
@@ -88,6 +93,15 @@ def pack_case_files(session: pytest.Session, packs: Iterable[Pack]) -> list[Case
             node.named = named
             files.append(node)
     return files
+
+
+def external_case_files(session: pytest.Session, paths: Iterable[Path]) -> list[CaseFile]:
+    """The configured external benchmark files, named in node ids by their path from the rootdir."""
+    return [
+        CaseFile.from_parent(session, path=path, nodeid=Path(os.path.relpath(path, session.config.rootpath)).as_posix())
+        for path in paths
+        if not session.isinitpath(path)
+    ]
 
 
 def case_test_name(

@@ -13,7 +13,14 @@ import pytest
 from pytest_ttsbench.cache import DEFAULT_MODE as DEFAULT_CACHE_MODE
 from pytest_ttsbench.cache import MODES as CACHE_MODES
 from pytest_ttsbench.cases.loader import CASE_SUFFIXES
-from pytest_ttsbench.collect import CaseFile, CaseTest, pack_case_files, prefetch_ahead, upcoming_items
+from pytest_ttsbench.collect import (
+    CaseFile,
+    CaseTest,
+    external_case_files,
+    pack_case_files,
+    prefetch_ahead,
+    upcoming_items,
+)
 from pytest_ttsbench.config import Settings
 from pytest_ttsbench.gating.baseline import DEFAULT_ALPHA, DEFAULT_MAX_RATE
 from pytest_ttsbench.gating.coverage import unfinished_reason
@@ -39,6 +46,7 @@ from pytest_ttsbench.selection import (
 )
 from pytest_ttsbench.session import (
     BENCH_KEY,
+    EXTERNAL_KEY,
     PACKS_KEY,
     RUN_DIR_KEY,
     RUN_ID_KEY,
@@ -377,6 +385,7 @@ class _XdistHooks:
     def pytest_configure_node(self, node) -> None:  # type: ignore[no-untyped-def]
         config = node.config.stash[BENCH_KEY].config
         node.workerinput[PACKS_KEY] = [pack.name for pack in config.packs]
+        node.workerinput[EXTERNAL_KEY] = [str(path) for path in config.external]
         if config.results_path is not None:
             node.workerinput[RUN_DIR_KEY] = (str(config.results_path), str(config.audio_dir))
             node.workerinput[RUN_ID_KEY] = config.run_id
@@ -464,14 +473,17 @@ def pytest_deselected(items: list[pytest.Item]) -> None:
 def pytest_make_collect_report(
     collector: pytest.Collector,
 ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
-    """The session's collection gains the run's shipped packs (cases/packs.py), beside what the paths hold.
+    """The session's collection gains the run's shipped packs (cases/packs.py) and configured external
+    benchmark files (cases/pins.py), beside what the paths hold.
 
     They hang from the session itself, not from a chain of folders under site-packages, so their
     node ids and ``-k`` keywords read as in a clone.
     """
     report = yield
     if isinstance(collector, pytest.Session) and report.passed:
-        report.result.extend(pack_case_files(collector, collector.config.stash[BENCH_KEY].config.packs))
+        bench_config = collector.config.stash[BENCH_KEY].config
+        report.result.extend(pack_case_files(collector, bench_config.packs))
+        report.result.extend(external_case_files(collector, bench_config.external))
     return report
 
 

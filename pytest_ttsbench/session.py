@@ -55,6 +55,8 @@ RUN_DIR_KEY = "ttsbench_run_dir"
 RUN_ID_KEY = "ttsbench_run_id"
 #: ... and the packs it collects: a worker's own command line always names paths (xdist passes them on).
 PACKS_KEY = "ttsbench_packs"
+#: ... and whether it collects the configured external benchmark files (cases/pins.py).
+EXTERNAL_KEY = "ttsbench_external"
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,8 @@ class BenchConfig:
     prefetch: bool = True
     #: the shipped packs this run collects beside its case folders (cases/packs.py)
     packs: tuple[Pack, ...] = ()
+    #: the configured external benchmark files this run collects (an engine selected, no paths named)
+    external: tuple[Path, ...] = ()
     # --- reruns (see reruns.py) ---
     #: this session's run id, written in every row (a resumed run keeps the run id it continues)
     run_id: str | None = None
@@ -369,6 +373,7 @@ def build_config(config: pytest.Config) -> BenchConfig:
         dnsmos_windowing=dnsmos_windowing,
         shard=_shard_option(config),
         packs=_packs_option(config, settings, engines, workerinput),
+        external=_external_files(config, settings, engines, workerinput),
         **_cache_config(config, settings, engines),
     )
     return _with_run(config, bench, workerinput)
@@ -385,7 +390,7 @@ def _packs_option(
             run_packs(
                 settings.packs,
                 config.getoption("tts_pack") or [],
-                has_case_folder=bool(settings.case_folders()),
+                has_case_folder=bool(settings.case_folders() or settings.external),
                 engines_selected=bool(engines),
                 paths_given=config.args_source == pytest.Config.ArgsSource.ARGS,
                 where=f"{settings.source}: field packs",
@@ -393,6 +398,21 @@ def _packs_option(
         )
     except PackError as exc:
         raise pytest.UsageError(str(exc)) from exc
+
+
+def _external_files(
+    config: pytest.Config, settings: Settings, engines: Sequence[str], workerinput: Mapping[str, Any] | None
+) -> tuple[Path, ...]:
+    """The configured external files a run collects: with an engine, unless the command line names paths.
+
+    A plain ``pytest`` never reads (or hashes) them; a path named on the command line is checked
+    against its pin all the same (collect.py).
+    """
+    if workerinput is not None and EXTERNAL_KEY in workerinput:
+        return tuple(Path(path) for path in workerinput[EXTERNAL_KEY])
+    if not engines or config.args_source == pytest.Config.ArgsSource.ARGS:
+        return ()
+    return tuple(pin.path for pin in settings.external)
 
 
 def _with_run(config: pytest.Config, bench: BenchConfig, workerinput: Mapping[str, Any] | None) -> BenchConfig:
