@@ -144,8 +144,8 @@ def run_packs(
     ``--tts-pack`` names them, whatever else the command line says; else the configuration's
     ``packs`` do, unless the command line names paths (as a ``cases:`` folder is not collected
     then either); else, when an engine is selected and the project has no case folder and no
-    external benchmark file (no configuration at all, say), every shipped pack runs. A plain ``pytest`` in a project that
-    configures no pack collects none.
+    external benchmark file (no configuration at all, say), every shipped pack runs. A plain
+    ``pytest`` in a project that configures no pack collects none.
     """
     if from_option:
         return get_packs(from_option, "--tts-pack")
