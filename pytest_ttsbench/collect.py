@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +14,8 @@ import pytest
 
 from pytest_ttsbench.cases.loader import CaseFileError, load_case_file
 from pytest_ttsbench.cases.model import CaseItem, Suite, Target
+from pytest_ttsbench.cases.packs import Pack, pack_node_path, pack_of_file
+from pytest_ttsbench.cases.pins import pin_problem
 from pytest_ttsbench.naming import shown_path
 from pytest_ttsbench.results import RESULT_PROPERTY, RESUMED_PROPERTY, SYNTH_ONLY, UNAVAILABLE_PROPERTY
 from pytest_ttsbench.scorers.registry import get_scorer
@@ -31,8 +34,14 @@ class CaseFileCollectError(Exception):
 class CaseFile(pytest.File):
     """A YAML case file (or a supported external JSONL benchmark) collected as tests."""
 
+    #: named by the user (``--tts-pack``): its items run in every language, as a case file named on the command line
+    named = False
+
     def collect(self) -> Iterator[pytest.Item]:
         bench: BenchSession = self.config.stash[BENCH_KEY]
+        pinned = pin_problem(self.path, bench.config.settings.external)
+        if pinned is not None:
+            raise CaseFileCollectError(pinned)
         try:
             suite = load_case_file(self.path, bench.config.cache, bench.config.settings.limits.max_text_chars)
         except CaseFileError as exc:
@@ -65,6 +74,32 @@ class CaseFile(pytest.File):
         if isinstance(excinfo.value, CaseFileCollectError):
             return str(excinfo.value)
         return str(super().repr_failure(excinfo))
+
+
+def pack_case_files(session: pytest.Session, packs: Iterable[Pack]) -> list[CaseFile]:
+    """The case files of the run's shipped packs, collected from the session with node ids as in a clone.
+
+    A file the paths already collect (a clone naming ``pytest_ttsbench/packs/...``) is not added twice.
+    """
+    named = bool(session.config.getoption("tts_pack"))
+    files: list[CaseFile] = []
+    for pack in packs:
+        for path in pack.files:
+            if session.isinitpath(path):
+                continue
+            node = CaseFile.from_parent(session, path=path, nodeid=pack_node_path(path))
+            node.named = named
+            files.append(node)
+    return files
+
+
+def external_case_files(session: pytest.Session, paths: Iterable[Path]) -> list[CaseFile]:
+    """The configured external benchmark files, named in node ids by their path from the rootdir."""
+    return [
+        CaseFile.from_parent(session, path=path, nodeid=Path(os.path.relpath(path, session.config.rootpath)).as_posix())
+        for path in paths
+        if not session.isinitpath(path)
+    ]
 
 
 def case_test_name(
@@ -146,6 +181,9 @@ class CaseTest(pytest.Item):
                 raise _skip_here(reason)
             result = bench.evaluator.evaluate(self.case, self.target, self.engine, self.repeat)
             result.node_id = self.nodeid
+            pack = pack_of_file(self.case.source)
+            if pack is not None:
+                result.pack, result.pack_version = pack.name, pack.version
             result.engine_config = bench.config.engine_config(self.engine)
             self.user_properties.append((RESULT_PROPERTY, result.to_json()))
         if not self.target.auto_evaluable:

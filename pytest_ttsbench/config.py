@@ -67,6 +67,22 @@ CONFIG_SCHEMA = {
         "engines": {"type": "object", "additionalProperties": _PROFILE_SCHEMA},
         "asr": {"type": "object"},
         "cases": {"type": "array", "items": {"type": "string"}},
+        # shipped benchmark packs to run beside the case folders (see pytest_ttsbench/cases/packs.py)
+        "packs": {"type": "array", "items": {"type": "string", "minLength": 1}},
+        # full external benchmark files (a CN-NewsTTS split, a Thai eval set), pinned by SHA-256
+        "external": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["path", "sha256"],
+                "additionalProperties": False,
+                "properties": {
+                    "path": {"type": "string", "minLength": 1},
+                    "sha256": {"type": "string", "pattern": "^[0-9a-fA-F]{64}\\Z"},
+                    "source": {"type": "string"},  # where to obtain it, quoted when it is missing or differs
+                },
+            },
+        },
         "runs_dir": {"type": "string"},
         "thresholds": {"type": "object"},
         "known_gaps_dir": {"type": "string"},
@@ -124,12 +140,28 @@ class EngineProfile:
 
 
 @dataclass(frozen=True)
+class ExternalFile:
+    """A benchmark file kept outside the project, pinned to the SHA-256 of the copy it was written for."""
+
+    path: Path
+    sha256: str
+    #: where the configuration names it, e.g. ``ttsbench.yaml: field external[0]``
+    field: str
+    #: how to obtain the file, when the configuration says
+    source: str | None = None
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything read from the configuration file, with defaults filled in."""
 
     engines: Mapping[str, EngineProfile]
     asr: Mapping[str, Any] = field(default_factory=dict)
     cases: tuple[str, ...] = ("cases",)
+    #: the shipped packs the configuration names; None when it names none (see cases/packs.py)
+    packs: tuple[str, ...] | None = None
+    #: external benchmark files, each with its expected SHA-256 (see cases/pins.py)
+    external: tuple[ExternalFile, ...] = ()
     runs_dir: str = ".ttsbench/runs"
     thresholds: Mapping[str, Any] = field(default_factory=dict)
     known_gaps_dir: str = "known_gaps"
@@ -141,6 +173,10 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     source: Path | None = None
     base_dir: Path = field(default_factory=Path.cwd)
+
+    def case_folders(self) -> list[Path]:
+        """The configured case folders that exist."""
+        return [path for folder in self.cases if (path := (self.base_dir / folder).resolve()).is_dir()]
 
     def clip_engines(self, names: Sequence[str]) -> list[str]:
         """The engines among ``names`` that make clips: a transcripts replay scores recorded text only."""
@@ -221,6 +257,16 @@ def load_settings(rootdir: Path) -> Settings:
         engines=profiles,
         asr=raw.get("asr", {}),
         cases=tuple(raw.get("cases", ("cases",))),
+        packs=tuple(raw["packs"]) if "packs" in raw else None,
+        external=tuple(
+            ExternalFile(
+                path=(rootdir / entry["path"]).resolve(),
+                sha256=entry["sha256"].lower(),
+                field=f"{where}: field external[{index}]",
+                source=entry.get("source"),
+            )
+            for index, entry in enumerate(raw.get("external", []))
+        ),
         runs_dir=raw.get("runs_dir", ".ttsbench/runs"),
         thresholds=raw.get("thresholds", {}),
         known_gaps_dir=raw.get("known_gaps_dir", "known_gaps"),

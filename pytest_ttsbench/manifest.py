@@ -14,7 +14,9 @@ named relative to it, inputs from the project (case files, the configuration) re
 project's root, marked ``"root": "project"``. Those inputs are checked wherever the project is
 found (``--project DIR``, the folder the run was made in, or the current folder); a run checked
 where its project is not (an artifact on another machine) lists them as not present here, and
-its own files must still match. Inputs outside both stay absolute.
+its own files must still match. A shipped pack's case file lies in the installed package, marked
+``"root": "pack"`` and named as in node ids (``pytest_ttsbench/packs/<name>/<file>``): it is
+checked against the pack installed where the run is verified. Inputs outside all three stay absolute.
 
 A results file called ``results.jsonl`` owns its whole folder (the layout of a default pytest
 run) and its manifest is ``manifest.sha256.json``; any other results file gets
@@ -34,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.cases.loader import CASE_SUFFIXES
+from pytest_ttsbench.cases.packs import packs_root
 from pytest_ttsbench.config import Settings
 from pytest_ttsbench.data_paths import OutsideFolderError, inside_folder
 from pytest_ttsbench.json_documents import load_json
@@ -75,12 +78,22 @@ def _key(path: Path, base: Path) -> str:
     return resolved.relative_to(base).as_posix() if resolved.is_relative_to(base) else str(resolved)
 
 
-def _input_key(path: Path, base: Path, project: Path | None) -> tuple[str, bool]:
-    """An input's name: inside the run folder, then relative to the project (flag True), else absolute."""
+def _input_key(path: Path, base: Path, project: Path | None) -> tuple[str, str | None]:
+    """An input's name and root: inside the run folder, then relative to the project (root ``project``),
+    then a shipped pack's file (root ``pack``), else absolute."""
     resolved = path.resolve()
-    if resolved.is_relative_to(base) or project is None or not resolved.is_relative_to(project.resolve()):
-        return _key(path, base), False
-    return resolved.relative_to(project.resolve()).as_posix(), True
+    if resolved.is_relative_to(base):
+        return _key(path, base), None
+    if project is not None and resolved.is_relative_to(project.resolve()):
+        return resolved.relative_to(project.resolve()).as_posix(), "project"
+    if resolved.is_relative_to(packs_root()):
+        return resolved.relative_to(_packs_base()).as_posix(), "pack"
+    return _key(path, base), None
+
+
+def _packs_base() -> Path:
+    """What a pack file's manifest key is relative to: the folder holding the installed package."""
+    return packs_root().parent.parent
 
 
 def _locate(key: str, base: Path) -> Path:
@@ -133,12 +146,12 @@ def write_manifest(
         for path in paths:
             if not path.is_file() or _is_manifest(path) or path.name.endswith((".tmp", ".part")):
                 continue
-            key, in_project = _input_key(path, base, project) if role == "input" else (_key(path, base), False)
+            key, root = _input_key(path, base, project) if role == "input" else (_key(path, base), None)
             # An output that is also an input (a replayed clip kept in place) stays an input.
             if key not in files:
                 files[key] = {"role": role, "sha256": sha256_file(path), "bytes": path.stat().st_size}
-                if in_project:
-                    files[key]["root"] = "project"
+                if root is not None:
+                    files[key]["root"] = root
     document = {
         "version": FORMAT_VERSION,
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -227,8 +240,8 @@ def verify_manifest(path: Path, project: Path | None = None) -> Verification:
     for key in [*listed, *owned]:
         _refuse_leading_out(path, key, base, project=listed.get(key, {}).get("root") == "project")
     for key, entry in listed.items():
-        if entry.get("root") == "project":
-            found = _project_file(key, roots)
+        if entry.get("root") in ("project", "pack"):
+            found = _project_file(key, roots if entry["root"] == "project" else [_packs_base()])
             if found is None:
                 check.not_here.append(key)
             elif sha256_file(found) != entry.get("sha256"):

@@ -13,7 +13,14 @@ from pytest_ttsbench.cache import DEFAULT_MODE as DEFAULT_CACHE_MODE
 from pytest_ttsbench.cache import MODES as CACHE_MODES
 from pytest_ttsbench.cases.loader import CASE_SUFFIXES
 from pytest_ttsbench.clip_reuse import REUSE_CHOICES
-from pytest_ttsbench.collect import CaseFile, CaseTest, prefetch_ahead, upcoming_items
+from pytest_ttsbench.collect import (
+    CaseFile,
+    CaseTest,
+    external_case_files,
+    pack_case_files,
+    prefetch_ahead,
+    upcoming_items,
+)
 from pytest_ttsbench.config import Settings
 from pytest_ttsbench.gating.baseline import DEFAULT_ALPHA, DEFAULT_MAX_RATE
 from pytest_ttsbench.gating.coverage import unfinished_reason
@@ -38,7 +45,16 @@ from pytest_ttsbench.selection import (
     selection_of,
     worker_report,
 )
-from pytest_ttsbench.session import BENCH_KEY, RUN_DIR_KEY, RUN_ID_KEY, BenchSession, Recorder, build_config
+from pytest_ttsbench.session import (
+    BENCH_KEY,
+    EXTERNAL_KEY,
+    PACKS_KEY,
+    RUN_DIR_KEY,
+    RUN_ID_KEY,
+    BenchSession,
+    Recorder,
+    build_config,
+)
 from pytest_ttsbench.sharding import parse_shard, select
 
 # What a worker tells the controller about its collection (the controller collects nothing).
@@ -71,6 +87,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="finish the run a --tts-results file holds: targets it measured (not as error) with the same engine "
         "configuration are not run again",
+    )
+    group.addoption(
+        "--tts-pack",
+        action="append",
+        metavar="NAME",
+        help="run this shipped benchmark pack (repeatable; `ttsbench packs list` names them), beside the "
+        "configured case folders; overrides the configuration's `packs`",
     )
     group.addoption("--tts-audio-dir", metavar="DIR", help="where clips are kept (default: beside the results)")
     group.addoption(
@@ -370,6 +393,8 @@ class _XdistHooks:
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node) -> None:  # type: ignore[no-untyped-def]
         config = node.config.stash[BENCH_KEY].config
+        node.workerinput[PACKS_KEY] = [pack.name for pack in config.packs]
+        node.workerinput[EXTERNAL_KEY] = [str(path) for path in config.external]
         if config.results_path is not None:
             node.workerinput[RUN_DIR_KEY] = (str(config.results_path), str(config.audio_dir))
             node.workerinput[RUN_ID_KEY] = config.run_id
@@ -457,11 +482,33 @@ def pytest_deselected(items: list[pytest.Item]) -> None:
     selection_of(items[0].config).deselected.extend(item.nodeid for item in items)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """The session's collection gains the run's shipped packs (cases/packs.py) and configured external
+    benchmark files (cases/pins.py), beside what the paths hold.
+
+    They hang from the session itself, not from a chain of folders under site-packages, so their
+    node ids and ``-k`` keywords read as in a clone.
+    """
+    report = yield
+    if isinstance(collector, pytest.Session) and report.passed:
+        bench_config = collector.config.stash[BENCH_KEY].config
+        report.result.extend(pack_case_files(collector, bench_config.packs))
+        report.result.extend(external_case_files(collector, bench_config.external))
+    return report
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
-    settings = parent.config.stash[BENCH_KEY].config.settings
+    bench_config = parent.config.stash[BENCH_KEY].config
+    settings = bench_config.settings
     explicit = parent.session.isinitpath(file_path)
     if file_path.suffix in CASE_SUFFIXES:
-        if explicit or _under_case_dirs(file_path, settings):
+        # A project without a configuration has no case folder until an engine is selected: the
+        # plugin reads none of a repository's files in its ordinary test run.
+        reads_folders = settings.source is not None or bool(bench_config.engine_names)
+        if explicit or (reads_folders and _under_case_dirs(file_path, settings)):
             return CaseFile.from_parent(parent, path=file_path)
     elif file_path.suffix == ".jsonl" and explicit:
         return CaseFile.from_parent(parent, path=file_path)

@@ -182,7 +182,7 @@ class RunHeader:
     software: dict[str, str | None] = field(default_factory=software_versions)
     engines: dict[str, dict[str, Any]] = field(default_factory=dict)
     asr: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # engine → its routes
-    case_files: dict[str, dict[str, Any]] = field(default_factory=dict)  # suite → path, sha256, thresholds
+    case_files: dict[str, dict[str, Any]] = field(default_factory=dict)  # suite → path, sha256, thresholds, pack
     contract: str = "raw"
     repeats: int = 1
     repeat_policy: str = "all"

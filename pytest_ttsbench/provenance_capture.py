@@ -194,8 +194,18 @@ def build_header(
             "sha256": sha256_of(Path(path)),
             "thresholds": dict(suite_thresholds.get(suite, {})),
             "quality": dict(suite_quality.get(suite, {})),
+            **pack_identity(Path(path)),
         }
     return header
+
+
+def pack_identity(path: Path) -> dict[str, str | None]:
+    """A case file's shipped pack and its version (both None for a project's own file): runs of two
+    pack versions differ in their headers, so comparing them says so."""
+    from pytest_ttsbench.cases.packs import pack_of_file
+
+    pack = pack_of_file(path)
+    return {"pack": pack.name if pack else None, "pack_version": pack.version if pack else None}
 
 
 def rescore_header(

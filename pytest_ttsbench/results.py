@@ -79,6 +79,9 @@ class ItemResult:
     #: the determinism probe: the same request sent again gave different audio (None: not probed)
     audio_varies: bool | None = None
     node_id: str | None = None
+    #: the shipped pack the item came from and its version (None: a project's own case file)
+    pack: str | None = None
+    pack_version: str | None = None
     run_id: str | None = None
     engine_config: str | None = None  # fingerprint of the engine profile and ASR routes (a resume matches it)
     metadata: dict[str, Any] = field(default_factory=dict)  # the item's source fields, kept verbatim

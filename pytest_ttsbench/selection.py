@@ -78,6 +78,7 @@ def leave_out_unfit_languages(
             and case is not None
             and not fits(fit[engine], case.language)
             and not session.isinitpath(item.path)
+            and not getattr(item.parent, "named", False)
         ):
             left_out.append(item)
         else:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_ttsbench.cache import CacheError, ClipCache, parse_size, resolve_cache_dir
+from pytest_ttsbench.cases.packs import Pack, PackError, get_packs, run_packs
 from pytest_ttsbench.clip_reuse import ClipReuse, ReuseError, reuse_choice
 from pytest_ttsbench.config import ConfigError, EngineProfile, Settings, load_settings
 from pytest_ttsbench.gating.baseline import RegressionRule
@@ -53,6 +54,10 @@ BENCH_KEY = pytest.StashKey["BenchSession"]()
 RUN_DIR_KEY = "ttsbench_run_dir"
 #: ... and this session's run id, so every row of one session carries the same one.
 RUN_ID_KEY = "ttsbench_run_id"
+#: ... and the packs it collects: a worker's own command line always names paths (xdist passes them on).
+PACKS_KEY = "ttsbench_packs"
+#: ... and whether it collects the configured external benchmark files (cases/pins.py).
+EXTERNAL_KEY = "ttsbench_external"
 
 
 @dataclass(frozen=True)
@@ -107,6 +112,10 @@ class BenchConfig:
     clip_reuse: ClipReuse = field(default_factory=ClipReuse)
     #: synthesize the following tests' clips while a test runs (prefetch.py)
     prefetch: bool = True
+    #: the shipped packs this run collects beside its case folders (cases/packs.py)
+    packs: tuple[Pack, ...] = ()
+    #: the configured external benchmark files this run collects (an engine selected, no paths named)
+    external: tuple[Path, ...] = ()
     # --- reruns (see reruns.py) ---
     #: this session's run id, written in every row (a resumed run keeps the run id it continues)
     run_id: str | None = None
@@ -398,9 +407,47 @@ def build_config(config: pytest.Config) -> BenchConfig:
         quality_sets=quality_sets,
         dnsmos_windowing=dnsmos_windowing,
         shard=_shard_option(config),
+        packs=_packs_option(config, settings, engines, workerinput),
+        external=_external_files(config, settings, engines, workerinput),
         **_cache_config(config, settings, engines),
     )
     return _with_run(config, bench, workerinput)
+
+
+def _packs_option(
+    config: pytest.Config, settings: Settings, engines: Sequence[str], workerinput: Mapping[str, Any] | None
+) -> tuple[Pack, ...]:
+    """The shipped packs the run collects: ``--tts-pack``, the configuration's ``packs``, or the default."""
+    try:
+        if workerinput is not None and PACKS_KEY in workerinput:
+            return tuple(get_packs(workerinput[PACKS_KEY]))
+        return tuple(
+            run_packs(
+                settings.packs,
+                config.getoption("tts_pack") or [],
+                has_case_folder=bool(settings.case_folders() or settings.external),
+                engines_selected=bool(engines),
+                paths_given=config.args_source == pytest.Config.ArgsSource.ARGS,
+                where=f"{settings.source}: field packs",
+            )
+        )
+    except PackError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+
+
+def _external_files(
+    config: pytest.Config, settings: Settings, engines: Sequence[str], workerinput: Mapping[str, Any] | None
+) -> tuple[Path, ...]:
+    """The configured external files a run collects: with an engine, unless the command line names paths.
+
+    A plain ``pytest`` never reads (or hashes) them; a path named on the command line is checked
+    against its pin all the same (collect.py).
+    """
+    if workerinput is not None and EXTERNAL_KEY in workerinput:
+        return tuple(Path(path) for path in workerinput[EXTERNAL_KEY])
+    if not engines or config.args_source == pytest.Config.ArgsSource.ARGS:
+        return ()
+    return tuple(pin.path for pin in settings.external)
 
 
 def _with_run(config: pytest.Config, bench: BenchConfig, workerinput: Mapping[str, Any] | None) -> BenchConfig:

@@ -27,6 +27,9 @@ SUBCOMMANDS: tuple[str, ...] = (
     "merge",
     "gate",
     "cache",
+    "packs",
+    "texts",
+    "init",
 )
 
 DESCRIPTION = "Work on cases, transcripts and results files without pytest."

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from shipped_packs import pack_file
 
 from pytest_ttsbench.asr.registry import create_route
 from pytest_ttsbench.asr.whisper import (
@@ -29,7 +30,7 @@ from pytest_ttsbench.cli import main
 from pytest_ttsbench.provenance import RunHeader, read_header, recognizer_changes
 
 ROOT = Path(__file__).resolve().parents[2]
-SUBSET = 4  # items of cases/en-numerals.yaml: enough to disagree, cheap on two shared cores
+SUBSET = 4  # items of the en-numerals pack: enough to disagree, cheap on two shared cores
 
 
 @pytest.mark.parametrize(
@@ -92,7 +93,7 @@ def test_a_batching_change_is_a_decoding_change() -> None:
 
 
 def _subset_project(folder: Path) -> None:
-    pack = yaml.safe_load((ROOT / "cases" / "en-numerals.yaml").read_text(encoding="utf-8"))
+    pack = yaml.safe_load(pack_file("en-numerals").read_text(encoding="utf-8"))
     pack["items"] = pack["items"][:SUBSET]
     (folder / "cases").mkdir(parents=True)
     (folder / "cases" / "en-numerals.yaml").write_text(yaml.safe_dump(pack, allow_unicode=True), encoding="utf-8")

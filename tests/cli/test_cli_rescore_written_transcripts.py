@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+from shipped_packs import pack_file
 
 from pytest_ttsbench.cases.loader import load_case_file
 from pytest_ttsbench.cli import main
@@ -45,7 +46,7 @@ def test_rescore_gives_the_proven_verdicts(
     fixture: str, cases: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     rows = [json.loads(line) for line in (ROOT / "tests" / "data" / fixture).read_text(encoding="utf-8").splitlines()]
-    case_paths = [ROOT / "cases" / name for name in cases]
+    case_paths = [pack_file(name.removesuffix(".yaml")) for name in cases]
     items = {item.full_id: item for path in case_paths for item in load_case_file(path).items}
     seen_outcomes: set[str] = set()
     for number, round_rows in enumerate(_rounds(rows)):

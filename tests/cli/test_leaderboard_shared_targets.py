@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from result_rows import make_result
+from shipped_packs import pack_file
 
 from pytest_ttsbench.cli import main
 from pytest_ttsbench.provenance import RunHeader, header_path, write_header
@@ -137,7 +138,7 @@ def test_a_rescored_run_records_its_case_files_and_transcripts(
     import hashlib
 
     root = Path(__file__).resolve().parents[2]
-    cases, transcripts = root / "cases" / "th-keywords.yaml", root / "tests" / "data" / "th-transcripts.jsonl"
+    cases, transcripts = pack_file("th-keywords"), root / "tests" / "data" / "th-transcripts.jsonl"
     out = tmp_path / "th" / "results.jsonl"
     assert (
         main(["rescore", str(cases), "--transcripts", str(transcripts), "--engine", "vendor", "--out", str(out)]) == 0

@@ -176,11 +176,11 @@ def test_too_few_to_gate_is_said_in_the_summary_and_the_gate_file(pytester: pyte
 
 
 def test_every_shipped_pack_carries_floors_that_are_gated_somewhere() -> None:
-    from pathlib import Path
+    from shipped_packs import all_pack_files
 
     from pytest_ttsbench.cases.loader import load_case_file
 
-    packs = sorted((Path(__file__).resolve().parents[2] / "cases").glob("*.yaml"))
+    packs = all_pack_files()
     assert len(packs) >= 5
     for pack in packs:
         suite = load_case_file(pack)

@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 import yaml
 from plugin_projects import read_jsonl, write_project
+from shipped_packs import pack_file
 
 from pytest_ttsbench.cases.loader import CaseFileError, load_case_file, parse_suite
 from pytest_ttsbench.scorers.base import ScoreContext
 from pytest_ttsbench.scorers.registry import get_scorer
 
-AR_PROMPTS = Path(__file__).resolve().parents[2] / "cases" / "ar-prompts.yaml"
+AR_PROMPTS = pack_file("ar-prompts")
 DIALECTS = {"darija", "egyptian", "gulf"}
 
 

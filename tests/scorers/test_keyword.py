@@ -9,12 +9,13 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from shipped_packs import pack_file
 
 from pytest_ttsbench.scorers.base import ScoreContext
 from pytest_ttsbench.scorers.keyword import KeywordScorer, canonicalize
 
 ROOT = Path(__file__).resolve().parents[2]
-CASE_FILE = ROOT / "cases" / "th-keywords.yaml"
+CASE_FILE = pack_file("th-keywords")
 TRANSCRIPTS = ROOT / "tests" / "data" / "th-transcripts.jsonl"
 
 SCORER = KeywordScorer()

@@ -14,13 +14,14 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from shipped_packs import pack_file
 
 from pytest_ttsbench.scorers.base import ScoreContext
 from pytest_ttsbench.scorers.numbers import NumbersScorer
 from pytest_ttsbench.scorers.numbers_ar import fold, parse_numbers
 
 ROOT = Path(__file__).resolve().parents[2]
-CASE_FILE = ROOT / "cases" / "ar-numerals.yaml"
+CASE_FILE = pack_file("ar-numerals")
 TRANSCRIPTS = ROOT / "tests" / "data" / "ar-transcripts.jsonl"
 
 SCORER = NumbersScorer()

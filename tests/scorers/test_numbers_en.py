@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
+from shipped_packs import pack_file
 
 from pytest_ttsbench.scorers.base import ScoreContext
 from pytest_ttsbench.scorers.numbers import NumbersScorer, parser_for
 from pytest_ttsbench.scorers.numbers_en import parse_numbers
 
-PACK = Path(__file__).resolve().parents[2] / "cases" / "en-numerals.yaml"
+PACK = pack_file("en-numerals")
 
 
 def values(text: str) -> list[str]:

@@ -10,6 +10,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from shipped_packs import pack_file
 
 from pytest_ttsbench.cases.loader import CaseFileError, parse_suite
 from pytest_ttsbench.scorers.base import ScoreContext
@@ -26,8 +27,8 @@ from pytest_ttsbench.scorers.semantic_zh import (
 from pytest_ttsbench.scorers.text import readings_canon
 
 ROOT = Path(__file__).resolve().parents[2]
-NUMERALS_FILE = ROOT / "cases" / "zh-numerals.yaml"
-NEWS_FILE = ROOT / "cases" / "zh-news.yaml"
+NUMERALS_FILE = pack_file("zh-numerals")
+NEWS_FILE = pack_file("zh-news")
 TRANSCRIPTS = ROOT / "tests" / "data" / "zh-transcripts.jsonl"
 
 SCORER = SemanticScorer()
