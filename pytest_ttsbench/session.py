@@ -681,6 +681,11 @@ def _output_paths(
     if option:
         results = Path(option).resolve()
         audio = Path(audio_option).resolve() if audio_option else results.parent / f"{results.stem}-audio"
+    elif lists_only(config):
+        # A listing writes nothing, so it reserves no folder either: the path is only shown.
+        run_dir = settings.base_dir / settings.runs_dir / "(not made: listing only)"
+        results = run_dir / "results.jsonl"
+        audio = Path(audio_option).resolve() if audio_option else run_dir / "audio"
     else:
         run_dir = default_run_dir(settings.base_dir, settings.runs_dir, engines)
         results = run_dir / "results.jsonl"
