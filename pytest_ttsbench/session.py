@@ -36,6 +36,7 @@ from pytest_ttsbench.gating.latency import (
 from pytest_ttsbench.gating.snapshots import read_snapshots, snapshot_path
 from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, parse_cli_thresholds
 from pytest_ttsbench.naming import safe_name
+from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, Protocol
 from pytest_ttsbench.provenance import RunHeader, RunHeaderError, header_path, read_header, write_header
 from pytest_ttsbench.quality.gates import allow_model_change, unmeasured_bounds_error
 from pytest_ttsbench.quality.measures import DEFAULT_DNSMOS_WINDOWING, DEFAULT_SETS
@@ -85,6 +86,8 @@ class BenchConfig:
     audio_dir: Path | None = None
     contract: str = "raw"
     quorum: int | None = None
+    #: --tts-protocol: which protocol gives each row its verdict (protocols.py)
+    protocol: Protocol = DEFAULT_PROTOCOL
     breakdown: tuple[str, ...] = ()
     synth_only: bool = False  # clips only: no ASR, no verdicts, nothing gated
     #: --collect-only, --setup-plan or --setup-only: items are listed, nothing is synthesized, written or gated
@@ -212,6 +215,7 @@ class BenchSession:
                 audio_dir=config.audio_dir,
                 contract=config.contract,
                 quorum=config.quorum,
+                protocol=config.protocol,
                 run_id=config.run_id,
                 max_audio_bytes=config.settings.limits.max_audio_bytes,
                 max_clip_seconds=config.settings.limits.max_clip_seconds,
@@ -255,6 +259,7 @@ class BenchSession:
             repeats=config.gate.repeats,
             repeat_policy=config.gate.repeat_policy,
             quorum=config.quorum,
+            protocol=config.protocol,
             shard=config.shard,
             quality_sets=config.quality_sets,
         )
@@ -370,6 +375,7 @@ def build_config(config: pytest.Config) -> BenchConfig:
         audio_dir=audio_dir,
         contract=config.getoption("tts_contract"),
         quorum=config.getoption("tts_quorum"),
+        protocol=config.getoption("tts_protocol"),
         breakdown=tuple(config.getoption("tts_breakdown")),
         synth_only=bool(config.getoption("tts_synth_only")),
         lists_only=lists_only(config),
