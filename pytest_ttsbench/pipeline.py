@@ -450,8 +450,8 @@ class Evaluator:
                 for route, text in clip.transcripts.items():
                     by_protocol[protocol][route] = protocol_scorer.score(text, target.expect, context)
         route_verdicts = by_protocol[self.options.protocol]
-        all_outcomes = {
-            protocol: {route: v.outcome for route, v in verdicts.items()} | dict.fromkeys(clip.route_errors, "error")
+        all_outcomes: dict[str, dict[str, str]] = {
+            protocol: {route: str(v.outcome) for route, v in verdicts.items()} | dict.fromkeys(clip.route_errors, "error")
             for protocol, verdicts in by_protocol.items()
         }
         outcomes: dict[str, str] = all_outcomes[self.options.protocol]

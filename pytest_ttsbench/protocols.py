@@ -41,7 +41,7 @@ class ProtocolMixError(ValueError):
 def check_protocol(name: str) -> Protocol:
     if name not in PROTOCOLS:
         raise ValueError(f"protocol {name!r} is not one of {', '.join(PROTOCOLS)}")
-    return name  # type: ignore[return-value]
+    return name
 
 
 def _published_scorers() -> dict[str, Scorer]:

@@ -36,7 +36,7 @@ from pytest_ttsbench.gating.latency import (
 from pytest_ttsbench.gating.snapshots import read_snapshots, snapshot_path
 from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, parse_cli_thresholds
 from pytest_ttsbench.naming import safe_name
-from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, Protocol
+from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, Protocol, under_protocol
 from pytest_ttsbench.provenance import RunHeader, RunHeaderError, header_path, read_header, write_header
 from pytest_ttsbench.quality.gates import allow_model_change, unmeasured_bounds_error
 from pytest_ttsbench.quality.measures import DEFAULT_DNSMOS_WINDOWING, DEFAULT_SETS
@@ -565,7 +565,12 @@ def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[st
         if not baseline_path.is_file():
             raise pytest.UsageError(f"--tts-baseline: no results file at {baseline_path}")
         try:
-            baseline = tuple(latest_per_target(read_results(baseline_path)))
+            # judged under this run's protocol, whatever protocol the baseline run was scored under
+            protocol = config.getoption("tts_protocol")
+            baseline = tuple(
+                under_protocol(row, protocol, f"--tts-baseline {baseline_path}")
+                for row in latest_per_target(read_results(baseline_path))
+            )
         except (OSError, ValueError) as exc:
             raise pytest.UsageError(f"--tts-baseline: {exc}") from exc
         if not baseline:
