@@ -46,10 +46,11 @@ from pytest_ttsbench.item_content import content_sha256
 from pytest_ttsbench.limits import DEFAULT_MAX_AUDIO_BYTES, DEFAULT_MAX_CLIP_SECONDS
 from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.prefetch import SynthesisPool
+from pytest_ttsbench.protocol_scoring import route_rules, scorers_by_protocol
+from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, PROTOCOLS, Protocol
 from pytest_ttsbench.quality.meter import ClipToMeasure, QualityMeter
 from pytest_ttsbench.redaction import scrub
 from pytest_ttsbench.results import SYNTH_ONLY, ErrorStage, ItemResult
-from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, PROTOCOLS, Protocol, route_rules, scorers_by_protocol
 from pytest_ttsbench.scorers.base import ScoreContext
 from pytest_ttsbench.scorers.registry import get_scorer
 from pytest_ttsbench.verdict import Verdict
@@ -451,7 +452,8 @@ class Evaluator:
                     by_protocol[protocol][route] = protocol_scorer.score(text, target.expect, context)
         route_verdicts = by_protocol[self.options.protocol]
         all_outcomes: dict[str, dict[str, str]] = {
-            protocol: {route: str(v.outcome) for route, v in verdicts.items()} | dict.fromkeys(clip.route_errors, "error")
+            protocol: {route: str(v.outcome) for route, v in verdicts.items()}
+            | dict.fromkeys(clip.route_errors, "error")
             for protocol, verdicts in by_protocol.items()
         }
         outcomes: dict[str, str] = all_outcomes[self.options.protocol]
@@ -470,7 +472,9 @@ class Evaluator:
             evidence = primary.evidence() if primary else {}
             if len(route_verdicts) > 1:
                 evidence["routes"] = {r: v.evidence() | {"verdict": v.outcome} for r, v in route_verdicts.items()}
-        voted = bool(clip.transcripts) and clip.error is None and scorer.needs_transcript and not self.options.synth_only
+        voted = (
+            bool(clip.transcripts) and clip.error is None and scorer.needs_transcript and not self.options.synth_only
+        )
         protocols = {
             protocol: {
                 "verdict": vote(o, self.options.quorum, routes=clip.routes) if voted else final,

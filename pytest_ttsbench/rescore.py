@@ -61,7 +61,10 @@ def rescore(
             "use '<suite>/<item id>'"
         )
     evaluator = Evaluator(
-        {engine_name: profile}, lambda _profile: [], RunOptions(quorum=quorum, protocol=protocol), engines={engine_name: engine}
+        {engine_name: profile},
+        lambda _profile: [],
+        RunOptions(quorum=quorum, protocol=protocol),
+        engines={engine_name: engine},
     )
     outcome = Rescore(results=[], routes=list(store.routes))
     for suite in suites:

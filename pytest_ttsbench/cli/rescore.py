@@ -51,7 +51,9 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
             raise ValueError("--guard needs --out: the stored results to compare with")
         case_paths = [Path(p) for p in args.cases]
         suites = load_suites(case_paths)
-        outcome = rescore(suites, Path(args.transcripts), engine_name=args.engine, quorum=args.quorum, protocol=args.protocol)
+        outcome = rescore(
+            suites, Path(args.transcripts), engine_name=args.engine, quorum=args.quorum, protocol=args.protocol
+        )
     except (CaseFileError, TranscriptsError, EngineUnavailable, ValueError) as exc:
         print(f"ttsbench rescore: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -343,11 +343,14 @@ def _flatten_protocols(row: dict[str, Any], entry: LeaderboardEntry, missing: st
 def _difference_section(entries: Iterable[LeaderboardEntry]) -> list[str]:
     """Per system, the targets the strict protocol judges otherwise than the published one, by rule."""
     lines: list[str] = []
-    for rank, e in ranked(entries):
+    for _rank, e in ranked(entries):
         if not e.differences:
             continue
         if not lines:
-            lines += ["", "Targets judged otherwise by the strict protocol than by the published one (published → strict):"]
+            lines += [
+                "",
+                "Targets judged otherwise by the strict protocol than by the published one (published → strict):",
+            ]
         lines.append(f"- {e.system} ({e.date}): {sum(int(d['n']) for d in e.differences)} target(s)")
         for d in e.differences:
             lines.append(f"  - {d['rule']}: {d['n']} {d['published']} → {d['strict']}")
