@@ -111,7 +111,7 @@ class LeaderboardEntry:
         return (self.system, self.date)
 
     def row(self, rank: int | None) -> dict[str, Any]:
-        return {
+        row = {
             "rank": rank,
             "system": self.system,
             "strict_accuracy": self.strict_accuracy,
@@ -131,6 +131,7 @@ class LeaderboardEntry:
             "strict": self.by_protocol.get("strict"),
             "protocol_differences": [dict(d) for d in self.differences],
         }
+        return {name: row[name] for name in COLUMNS}
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> LeaderboardEntry:
