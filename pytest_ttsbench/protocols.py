@@ -123,14 +123,20 @@ def protocol_verdict(row: ItemResult, protocol: str) -> str | None:
 
 
 def difference_tally(items: Iterable[ItemResult], examples: int = 3) -> list[ProtocolDifference]:
-    """Auto-evaluable targets whose final verdicts differ between the protocols, by rule and direction."""
+    """Auto-evaluable targets whose final verdicts differ between the protocols, by rule and direction.
+
+    ``items`` are rows each holding both protocols' verdicts (one generation per target); for a
+    run with repeats, :func:`run_difference_tally` applies the repeat policy under each protocol.
+    """
+    pairs = ((row, protocol_verdict(row, "published"), protocol_verdict(row, "strict")) for row in items)
+    return _tally(pairs, examples)
+
+
+def _tally(pairs: Iterable[tuple[ItemResult, str | None, str | None]], examples: int) -> list[ProtocolDifference]:
     counts: Counter[tuple[str, str, str]] = Counter()
     shown: dict[tuple[str, str, str], list[str]] = {}
-    for row in items:
-        if not row.auto_evaluable:
-            continue
-        published, strict = protocol_verdict(row, "published"), protocol_verdict(row, "strict")
-        if published is None or strict is None or published == strict:
+    for row, published, strict in pairs:
+        if not row.auto_evaluable or published is None or strict is None or published == strict:
             continue
         key = (" + ".join(row.protocol_rules) or "unexplained", published, strict)
         counts[key] += 1
@@ -141,6 +147,24 @@ def difference_tally(items: Iterable[ItemResult], examples: int = 3) -> list[Pro
         ProtocolDifference(rule, published, strict, n, tuple(shown[(rule, published, strict)]))
         for (rule, published, strict), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     ]
+
+
+def items_by_protocol(run: Run) -> dict[str, list[ItemResult]]:
+    """The run's items (after its repeat policy) under each protocol that every row records."""
+    views: dict[str, list[ItemResult]] = {}
+    for protocol in PROTOCOLS:
+        if run.rows and all(protocol_verdict(row, protocol) is not None for row in run.rows):
+            views[protocol] = runs_under([run], protocol)[0].items
+    return views
+
+
+def run_difference_tally(run: Run, examples: int = 3) -> list[ProtocolDifference]:
+    """:func:`difference_tally` over a run's items, each protocol's verdict after the repeat policy."""
+    views = items_by_protocol(run)
+    if len(views) < len(PROTOCOLS):
+        return []
+    strict = {(r.engine, r.key): r.verdict for r in views["strict"]}
+    return _tally(((r, r.verdict, strict.get((r.engine, r.key))) for r in views["published"]), examples)
 
 
 def has_both(items: Iterable[ItemResult]) -> bool:

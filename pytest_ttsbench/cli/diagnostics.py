@@ -24,7 +24,7 @@ from pytest_ttsbench.gating.diagnostics import (
     tie_rate,
 )
 from pytest_ttsbench.gating.numeral_forms import DEFAULT_MIN_RATIO, duration_control, duration_control_json
-from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS, difference_tally, protocols_of, runs_under
+from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS, protocols_of, run_difference_tally, runs_under
 from pytest_ttsbench.reporting.protocol_tally import figures_by_protocol, figures_text
 from pytest_ttsbench.runs import RUNS_HELP, Run, load_runs
 
@@ -58,8 +58,8 @@ def diagnostics_json(run: Run, min_ratio: float = DEFAULT_MIN_RATIO) -> dict[str
         "range_readings": range_readings(items),
         "numeral_forms": duration_control_json(duration_control(items, min_ratio=min_ratio), min_ratio),
         "protocol": protocols_of(run.rows)[0] if run.rows else None,
-        "by_protocol": figures_by_protocol(items),
-        "protocol_differences": [d.to_dict() for d in difference_tally(items)],
+        "by_protocol": figures_by_protocol(run),
+        "protocol_differences": [d.to_dict() for d in run_difference_tally(run)],
     }
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pytest_ttsbench.gating.summary import overall
-from pytest_ttsbench.protocols import difference_tally, protocols_of
+from pytest_ttsbench.protocols import protocols_of, run_difference_tally
 from pytest_ttsbench.reporting.protocol_tally import figures_by_protocol, figures_text
 from pytest_ttsbench.reporting.terminal import percent
 from pytest_ttsbench.runs import Run
@@ -216,8 +216,8 @@ def entry_from_run(run: Run, shared: set[str] | None = None) -> LeaderboardEntry
         note=note,
         **describe(run),
         protocol=protocols_of(run.rows)[0] if run.rows else "strict",
-        by_protocol=figures_by_protocol(run.items),
-        differences=tuple(d.to_dict() for d in difference_tally(run.items)),
+        by_protocol=figures_by_protocol(run),
+        differences=tuple(d.to_dict() for d in run_difference_tally(run)),
     )
 
 

@@ -6,26 +6,26 @@ from collections.abc import Sequence
 from typing import Any
 
 from pytest_ttsbench.gating.summary import overall
-from pytest_ttsbench.protocols import PROTOCOLS, difference_tally, protocol_verdict, under_protocol
+from pytest_ttsbench.protocols import PROTOCOLS, difference_tally, has_both, items_by_protocol, under_protocol
 from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.runs import Run
 
 
-def figures_by_protocol(items: Sequence[ItemResult]) -> dict[str, dict[str, Any]]:
-    """Correct/wrong/unknown and the rates under each protocol the rows record (all of them or none)."""
-    figures: dict[str, dict[str, Any]] = {}
-    for protocol in PROTOCOLS:
-        if not items or any(protocol_verdict(r, protocol) is None for r in items):
-            continue
-        bucket = overall([under_protocol(r, protocol) for r in items])
-        figures[protocol] = {
-            "correct": bucket.correct,
-            "wrong": bucket.wrong,
-            "unknown": bucket.unknown,
-            "strict_accuracy": bucket.strict_accuracy,
-            "resolved_accuracy": bucket.resolved_accuracy,
-            "coverage": bucket.coverage,
-        }
-    return figures
+def figures_by_protocol(run: Run) -> dict[str, dict[str, Any]]:
+    """Correct/wrong/unknown and the rates under each protocol every row of the run records."""
+    return {protocol: _figures(items) for protocol, items in items_by_protocol(run).items()}
+
+
+def _figures(items: Sequence[ItemResult]) -> dict[str, Any]:
+    bucket = overall(items)
+    return {
+        "correct": bucket.correct,
+        "wrong": bucket.wrong,
+        "unknown": bucket.unknown,
+        "strict_accuracy": bucket.strict_accuracy,
+        "resolved_accuracy": bucket.resolved_accuracy,
+        "coverage": bucket.coverage,
+    }
 
 
 def figures_text(figures: dict[str, Any] | None) -> str:
@@ -38,10 +38,11 @@ def figures_text(figures: dict[str, Any] | None) -> str:
 
 
 def tally_lines(items: Sequence[ItemResult], system: str | None = None, examples: int = 2) -> list[str]:
-    """Both figures, then each rule that moves targets: '  scores read with 至: 189 unknown → wrong'."""
-    figures = figures_by_protocol(items)
-    if len(figures) < len(PROTOCOLS):
+    """For rows of one generation each (a rescore): both figures, then each rule that moves
+    targets ('  scores read with 至: 189 unknown → wrong') with examples."""
+    if not items or not has_both(items):
         return []
+    figures = {p: _figures([under_protocol(r, p) for r in items]) for p in PROTOCOLS}
     head = f"{system}: " if system else ""
     lines = [
         f"{head}published {figures_text(figures['published'])}, strict {figures_text(figures['strict'])} "
