@@ -415,6 +415,12 @@ def _with_run(config: pytest.Config, bench: BenchConfig, workerinput: Mapping[st
         if resume:
             configs = {name: bench.engine_config(name) for name in bench.engine_names}
             continued, resumed = resumable(bench.results_path, configs, bench.contract)
+            # a row measured under the other protocol counts under this run's (rows record both)
+            resumed = {
+                key: under_protocol(row, bench.protocol, str(bench.results_path))
+                for key, row in resumed.items()
+                if row.protocols.get(bench.protocol) or row.protocol == bench.protocol
+            }
             run_id = run_id or continued
     except (OSError, ValueError) as exc:
         raise pytest.UsageError(str(exc)) from exc
