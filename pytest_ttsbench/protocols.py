@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pytest_ttsbench.contracts import one_value_per_run
 from pytest_ttsbench.results import ItemResult
 from pytest_ttsbench.runs import Run
 
@@ -72,14 +73,13 @@ def protocols_of(rows: Iterable[ItemResult]) -> list[str]:
 
 def require_one_protocol(runs: Mapping[str, Sequence[ItemResult]]) -> str | None:
     """The one protocol every run was scored under, or :class:`ProtocolMixError` naming each run's."""
-    used = {name: protocols_of(rows) for name, rows in runs.items() if rows}
-    every = sorted({p for protocols in used.values() for p in protocols})
-    if len(every) <= 1:
-        return every[0] if every else None
-    detail = "; ".join(f"{name}: {', '.join(protocols)}" for name, protocols in used.items())
-    raise ProtocolMixError(
-        f"runs scored under different protocols ({detail}) would be compared as one: pass --protocol "
-        "strict or --protocol published to view every run under one"
+    return one_value_per_run(
+        runs,
+        protocols_of,
+        lambda detail: ProtocolMixError(
+            f"runs scored under different protocols ({detail}) would be compared as one: pass --protocol "
+            "strict or --protocol published to view every run under one"
+        ),
     )
 
 
