@@ -18,25 +18,25 @@ from pytest_ttsbench.scorers.text import readings_canon
 from pytest_ttsbench.verdict import Verdict
 
 
-def _published_scorers() -> dict[str, Scorer]:
+def _published_scorers() -> dict[str, type[Scorer]]:
     from pytest_ttsbench.scorers.published import PublishedKeywordScorer, PublishedReadingsScorer
 
-    return {"readings": PublishedReadingsScorer(), "keyword": PublishedKeywordScorer()}
+    return {"readings": PublishedReadingsScorer, "keyword": PublishedKeywordScorer}
 
 
-_PUBLISHED: dict[str, Scorer] = {}
+def _class_name(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
 
 
 def scorers_by_protocol(scorer_name: str) -> dict[Protocol, Scorer]:
     """The scorer each protocol judges an item of ``scorer_name`` with."""
-    if not _PUBLISHED:
-        _PUBLISHED.update(_published_scorers())
     strict = get_scorer(scorer_name)
-    published = _PUBLISHED.get(scorer_name)
-    # Only where the name is the built-in scorer the published matcher stands beside (not a plugin's).
-    if published is None or not isinstance(published, type(strict)):
-        published = strict
-    return {"strict": strict, "published": published}
+    published_class = _published_scorers().get(scorer_name)
+    # Only where the name is the built-in scorer the published matcher stands beside (not a
+    # plugin's); compared by name, as a module may be imported afresh (pytester drops modules).
+    if published_class is None or _class_name(type(strict)) != _class_name(published_class.__mro__[1]):
+        return {"strict": strict, "published": strict}
+    return {"strict": strict, "published": published_class()}
 
 
 # --- which rule makes the protocols differ ------------------------------------------------------
