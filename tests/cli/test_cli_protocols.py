@@ -175,3 +175,18 @@ def test_thai_published_protocol_is_the_written_substring_rule(tmp_path: Path) -
     (row,) = read_results(out)
     assert (row.verdict, row.protocols["strict"]["verdict"]) == ("correct", "wrong")
     assert row.protocol_rules == ["keyword inside another syllable"]
+
+
+def test_gate_refuses_a_file_whose_rows_were_scored_under_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    published = _rescore(tmp_path, "voice_a", "--protocol", "published")
+    strict = _rescore(tmp_path, "voice_b")
+    both = tmp_path / "both.jsonl"  # two sessions appended to one file under different protocols
+    both.write_text(published.read_text(encoding="utf-8") + strict.read_text(encoding="utf-8"), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["gate", str(both), "--rootdir", str(tmp_path)]) == 2
+    assert "different protocols" in capsys.readouterr().err
+    # viewed under one protocol it is gated: 6-4 read 六至四 is a failed test on both systems
+    assert main(["gate", str(both), "--rootdir", str(tmp_path), "--protocol", "strict"]) == 1
+    assert "gate passed, but the run's failed tests fail it" in capsys.readouterr().out
