@@ -190,3 +190,26 @@ def test_gate_refuses_a_file_whose_rows_were_scored_under_both(
     # viewed under one protocol it is gated: 6-4 read 六至四 is a failed test on both systems
     assert main(["gate", str(both), "--rootdir", str(tmp_path), "--protocol", "strict"]) == 1
     assert "gate passed, but the run's failed tests fail it" in capsys.readouterr().out
+
+
+def test_both_figures_apply_the_repeat_policy_under_each_protocol(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _rescore(tmp_path, "voice", "--protocol", "published")
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    # a second generation of s3 the benchmark's matcher could not judge, which the strict judge accepts
+    again = dict(next(r for r in rows if r["id"] == "scores/s3"), repeat=1, verdict="unknown")
+    again["route_verdicts"] = {"transcript": "unknown"}
+    again["protocols"] = {
+        "published": {"verdict": "unknown", "route_verdicts": {"transcript": "unknown"}},
+        "strict": {"verdict": "correct", "route_verdicts": {"transcript": "correct"}},
+    }
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in [*rows, again]), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["leaderboard", str(out), "--format", "json"]) == 0
+    (entry,) = json.loads(capsys.readouterr().out)["entries"]
+    # policy all: s3 is correct only strictly, where both generations were
+    assert (entry["correct"], entry["wrong"], entry["unknown"]) == (0, 0, 3)
+    published, strict = entry["published"], entry["strict"]
+    assert (published["correct"], published["wrong"], published["unknown"]) == (0, 0, 3)
+    assert (strict["correct"], strict["wrong"], strict["unknown"]) == (2, 1, 0)
