@@ -9,7 +9,7 @@ the engine.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from pytest_ttsbench.results import ItemResult
 
@@ -28,12 +28,25 @@ def require_one_contract(runs: Mapping[str, Sequence[ItemResult]]) -> str | None
 
     Returns None when there are no rows at all.
     """
-    used = {name: contracts_of(rows) for name, rows in runs.items() if rows}
-    every = sorted({c for contracts in used.values() for c in contracts})
+    return one_value_per_run(
+        runs,
+        contracts_of,
+        lambda detail: ContractMixError(
+            f"runs with different text contracts ({detail}) would be compared as one: compare runs of one "
+            "contract, or pass --allow-contract-mix to put them side by side knowingly"
+        ),
+    )
+
+
+def one_value_per_run(
+    runs: Mapping[str, Sequence[ItemResult]],
+    values_of: Callable[[Sequence[ItemResult]], list[str]],
+    refusal: Callable[[str], Exception],
+) -> str | None:
+    """The one value (contract, protocol …) every run's rows share, None for no rows; else raise
+    ``refusal(detail)``, the detail naming each run's values."""
+    used = {name: values_of(rows) for name, rows in runs.items() if rows}
+    every = sorted({value for values in used.values() for value in values})
     if len(every) <= 1:
         return every[0] if every else None
-    detail = "; ".join(f"{name}: {', '.join(contracts)}" for name, contracts in used.items())
-    raise ContractMixError(
-        f"runs with different text contracts ({detail}) would be compared as one: compare runs of one "
-        "contract, or pass --allow-contract-mix to put them side by side knowingly"
-    )
+    raise refusal("; ".join(f"{name}: {', '.join(values)}" for name, values in used.items()))

@@ -46,6 +46,8 @@ from pytest_ttsbench.item_content import content_sha256
 from pytest_ttsbench.limits import DEFAULT_MAX_AUDIO_BYTES, DEFAULT_MAX_CLIP_SECONDS
 from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.prefetch import SynthesisPool
+from pytest_ttsbench.protocol_scoring import route_rules, scorers_by_protocol
+from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, PROTOCOLS, Protocol
 from pytest_ttsbench.quality.meter import ClipToMeasure, QualityMeter
 from pytest_ttsbench.redaction import scrub
 from pytest_ttsbench.results import SYNTH_ONLY, ErrorStage, ItemResult
@@ -148,6 +150,8 @@ class RunOptions:
     #: whose clips may be read from the cache at all (clip_reuse.py): by default reproducible engines' only
     clip_reuse: ClipReuse = field(default_factory=ClipReuse)
     max_audio_bytes: int = DEFAULT_MAX_AUDIO_BYTES
+    #: the scoring protocol that gives each row its verdict (protocols.py); the other is recorded beside it
+    protocol: Protocol = DEFAULT_PROTOCOL
     #: seconds a clip may decode to (limits.max_clip_seconds); a profile's max_clip_seconds wins
     max_clip_seconds: float = DEFAULT_MAX_CLIP_SECONDS
 
@@ -437,14 +441,22 @@ class Evaluator:
     def evaluate(self, item: CaseItem, target: Target, engine_name: str, repeat: int = 0) -> ItemResult:
         """The verdict for one target of one item on one engine, with all its evidence."""
         clip = self.clip(item, engine_name, repeat)
-        scorer = get_scorer(item.scorer)
+        # Every protocol judges every transcript; the run's protocol gives the row its verdict.
+        by_protocol_scorer = scorers_by_protocol(item.scorer)
+        scorer = by_protocol_scorer[self.options.protocol]
         context = ScoreContext(language=item.language, text=item.text, span=target.span)
-        route_verdicts: dict[str, Verdict] = {}
+        by_protocol: dict[str, dict[str, Verdict]] = {protocol: {} for protocol in PROTOCOLS}
         if clip.error is None:
-            for route, text in clip.transcripts.items():
-                route_verdicts[route] = scorer.score(text, target.expect, context)
-        outcomes: dict[str, str] = {route: v.outcome for route, v in route_verdicts.items()}
-        outcomes.update({route: "error" for route in clip.route_errors})
+            for protocol, protocol_scorer in by_protocol_scorer.items():
+                for route, text in clip.transcripts.items():
+                    by_protocol[protocol][route] = protocol_scorer.score(text, target.expect, context)
+        route_verdicts = by_protocol[self.options.protocol]
+        all_outcomes: dict[str, dict[str, str]] = {
+            protocol: {route: str(v.outcome) for route, v in verdicts.items()}
+            | dict.fromkeys(clip.route_errors, "error")
+            for protocol, verdicts in by_protocol.items()
+        }
+        outcomes: dict[str, str] = all_outcomes[self.options.protocol]
         evidence: dict[str, Any]
         if clip.error is not None:
             final, evidence = "error", {"reason": clip.error}
@@ -460,6 +472,16 @@ class Evaluator:
             evidence = primary.evidence() if primary else {}
             if len(route_verdicts) > 1:
                 evidence["routes"] = {r: v.evidence() | {"verdict": v.outcome} for r, v in route_verdicts.items()}
+        voted = (
+            bool(clip.transcripts) and clip.error is None and scorer.needs_transcript and not self.options.synth_only
+        )
+        protocols = {
+            protocol: {
+                "verdict": vote(o, self.options.quorum, routes=clip.routes) if voted else final,
+                "route_verdicts": {**{route: "unknown" for route in clip.routes}, **o},
+            }
+            for protocol, o in all_outcomes.items()
+        }
         transcript = next(iter(clip.transcripts.values()), None)
         cer, wer = _error_rates(item.text_for(self.options.contract), transcript)
         result = ItemResult(
@@ -509,6 +531,9 @@ class Evaluator:
             reviewed=item.reviewed,
             quality=dict(clip.quality),
             quality_models=self.options.quality.provenance() if clip.quality and self.options.quality else {},
+            protocol=self.options.protocol,
+            protocols=protocols,
+            protocol_rules=route_rules(item.scorer, target.expect, by_protocol),
         )
         # Redacted here, once, so the failure message, the report and the results file agree; the
         # content hash is of the row as written, so no secret is hashed into the file.

@@ -31,6 +31,7 @@ from pytest_ttsbench.gating.thresholds import FLOOR_ON
 from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.naming import shown_path
 from pytest_ttsbench.option_paths import check_rootdir_not_moved
+from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, PROTOCOL_HELP, PROTOCOLS
 from pytest_ttsbench.quality.measures import DNSMOS_WINDOWINGS, measure_names
 from pytest_ttsbench.redaction import install_log_redaction
 from pytest_ttsbench.reporting.gate_item import GATE_NODEID, gate_is_armed, gate_reports
@@ -115,6 +116,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=("raw", "mono", "bilingual"),
         default="raw",
         help="which text variant of an item is sent (default: raw)",
+    )
+    group.addoption(
+        "--tts-protocol",
+        choices=PROTOCOLS,
+        default=DEFAULT_PROTOCOL,
+        help=f"which scoring protocol gives the verdicts: {PROTOCOL_HELP}; the other is recorded beside it",
     )
     group.addoption(
         "--tts-quorum",

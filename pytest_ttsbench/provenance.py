@@ -187,6 +187,8 @@ class RunHeader:
     repeats: int = 1
     repeat_policy: str = "all"
     quorum: int | None = None
+    #: the scoring protocol the rows' verdicts are under (strict, published); see protocols.py
+    protocol: str = "strict"
     shard: str | None = None
     shards: list[str] = field(default_factory=list)  # a merged run: the shards it was joined from
     # the quality measure sets the run took (--tts-quality); None in a header written before they were recorded

@@ -174,6 +174,7 @@ def build_header(
     quorum: int | None = None,
     shard: str | None = None,
     quality_sets: Sequence[str] = (),
+    protocol: str = "strict",
 ) -> RunHeader:
     """The header of a pytest run from its settings; ``results`` (once items ran) say which models heard what."""
     header = RunHeader(
@@ -181,6 +182,7 @@ def build_header(
         repeats=repeats,
         repeat_policy=repeat_policy,
         quorum=quorum,
+        protocol=protocol,
         shard=shard,
         quality_sets=list(quality_sets),
     )
@@ -209,10 +211,15 @@ def pack_identity(path: Path) -> dict[str, str | None]:
 
 
 def rescore_header(
-    suites: Sequence[Suite], transcripts: Path, engine_name: str, routes: Sequence[str], quorum: int | None
+    suites: Sequence[Suite],
+    transcripts: Path,
+    engine_name: str,
+    routes: Sequence[str],
+    quorum: int | None,
+    protocol: str = "strict",
 ) -> RunHeader:
     """The header of ``ttsbench rescore --out``: stored transcripts re-judged, no synthesis, no recognizer run."""
-    header = RunHeader(quorum=quorum)
+    header = RunHeader(quorum=quorum, protocol=protocol)
     header.engines[engine_name] = {"type": "transcripts", "settings": {"transcripts_sha256": sha256_of(transcripts)}}
     header.asr[engine_name] = [{"name": route, "type": "stored transcripts"} for route in routes]
     for suite in suites:

@@ -18,6 +18,7 @@ from pytest_ttsbench.config import EngineProfile
 from pytest_ttsbench.engines.replay import TranscriptsEngine
 from pytest_ttsbench.gating.summary import MISSING, overall, summarize
 from pytest_ttsbench.pipeline import Evaluator, RunOptions
+from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, Protocol
 from pytest_ttsbench.results import ItemResult
 
 _RESULT_FIELDS = frozenset(f.name for f in fields(ItemResult))
@@ -42,9 +43,13 @@ def load_suites(paths: Sequence[Path]) -> list[Suite]:
 
 
 def rescore(
-    suites: Sequence[Suite], transcripts: Path, engine_name: str = "transcripts", quorum: int | None = None
+    suites: Sequence[Suite],
+    transcripts: Path,
+    engine_name: str = "transcripts",
+    quorum: int | None = None,
+    protocol: Protocol = DEFAULT_PROTOCOL,
 ) -> Rescore:
-    """Score every target of ``suites`` against the transcripts at ``transcripts``."""
+    """Score every target of ``suites`` against the transcripts at ``transcripts`` under ``protocol``."""
     profile = EngineProfile(name=engine_name, type="transcripts", options={"path": str(transcripts)})
     engine = TranscriptsEngine(profile)
     store = engine.store
@@ -56,7 +61,10 @@ def rescore(
             "use '<suite>/<item id>'"
         )
     evaluator = Evaluator(
-        {engine_name: profile}, lambda _profile: [], RunOptions(quorum=quorum), engines={engine_name: engine}
+        {engine_name: profile},
+        lambda _profile: [],
+        RunOptions(quorum=quorum, protocol=protocol),
+        engines={engine_name: engine},
     )
     outcome = Rescore(results=[], routes=list(store.routes))
     for suite in suites:
@@ -99,6 +107,9 @@ def item_json(result: ItemResult) -> dict[str, Any]:
         "auto_evaluable": result.auto_evaluable,
         "transcripts": result.transcripts,
         "route_verdicts": result.route_verdicts,
+        "protocol": result.protocol,
+        "protocols": result.protocols,
+        "protocol_rules": result.protocol_rules,
         "expected": result.expected,
         "evidence": result.evidence,
     }

@@ -108,6 +108,13 @@ class ItemResult:
     #: a baseline compares a target only where this content is the same (see item_content.py).
     #: None in rows written before it existed.
     content_sha256: str | None = None
+    #: the scoring protocol ``verdict`` and ``route_verdicts`` are under: "strict" or "published"
+    #: (rows written before protocols existed were judged by the strict scorers)
+    protocol: str = "strict"
+    #: every protocol's verdicts: {"strict": {"verdict", "route_verdicts"}, "published": {...}}
+    protocols: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the strict rules that make routes' strict and published verdicts differ (protocols.py)
+    protocol_rules: list[str] = field(default_factory=list)
 
     @property
     def item_id(self) -> str:

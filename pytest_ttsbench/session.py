@@ -37,6 +37,7 @@ from pytest_ttsbench.gating.latency import (
 from pytest_ttsbench.gating.snapshots import SnapshotFileError, read_snapshots, snapshot_path
 from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, parse_cli_thresholds
 from pytest_ttsbench.naming import safe_name
+from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, Protocol, under_protocol
 from pytest_ttsbench.provenance import RunHeader, RunHeaderError, header_path, read_header, write_header
 from pytest_ttsbench.quality.gates import allow_model_change, unmeasured_bounds_error
 from pytest_ttsbench.quality.measures import DEFAULT_DNSMOS_WINDOWING, DEFAULT_SETS
@@ -90,6 +91,8 @@ class BenchConfig:
     audio_dir: Path | None = None
     contract: str = "raw"
     quorum: int | None = None
+    #: --tts-protocol: which protocol gives each row its verdict (protocols.py)
+    protocol: Protocol = DEFAULT_PROTOCOL
     breakdown: tuple[str, ...] = ()
     synth_only: bool = False  # clips only: no ASR, no verdicts, nothing gated
     #: --collect-only, --setup-plan or --setup-only: items are listed, nothing is synthesized, written or gated
@@ -221,6 +224,7 @@ class BenchSession:
                 audio_dir=config.audio_dir,
                 contract=config.contract,
                 quorum=config.quorum,
+                protocol=config.protocol,
                 run_id=config.run_id,
                 max_audio_bytes=config.settings.limits.max_audio_bytes,
                 max_clip_seconds=config.settings.limits.max_clip_seconds,
@@ -264,6 +268,7 @@ class BenchSession:
             repeats=config.gate.repeats,
             repeat_policy=config.gate.repeat_policy,
             quorum=config.quorum,
+            protocol=config.protocol,
             shard=config.shard,
             quality_sets=config.quality_sets,
         )
@@ -390,6 +395,7 @@ def build_config(config: pytest.Config) -> BenchConfig:
         audio_dir=audio_dir,
         contract=config.getoption("tts_contract"),
         quorum=config.getoption("tts_quorum"),
+        protocol=config.getoption("tts_protocol"),
         breakdown=tuple(config.getoption("tts_breakdown")),
         synth_only=bool(config.getoption("tts_synth_only")),
         lists_only=lists_only(config),
@@ -467,6 +473,12 @@ def _with_run(config: pytest.Config, bench: BenchConfig, workerinput: Mapping[st
         if resume:
             configs = {name: bench.engine_config(name) for name in bench.engine_names}
             continued, resumed = resumable(bench.results_path, configs, bench.contract)
+            # a row measured under the other protocol counts under this run's (rows record both)
+            resumed = {
+                key: under_protocol(row, bench.protocol, str(bench.results_path))
+                for key, row in resumed.items()
+                if row.protocols.get(bench.protocol) or row.protocol == bench.protocol
+            }
             run_id = run_id or continued
     except (OSError, ValueError) as exc:
         raise pytest.UsageError(str(exc)) from exc
@@ -617,7 +629,12 @@ def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[st
         if not baseline_path.is_file():
             raise pytest.UsageError(f"--tts-baseline: no results file at {baseline_path}")
         try:
-            baseline = tuple(latest_per_target(read_results(baseline_path)))
+            # judged under this run's protocol, whatever protocol the baseline run was scored under
+            protocol = config.getoption("tts_protocol")
+            baseline = tuple(
+                under_protocol(row, protocol, f"--tts-baseline {baseline_path}")
+                for row in latest_per_target(read_results(baseline_path))
+            )
         except (OSError, ValueError) as exc:
             raise pytest.UsageError(f"--tts-baseline: {exc}") from exc
         if not baseline:

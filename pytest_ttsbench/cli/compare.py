@@ -25,6 +25,7 @@ from pytest_ttsbench.gating.baseline import (
     comparison_lines,
     regression_reasons,
 )
+from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS, require_one_protocol, runs_under
 from pytest_ttsbench.provenance import read_header
 from pytest_ttsbench.runs import RUNS_HELP, load_runs, results_file, rows_of
 
@@ -33,6 +34,11 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     try:
         baseline = load_runs([Path(args.baseline)])
         candidate = load_runs([Path(args.candidate)])
+        if args.protocol is None:
+            require_one_protocol(
+                {f"baseline {args.baseline}": rows_of(baseline), f"candidate {args.candidate}": rows_of(candidate)}
+            )
+        baseline, candidate = runs_under(baseline, args.protocol), runs_under(candidate, args.protocol)
         if not args.allow_contract_mix:
             require_one_contract(
                 {f"baseline {args.baseline}": rows_of(baseline), f"candidate {args.candidate}": rows_of(candidate)}
@@ -103,6 +109,9 @@ def add_command(subparsers: Any) -> None:
         default=DEFAULT_MAX_RATE,
         help=f"fail when more than this share of paired targets regressed; 1 switches it off "
         f"(default {DEFAULT_MAX_RATE})",
+    )
+    p.add_argument(
+        "--protocol", choices=PROTOCOLS, help=f"the verdicts compared: {PROTOCOL_HELP} (default: the runs', if one)"
     )
     p.add_argument("--allow-contract-mix", action="store_true", help="compare runs that sent different text contracts")
     p.add_argument(

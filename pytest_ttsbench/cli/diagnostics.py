@@ -24,6 +24,8 @@ from pytest_ttsbench.gating.diagnostics import (
     tie_rate,
 )
 from pytest_ttsbench.gating.numeral_forms import DEFAULT_MIN_RATIO, duration_control, duration_control_json
+from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS, protocols_of, run_difference_tally, runs_under
+from pytest_ttsbench.reporting.protocol_tally import figures_by_protocol, figures_text
 from pytest_ttsbench.runs import RUNS_HELP, Run, load_runs
 
 
@@ -55,6 +57,9 @@ def diagnostics_json(run: Run, min_ratio: float = DEFAULT_MIN_RATIO) -> dict[str
         ],
         "range_readings": range_readings(items),
         "numeral_forms": duration_control_json(duration_control(items, min_ratio=min_ratio), min_ratio),
+        "protocol": protocols_of(run.rows)[0] if run.rows else None,
+        "by_protocol": figures_by_protocol(run),
+        "protocol_differences": [d.to_dict() for d in run_difference_tally(run)],
     }
 
 
@@ -110,6 +115,16 @@ def diagnostics_lines(report: dict[str, Any]) -> list[str]:
         lines.append("  hyphen between numbers read as (route transcripts):")
         for category, counts in report["range_readings"].items():
             lines.append(f"    {category:<24} " + ", ".join(f"{kind} {n}" for kind, n in counts.items()))
+    by_protocol = report.get("by_protocol") or {}
+    if len(by_protocol) == 2:
+        total = sum(d["n"] for d in report["protocol_differences"])
+        lines.append(
+            f"  protocols (correct/wrong/unknown, strict accuracy): published {figures_text(by_protocol['published'])},"
+            f" strict {figures_text(by_protocol['strict'])}; {total} target(s) differ (published → strict)"
+        )
+        for d in report["protocol_differences"]:
+            lines.append(f"    {d['rule']}: {d['n']} {d['published']} → {d['strict']}")
+            lines.extend(f"      e.g. {example}" for example in d["examples"])
     forms = report["numeral_forms"]
     if forms["groups"]:
         lines.append(f"  numeral forms, clip seconds (flagged below {forms['min_ratio']:.0%} of the other forms):")
@@ -141,7 +156,7 @@ def comparison_lines(report: dict[str, Any]) -> list[str]:
 def run_diagnostics(args: argparse.Namespace) -> int:
     min_ratio = getattr(args, "min_duration_ratio", DEFAULT_MIN_RATIO)
     try:
-        runs = load_runs([Path(p) for p in args.runs])
+        runs = runs_under(load_runs([Path(p) for p in args.runs]), getattr(args, "protocol", None))
         reports = [diagnostics_json(run, min_ratio) for run in runs]
         comparison = comparison_json(runs, samples=getattr(args, "bootstrap", 1000)) if len(runs) > 1 else None
     except (OSError, ValueError) as exc:
@@ -170,6 +185,9 @@ def add_command(commands: Any) -> None:
     p = commands.add_parser("diagnostics", help="per-route accuracy, agreement and route-subset ablation")
     p.add_argument("runs", nargs="+", metavar="RUN", help=RUNS_HELP)
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument(
+        "--protocol", choices=PROTOCOLS, help=f"the verdicts analysed: {PROTOCOL_HELP} (default: the runs', if one)"
+    )
     p.add_argument(
         "--min-duration-ratio",
         type=float,

@@ -18,6 +18,7 @@ from pytest_ttsbench.gating.latency import LatencyError
 from pytest_ttsbench.gating.recorded import GateOptions, gate_run
 from pytest_ttsbench.gating.snapshots import MODES as SNAPSHOT_MODES
 from pytest_ttsbench.gating.thresholds import FLOOR_ON, ThresholdError
+from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS
 from pytest_ttsbench.provenance import RunHeaderError
 from pytest_ttsbench.reporting.terminal import gate_lines
 from pytest_ttsbench.runs import gate_path, results_file
@@ -50,6 +51,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
             quality_ceilings=args.tts_quality_ceiling,
             quality_tolerance=args.tts_quality_tolerance,
             allow_quality_model_change=args.tts_allow_quality_model_change,
+            protocol=args.protocol,
         )
         outcome = gate_run(results, settings, options)
     except (OSError, ValueError, ConfigError, ThresholdError, KnownGapsError, RunHeaderError, LatencyError) as exc:
@@ -87,5 +89,6 @@ def add_command(commands: Any) -> None:
         )
     p.add_argument("--tts-allow-asr-change", action="store_true", help="as in pytest")
     p.add_argument("--tts-allow-quality-model-change", action="store_true", help="as in pytest")
+    p.add_argument("--protocol", choices=PROTOCOLS, help=f"the verdicts gated: {PROTOCOL_HELP} (default: the run's)")
     p.add_argument("--tts-snapshot", choices=SNAPSHOT_MODES, default="report", help="as in pytest (default: report)")
     p.set_defaults(func=_cmd_gate)

@@ -10,13 +10,14 @@ from typing import Any
 from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE
 from pytest_ttsbench.cli.diagnostics import run_diagnostics
 from pytest_ttsbench.contracts import require_one_contract
+from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS, runs_under
 from pytest_ttsbench.reporting.leaderboard import entries_from_runs, merge_entries, render, update_leaderboard_file
 from pytest_ttsbench.runs import RUNS_HELP, load_runs
 
 
 def _cmd_leaderboard(args: argparse.Namespace) -> int:
     try:
-        runs = load_runs([Path(p) for p in args.runs])
+        runs = runs_under(load_runs([Path(p) for p in args.runs]), args.protocol)
         if not args.allow_contract_mix:
             # keyed by file and engine: two runs of one engine on one day must both be seen
             require_one_contract({f"{run.system} in {run.path}": list(run.rows) for run in runs})
@@ -40,6 +41,9 @@ def add_command(commands: Any) -> None:
         "--format", choices=("markdown", "csv", "json"), default="markdown", help="output format (default: markdown)"
     )
     p.add_argument("--store", metavar="FILE", help="merge into this stored leaderboard JSON (earlier dates are kept)")
+    p.add_argument(
+        "--protocol", choices=PROTOCOLS, help=f"the verdicts ranked: {PROTOCOL_HELP} (default: the runs', if one)"
+    )
     p.add_argument("--diagnostics", action="store_true", help="also print the route diagnostics per system")
     p.add_argument(
         "--allow-contract-mix", action="store_true", help="rank runs that sent different text contracts together"

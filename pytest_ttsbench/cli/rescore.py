@@ -13,8 +13,10 @@ from pytest_ttsbench.cases.loader import CASE_SUFFIXES, CaseFileError
 from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
 from pytest_ttsbench.engines.base import EngineUnavailable
 from pytest_ttsbench.manifest import expand_inputs, write_manifest
+from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, PROTOCOL_HELP, PROTOCOLS, difference_tally
 from pytest_ttsbench.provenance import header_path, write_header
 from pytest_ttsbench.provenance_capture import rescore_header
+from pytest_ttsbench.reporting.protocol_tally import tally_lines
 from pytest_ttsbench.reporting.terminal import summary_lines
 from pytest_ttsbench.rescore import Guard, item_json, load_suites, rescore, summary_json, verdict_moves
 from pytest_ttsbench.results import ItemResult, read_results, write_results
@@ -49,7 +51,9 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
             raise ValueError("--guard needs --out: the stored results to compare with")
         case_paths = [Path(p) for p in args.cases]
         suites = load_suites(case_paths)
-        outcome = rescore(suites, Path(args.transcripts), engine_name=args.engine, quorum=args.quorum)
+        outcome = rescore(
+            suites, Path(args.transcripts), engine_name=args.engine, quorum=args.quorum, protocol=args.protocol
+        )
     except (CaseFileError, TranscriptsError, EngineUnavailable, ValueError) as exc:
         print(f"ttsbench rescore: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -62,7 +66,7 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         if not written:
             return EXIT_REFUSED
-        header = rescore_header(suites, Path(args.transcripts), args.engine, outcome.routes, args.quorum)
+        header = rescore_header(suites, Path(args.transcripts), args.engine, outcome.routes, args.quorum, args.protocol)
         write_header(header_path(out), header)
         inputs = expand_inputs(case_paths, CASE_SUFFIXES) + expand_inputs([Path(args.transcripts)], (".jsonl",))
         write_manifest(out, inputs, project=Path.cwd())
@@ -74,11 +78,16 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
             "unmatched_transcripts": outcome.unmatched_rows,
             "overwritten_transcripts": outcome.overwritten_rows,
             "routes": outcome.routes,
+            "protocol": args.protocol,
+            "protocol_differences": [d.to_dict() for d in difference_tally(outcome.results)],
         }
         json.dump(payload, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return EXIT_OK
+    print(f"protocol: {args.protocol}")
     for line in summary_lines(outcome.results, args.breakdown):
+        print(line)
+    for line in tally_lines(outcome.results):
         print(line)
     if outcome.missing:
         print(f"\n{len(outcome.missing)} target(s) with no transcript (counted unknown):")
@@ -103,6 +112,7 @@ def add_command(commands: Any) -> None:
     p.add_argument("--json", action="store_true", help="print items and summary as JSON")
     p.add_argument("--out", help="also write a results file (JSON lines)")
     p.add_argument("--engine", default="transcripts", help="system name recorded in results (default: transcripts)")
+    p.add_argument("--protocol", choices=PROTOCOLS, default=DEFAULT_PROTOCOL, help=PROTOCOL_HELP)
     p.add_argument("--quorum", type=int, help="routes that must agree (default: majority)")
     p.add_argument("--breakdown", action="append", default=[], metavar="FACET", help="summarize by a facet")
     p.add_argument(

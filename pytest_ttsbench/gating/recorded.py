@@ -16,6 +16,7 @@ a known gap that came out correct is an XPASS, a failure only with strict xfail.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from pytest_ttsbench.gating.known_gaps import KnownGaps, gaps_path, load_known_g
 from pytest_ttsbench.gating.latency import config_budgets, merge_budgets, parse_budgets, parse_compare_fail
 from pytest_ttsbench.gating.snapshots import read_snapshots, snapshot_path
 from pytest_ttsbench.gating.thresholds import config_layer, parse_cli_thresholds
+from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, require_one_protocol, under_protocol
 from pytest_ttsbench.provenance import RunHeader, read_header
 from pytest_ttsbench.results import ItemResult, latest_per_target, read_results
 from pytest_ttsbench.runs import gate_path
@@ -60,6 +62,8 @@ class GateOptions:
     allow_quality_model_change: bool = False
     snapshot_mode: str = "report"
     update_snapshots: bool = False
+    #: the protocol whose verdicts are gated (run and baseline alike); None: the run's own, which must be one
+    protocol: str | None = None
 
 
 def failed_tests(
@@ -88,7 +92,9 @@ def gate_config(
     baseline_header = None
     if options.baseline is not None:
         # the latest row of each target, as the plugin reads a baseline (a file may hold appended runs)
-        baseline = tuple(latest_per_target(read_results(options.baseline.resolve())))
+        rows = latest_per_target(read_results(options.baseline.resolve()))
+        protocol = options.protocol or (header.protocol if header else DEFAULT_PROTOCOL)
+        baseline = tuple(under_protocol(row, protocol, f"--tts-baseline {options.baseline}") for row in rows)
         baseline_header = read_header(options.baseline.resolve())
     from pytest_ttsbench.quality.gates import allow_model_change, override_layers, unmeasured_bounds_error
 
@@ -156,8 +162,11 @@ def gate_config(
 
 def gate_run(results_path: Path, settings: Settings, options: GateOptions) -> GateOutcome:
     """Gate the run in ``results_path`` and write its gate file beside it (and any planned rewrites)."""
-    rows = read_results(results_path)
     header = read_header(results_path)
+    recorded = read_results(results_path)
+    protocol = options.protocol or require_one_protocol({str(results_path): recorded}) or DEFAULT_PROTOCOL
+    rows = [under_protocol(row, protocol, str(results_path)) for row in recorded]
+    options = dataclasses.replace(options, protocol=protocol)
     engines = list(dict.fromkeys(row.engine for row in rows))
     if header is not None and header.engines:
         engines = list(header.engines)  # the order the run named them in, as the plugin gates them

@@ -20,12 +20,14 @@ import datetime as dt
 import io
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from pytest_ttsbench.gating.summary import overall
 from pytest_ttsbench.json_documents import load_json
+from pytest_ttsbench.protocols import protocols_of, run_difference_tally
+from pytest_ttsbench.reporting.protocol_tally import figures_by_protocol, figures_text
 from pytest_ttsbench.reporting.terminal import percent
 from pytest_ttsbench.runs import Run
 
@@ -49,6 +51,10 @@ COLUMNS: tuple[str, ...] = (
     "sample_rate",
     "synthesized",
     "data_release",
+    "protocol",
+    "published",
+    "strict",
+    "protocol_differences",
     "note",
 )
 _DESCRIPTIVE = ("categories", "provider", "voice", "sample_rate", "synthesized", "data_release", "note")
@@ -79,6 +85,11 @@ class LeaderboardEntry:
     synthesized: str = ""
     data_release: str = ""
     note: str = ""
+    #: the protocol the headline figures are under, and both protocols' figures (protocols.py)
+    protocol: str = "strict"
+    by_protocol: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: targets whose verdicts differ between the protocols, by rule and direction (ProtocolDifference dicts)
+    differences: tuple[dict[str, Any], ...] = ()
 
     @property
     def ranked_figure(self) -> float | None:
@@ -101,7 +112,7 @@ class LeaderboardEntry:
         return (self.system, self.date)
 
     def row(self, rank: int | None) -> dict[str, Any]:
-        return {
+        row = {
             "rank": rank,
             "system": self.system,
             "strict_accuracy": self.strict_accuracy,
@@ -116,7 +127,12 @@ class LeaderboardEntry:
             "shared_n": self.shared_n,
             "shared_strict_accuracy": self.shared_strict_accuracy,
             **{name: getattr(self, name) for name in _DESCRIPTIVE},
+            "protocol": self.protocol,
+            "published": self.by_protocol.get("published"),
+            "strict": self.by_protocol.get("strict"),
+            "protocol_differences": [dict(d) for d in self.differences],
         }
+        return {name: row[name] for name in COLUMNS}
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> LeaderboardEntry:
@@ -134,6 +150,9 @@ class LeaderboardEntry:
             shared_n=row.get("shared_n"),
             shared_strict_accuracy=row.get("shared_strict_accuracy"),
             **{name: str(row.get(name) or "") for name in _DESCRIPTIVE},
+            protocol=str(row.get("protocol") or "strict"),
+            by_protocol={p: dict(row[p]) for p in ("strict", "published") if isinstance(row.get(p), dict)},
+            differences=tuple(dict(d) for d in row.get("protocol_differences") or ()),
         )
 
 
@@ -197,6 +216,9 @@ def entry_from_run(run: Run, shared: set[str] | None = None) -> LeaderboardEntry
         shared_strict_accuracy=shared_accuracy,
         note=note,
         **describe(run),
+        protocol=protocols_of(run.rows)[0] if run.rows else "strict",
+        by_protocol=figures_by_protocol(run),
+        differences=tuple(d.to_dict() for d in run_difference_tally(run)),
     )
 
 
@@ -290,6 +312,7 @@ def render_csv(entries: Iterable[LeaderboardEntry]) -> str:
         for name in ("strict_accuracy", "coverage", "resolved_accuracy", "shared_strict_accuracy"):
             row[name] = _fmt(row[name], "")
         row["asr_routes"] = ";".join(e.asr_routes)
+        _flatten_protocols(row, e, "")
         row.update({k: "" if row[k] is None else row[k] for k in ("rank", "n", "shared_n")})
         writer.writerow([row[c] for c in COLUMNS])
     return buffer.getvalue()
@@ -308,9 +331,36 @@ def render_markdown(entries: Iterable[LeaderboardEntry]) -> str:
         for name in ("strict_accuracy", "coverage", "resolved_accuracy", "shared_strict_accuracy"):
             row[name] = percent(row[name], "—")
         row["asr_routes"] = ", ".join(e.asr_routes)
+        _flatten_protocols(row, e, "—")
         row.update({k: "—" if row[k] in (None, "") else row[k] for k in ("rank", "n", "shared_n", *_DESCRIPTIVE)})
         lines.append("| " + " | ".join(_md_cell(row[c]) for c in COLUMNS) + " |")
+    lines.extend(_difference_section(entries))
     return "\n".join(lines) + "\n"
+
+
+def _flatten_protocols(row: dict[str, Any], entry: LeaderboardEntry, missing: str) -> None:
+    """Both protocols' figures as 'correct/wrong/unknown (accuracy)', the differences as a count."""
+    for protocol in ("published", "strict"):
+        row[protocol] = figures_text(entry.by_protocol.get(protocol)) if entry.by_protocol else missing
+    row["protocol_differences"] = sum(int(d["n"]) for d in entry.differences) if entry.by_protocol else missing
+
+
+def _difference_section(entries: Iterable[LeaderboardEntry]) -> list[str]:
+    """Per system, the targets the strict protocol judges otherwise than the published one, by rule."""
+    lines: list[str] = []
+    for _rank, e in ranked(entries):
+        if not e.differences:
+            continue
+        if not lines:
+            lines += [
+                "",
+                "Targets judged otherwise by the strict protocol than by the published one (published → strict):",
+            ]
+        lines.append(f"- {e.system} ({e.date}): {sum(int(d['n']) for d in e.differences)} target(s)")
+        for d in e.differences:
+            lines.append(f"  - {d['rule']}: {d['n']} {d['published']} → {d['strict']}")
+            lines.extend(f"    - e.g. {example}" for example in d.get("examples") or ())
+    return lines
 
 
 def render(entries: Iterable[LeaderboardEntry], fmt: Format) -> str:

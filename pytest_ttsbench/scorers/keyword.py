@@ -71,6 +71,8 @@ def canonicalize(text: str, language: str = "") -> str:
 
 class KeywordScorer(Scorer):
     name: ClassVar[str] = "keyword"
+    #: whether a language's rule of where a keyword may stand applies (the published protocol has none)
+    whole_word_rules: ClassVar[bool] = True
     expect_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "required": ["expected"],
@@ -106,7 +108,8 @@ class KeywordScorer(Scorer):
         for form, canon in zip(forms, canon_forms, strict=True):
             if not canon.replace(" ", ""):
                 continue
-            whole = _WHOLE_WORD_RULES.get(context.language.lower().split("-")[0], _anywhere)
+            rules = _WHOLE_WORD_RULES if self.whole_word_rules else {}
+            whole = rules.get(context.language.lower().split("-")[0], _anywhere)
             for reading in readings:
                 if whole(canon, reading):
                     spaces = "kept"

@@ -82,9 +82,13 @@ def test_markdown() -> None:
     lines = text.splitlines()
     assert lines[0] == "| " + " | ".join(COLUMNS) + " |"
     assert len(lines) == 4
-    # the descriptive columns an entry has no value for read "—"
+    # the descriptive columns an entry has no value for read "—"; an entry that records only one
+    # protocol shows its protocol and no side-by-side figures
     assert lines[2] == (
-        "| 1 | a | 47.2% | 50.0% | 88.0% | 1 | 2 | 3 | 2026-05-01 | paraformer_zh, sensevoice_small |" + " — |" * 10
+        "| 1 | a | 47.2% | 50.0% | 88.0% | 1 | 2 | 3 | 2026-05-01 | paraformer_zh, sensevoice_small |"
+        + " — |" * 9
+        + " strict |"
+        + " — |" * 4
     )
     assert lines[3].startswith("| 2 | b\\|c | 25.0% | 50.0% | — |")
 
