@@ -15,12 +15,11 @@ from pytest_ttsbench.cache import MODES as CACHE_MODES
 from pytest_ttsbench.cases.loader import CASE_SUFFIXES
 from pytest_ttsbench.collect import CaseFile, CaseTest, prefetch_ahead, upcoming_items
 from pytest_ttsbench.config import Settings
-from pytest_ttsbench.gating.baseline import DEFAULT_ALPHA, DEFAULT_MAX_RATE
+from pytest_ttsbench.gating.bounds import SuiteScope, declared_floors, scope_errors
 from pytest_ttsbench.gating.coverage import unfinished_reason
 from pytest_ttsbench.gating.gate import Collected, evaluate_gate, final_status, write_gate, write_gate_updates
+from pytest_ttsbench.gating.options import add_gate_options
 from pytest_ttsbench.gating.repeats import POLICIES
-from pytest_ttsbench.gating.snapshots import MODES as SNAPSHOT_MODES
-from pytest_ttsbench.gating.thresholds import FLOOR_ON
 from pytest_ttsbench.naming import shown_path
 from pytest_ttsbench.option_paths import check_rootdir_not_moved
 from pytest_ttsbench.quality.measures import DNSMOS_WINDOWINGS, measure_names
@@ -135,99 +134,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "join the shards' results with `ttsbench merge` and gate them with `ttsbench gate`",
     )
     gate = parser.getgroup("ttsbench-gate", "text-to-speech release gate (pytest-ttsbench)")
-    gate.addoption(
-        "--tts-threshold",
-        action="append",
-        default=[],
-        metavar="[SUITE/]CATEGORY=FLOOR",
-        help="minimum strict accuracy for a category (or 'default'), e.g. years=0.9, or for a slice "
-        "FIELD=VALUE=FLOOR (a facet, language or suite), e.g. form=arabic_indic=0.8; repeatable; "
-        "overrides the configuration and the case files",
-    )
-    gate.addoption(
-        "--tts-min-n",
-        type=int,
-        metavar="N",
-        help="a floor's bucket needs at least N targets to be gated, else it is 'too few to gate' (default: 5)",
-    )
-    gate.addoption(
-        "--tts-floor-on",
-        choices=FLOOR_ON,
-        help="compare floors with the point estimate or its Wilson 95%% lower bound (default: point)",
-    )
-    gate.addoption(
-        "--tts-strict-xfail",
-        action="store_true",
-        help="a known gap that now passes (XPASS) fails the run",
-    )
-    gate.addoption(
-        "--tts-update-known-gaps",
-        action="store_true",
-        help="rewrite known_gaps/<engine>.yaml from this run: add new failures, drop fixed ones",
-    )
-    gate.addoption(
-        "--tts-allow-unavailable",
-        action="store_true",
-        help="an engine that cannot run here (key variable unset, package missing) skips its targets instead of "
-        "failing the gate; for local runs",
-    )
-    gate.addoption("--tts-baseline", metavar="RESULTS", help="compare with an earlier run's results file")
-    gate.addoption(
-        "--tts-fail-on-regression",
-        action="store_true",
-        help="fail the run when the regressions against the baseline (known gaps excepted) are significant "
-        "or too many (see the next three options)",
-    )
-    gate.addoption(
-        "--tts-regression-alpha",
-        type=float,
-        default=DEFAULT_ALPHA,
-        metavar="P",
-        help=f"regressions fail the gate when McNemar's exact p is below P, overall or in a category "
-        f"(default: {DEFAULT_ALPHA})",
-    )
-    gate.addoption(
-        "--tts-max-regressions",
-        type=int,
-        default=None,
-        metavar="N",
-        help="regressions fail the gate when there are more than N (default: no count limit)",
-    )
-    gate.addoption(
-        "--tts-max-regression-rate",
-        type=float,
-        default=DEFAULT_MAX_RATE,
-        metavar="R",
-        help=f"regressions fail the gate when more than R of the paired targets regressed; 1 switches it off "
-        f"(default: {DEFAULT_MAX_RATE})",
-    )
-    gate.addoption(
-        "--tts-allow-asr-change",
-        action="store_true",
-        help="count verdict changes against the baseline as regressions even when the baseline used another "
-        "ASR model or decoding mode (by default they are reported, not blamed on the voice)",
-    )
-    gate.addoption(
-        "--tts-allow-quality-model-change",
-        action="store_true",
-        help="judge --tts-quality-tolerance even where the baseline's figures were measured by another model, "
-        "version or settings (by default such a check is not comparable and fails the gate)",
-    )
-    gate.addoption(
-        "--tts-latency-budget",
-        action="append",
-        default=[],
-        metavar="ENGINE=FIGURE:DURATION",
-        help="fail when an engine's synthesis latency exceeds a budget, e.g. openai=p95:800ms; figures: "
-        "p50, p95, first_audio_p50, first_audio_p95; repeatable; overrides latency_budgets in the configuration",
-    )
-    gate.addoption(
-        "--tts-latency-compare-fail",
-        action="append",
-        default=[],
-        metavar="FIGURE:PERCENT",
-        help="with --tts-baseline: fail when a latency figure is more than PERCENT above the baseline's, e.g. p95:20%%",
-    )
+    # The release gate's own options are ttsbench gate's too: declared once (gating/options.py).
+    add_gate_options(gate.addoption)
     gate.addoption(
         "--tts-repeats",
         type=int,
@@ -242,13 +150,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="item verdict over its generations: all correct, a majority, or any (default: all)",
     )
     gate.addoption(
-        "--tts-snapshot",
-        choices=SNAPSHOT_MODES,
-        default="report",
-        help="compare transcripts with __tts_snapshots__/<engine>.ambr: report changes (default), fail on "
-        "them (strict), or skip the comparison (off); --snapshot-update records them",
-    )
-    gate.addoption(
         "--tts-quality",
         action="append",
         metavar="SET[,SET...]",
@@ -260,22 +161,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=DNSMOS_WINDOWINGS,
         help="how DNSMOS cuts a clip: each second scored once (clip, default), or Microsoft's reference "
         "script's 1 s hops over a clip doubled to 9.01 s (reference: comparable with published figures, ~6x the CPU)",
-    )
-    for kind, example in (("floor", "dnsmos_ovrl=3.0"), ("ceiling", "clipping_ratio=0.001")):
-        gate.addoption(
-            f"--tts-quality-{kind}",
-            action="append",
-            default=[],
-            metavar="[SCOPE/]MEASURE=VALUE",
-            help=f"a {kind} on a quality measure's mean per engine/suite/category, e.g. {example}; "
-            "SCOPE names an engine, suite or category; repeatable",
-        )
-    gate.addoption(
-        "--tts-quality-tolerance",
-        action="append",
-        default=[],
-        metavar="[SCOPE/]MEASURE=DELTA",
-        help="fail when a quality measure's mean moves the wrong way by more than DELTA against --tts-baseline",
     )
 
 
@@ -383,6 +268,10 @@ class _XdistHooks:
             seen.suite_thresholds.setdefault(suite, dict(floors))
         for suite, section in collected.get("suite_quality", {}).items():
             seen.suite_quality.setdefault(suite, dict(section))
+        for suite, scope in collected.get("suite_scopes", {}).items():
+            seen.suite_scopes.setdefault(suite, SuiteScope.from_dict(scope))
+        for suite, source in collected.get("suite_sources", {}).items():
+            seen.suite_sources.setdefault(suite, source)
         suite_files = node.config.stash[BENCH_KEY].recorder.suite_files
         for suite, path in collected.get("suite_files", {}).items():
             suite_files.setdefault(suite, Path(path))
@@ -396,11 +285,24 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     engines = session.config.stash[BENCH_KEY].config.engine_names
     counts = Counter(item.engine for item in session.items if isinstance(item, CaseTest) and item.engine)
     seen.selected = {name: counts.get(name, 0) for name in engines}
+    bench_config = session.config.stash[BENCH_KEY].config
+    if engines and not bench_config.synth_only:
+        # A bound whose scope no loaded case file defines is a typo: refused before anything is synthesized.
+        errors = scope_errors(
+            declared_floors(seen.suite_thresholds, bench_config.gate.floor_layers, seen.suite_sources),
+            [bound for layer in bench_config.gate.quality_layers for bound in layer],
+            engines,
+            seen.suite_scopes,
+        )
+        if errors:
+            raise pytest.UsageError("\n".join(errors))
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:
         workeroutput[COLLECTED_KEY] = {
             "suite_thresholds": seen.suite_thresholds,
             "suite_quality": seen.suite_quality,
+            "suite_scopes": {suite: scope.to_dict() for suite, scope in seen.suite_scopes.items()},
+            "suite_sources": seen.suite_sources,
             "suite_files": {
                 suite: str(path) for suite, path in session.config.stash[BENCH_KEY].recorder.suite_files.items()
             },

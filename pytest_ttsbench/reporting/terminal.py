@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pytest_ttsbench.gating.bounds import STATUSES
 from pytest_ttsbench.gating.snapshots import one_line
 from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.gating.thresholds import breach_reason
@@ -288,12 +290,28 @@ def gate_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:
     lines += quality_gate_lines(outcome)
     if outcome.coverage:
         lines.append("coverage: " + "; ".join(engine.describe() for engine in outcome.coverage))
+    if getattr(outcome, "missing_shards", None):
+        shards = ", ".join(outcome.missing_shards)
+        lines.append(f"coverage: shard(s) {shards} never ran (merged with --allow-partial)")
+    lines += bound_lines(outcome)
     reused = cache_line(outcome.items)
     if reused is not None:
         lines.append(reused)
     verdict = outcome_line(outcome)
     if verdict is not None:
         lines.append(verdict)
+    return lines
+
+
+def bound_lines(outcome: GateOutcome) -> list[str]:
+    """Every bound the gate enforced, one line each, its status first (see gating/bounds.py)."""
+    bounds = getattr(outcome, "bounds", [])
+    if not bounds:
+        return []
+    counts = Counter(bound.status for bound in bounds)
+    summary = ", ".join(f"{counts[status]} {status}" for status in STATUSES if counts[status])
+    lines = [f"bounds: {summary}"]
+    lines += [f"  {bound.status:<15} {bound.describe()}" for bound in bounds]
     return lines
 
 
