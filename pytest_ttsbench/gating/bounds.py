@@ -29,6 +29,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.gating.thresholds import (
@@ -167,6 +168,14 @@ def declared_floors(
             if key not in SETTING_KEYS and isinstance(floor, (int, float)):
                 found.append(DeclaredFloor(suite, str(key), float(floor), source))
     return found
+
+
+def case_file_source(path: str | Path, base_dir: Path) -> str:
+    """A case file as a bound's source: relative to the project (the same in pytest and ``ttsbench gate``)."""
+    try:
+        return Path(path).resolve().relative_to(base_dir.resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def _closest(name: str, names: Iterable[str]) -> str:

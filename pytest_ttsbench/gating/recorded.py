@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from pytest_ttsbench.config import Settings
-from pytest_ttsbench.gating.bounds import SuiteScope, declared_floors, scope_errors
+from pytest_ttsbench.gating.bounds import SuiteScope, case_file_source, declared_floors, scope_errors
 from pytest_ttsbench.gating.gate import (
     Collected,
     GateConfig,
@@ -87,14 +87,18 @@ def gate_config(
     return replace(config, quality_sets=quality_sets)
 
 
-def recorded_collection(rows: Sequence[ItemResult], header: RunHeader | None) -> Collected:
+def recorded_collection(rows: Sequence[ItemResult], header: RunHeader | None, settings: Settings) -> Collected:
     """What the plugin's session would have collected, from the run header and the rows."""
     collected = Collected(header=header)
     if header is not None:
         files = header.case_files
         collected.suite_thresholds = {suite: dict(entry.get("thresholds") or {}) for suite, entry in files.items()}
         collected.suite_quality = {suite: dict(entry.get("quality") or {}) for suite, entry in files.items()}
-        collected.suite_sources = {suite: str(entry.get("path") or "") for suite, entry in files.items()}
+        collected.suite_sources = {
+            suite: case_file_source(entry["path"], settings.base_dir)
+            for suite, entry in files.items()
+            if entry.get("path")
+        }
         collected.suite_scopes = {
             suite: SuiteScope.from_dict(entry["scopes"]) for suite, entry in files.items() if entry.get("scopes")
         }
@@ -113,7 +117,7 @@ def gate_run(results_path: Path, settings: Settings, options: GateOptions) -> Ga
     if header is not None and header.engines:
         engines = list(header.engines)  # the order the run named them in, as the plugin gates them
     config = gate_config(settings, engines, header, options)
-    collected = recorded_collection(rows, header)
+    collected = recorded_collection(rows, header, settings)
     collected.verdict_failures, collected.other_failures = failed_tests(
         rows, config.known_gaps, options.tts_strict_xfail
     )
