@@ -56,7 +56,12 @@ class GateOption:
         for name in ("action", "type", "metavar", "choices"):
             if getattr(self, name) is not None:
                 found[name] = getattr(self, name)
-        found["default"] = [] if self.action == "append" else self.default
+        if self.action == "append":
+            found["default"] = []
+        elif self.action == "store_true":
+            found["default"] = False
+        else:
+            found["default"] = self.default
         return found
 
 
