@@ -277,16 +277,12 @@ def floor_bounds(
 
     ``in_play``: engine → suites the run selected something of (None: every loaded suite).
     """
-    source_of: dict[tuple[str | None, str], str] = {}
-    for floor in floors:  # precedence order: the first source naming a key is the one that applies
-        source_of.setdefault((floor.suite, floor.key), floor.source)
     bounds: list[Bound] = []
     judged: set[tuple[str, str, str]] = set()
     for check in checks:
         judged.add((check.engine, check.suite, check.category))
         suite = None if check.suite == ALL_SUITES else check.suite
-        source = source_of.get((suite, check.category)) or source_of.get((None, check.category))
-        source = source or source_of.get((suite, DEFAULT_KEY)) or source_of.get((None, DEFAULT_KEY)) or "?"
+        source = _source_of(floors, suite, check.category)
         detail = f"{check.correct}/{check.n}" + (f", fewer than min_n {check.min_n}" if check.too_few else "")
         bounds.append(
             Bound(
@@ -325,6 +321,18 @@ def floor_bounds(
                     )
                 )
     return bounds
+
+
+def _source_of(floors: Sequence[DeclaredFloor], suite: str | None, key: str) -> str:
+    """Where the floor a bucket was judged against comes from, by :func:`~.thresholds.resolve_floor`'s
+    precedence: its own key before ``default``; sources in order; within one, suite-specific first."""
+    sources = list(dict.fromkeys(floor.source for floor in floors))
+    named = {(floor.source, floor.suite, floor.key) for floor in floors}
+    for wanted in (key, DEFAULT_KEY) if not is_slice(key) else (key,):
+        for source in sources:
+            if (source, suite, wanted) in named or (source, None, wanted) in named:
+                return source
+    return "?"
 
 
 def _instances(floor: DeclaredFloor, scopes: Mapping[str, SuiteScope], playing: set[str]) -> list[tuple[str, str]]:
