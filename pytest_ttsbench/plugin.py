@@ -291,7 +291,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         errors = scope_errors(
             declared_floors(seen.suite_thresholds, bench_config.gate.floor_layers, seen.suite_sources),
             [bound for layer in bench_config.gate.quality_layers for bound in layer],
-            engines,
+            list(bench_config.settings.engines),
             seen.suite_scopes,
         )
         if errors:

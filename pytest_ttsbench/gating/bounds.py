@@ -242,7 +242,9 @@ def scope_errors(
     engines: Sequence[str],
     scopes: Mapping[str, SuiteScope],
 ) -> list[str]:
-    """One message per bound whose scope no loaded case file defines: a usage error, before anything runs."""
+    """One message per bound whose scope no loaded case file defines: a usage error, before anything runs.
+
+    ``engines``: every configured engine profile (a quality bound may be scoped to one not run now)."""
     errors = []
     for floor in floors:
         problem = floor_scope_problem(floor, scopes)

@@ -66,6 +66,8 @@ class GateConfig:
     """What the gate is asked to enforce, fixed when the session starts."""
 
     engines: tuple[str, ...] = ()
+    #: every configured engine profile, selected or not: names a quality bound's scope may use
+    engine_profiles: tuple[str, ...] = ()
     repeats: int = 1
     repeat_policy: str = "all"
     #: threshold overrides, highest precedence first: command line, then configuration
@@ -376,7 +378,7 @@ def gate_bounds(
 
         layers = [*config.quality_layers, tuple(case_file_layer(collected.suite_quality))]
         for bound in {id(b): b for layer in layers for b in layer}.values():
-            problem = quality_scope_problem(bound.scope, config.engines, scopes)
+            problem = quality_scope_problem(bound.scope, config.engine_profiles or config.engines, scopes)
             if problem is not None:
                 bounds.append(
                     Bound(f"quality {bound.kind}", bound.describe(), bound.source, MATCHES_NOTHING, None, problem)

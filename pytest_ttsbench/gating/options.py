@@ -329,6 +329,7 @@ def build_gate_config(
             snapshots[engine] = (path, read_snapshots(path))
     return GateConfig(
         engines=tuple(engines),
+        engine_profiles=tuple(settings.engines),
         repeats=repeats,
         repeat_policy=repeat_policy,
         floor_layers=floor_layers,

@@ -125,7 +125,7 @@ def gate_run(results_path: Path, settings: Settings, options: GateOptions) -> Ga
     errors = scope_errors(
         declared_floors(collected.suite_thresholds, config.floor_layers, collected.suite_sources),
         [bound for layer in config.quality_layers for bound in layer],
-        engines,
+        list(settings.engines),
         scopes_of(rows, collected),
     )
     if errors:
