@@ -86,7 +86,7 @@ def _argv(cli: list[tuple[str | None, str, float]], min_n: int, allow: bool, err
 
 @settings(
     # fewer examples under mutmut, which runs this test once per mutant (scripts/mutmut-gate.sh)
-    max_examples=30 if os.environ.get("MUTANT_UNDER_TEST") else 150,
+    max_examples=10 if os.environ.get("MUTANT_UNDER_TEST") else 150,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
     phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target],
