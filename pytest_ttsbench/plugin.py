@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections import Counter
 from collections.abc import Generator
 from pathlib import Path
@@ -41,6 +42,8 @@ from pytest_ttsbench.sharding import parse_shard, select
 
 # What a worker tells the controller about its collection (the controller collects nothing).
 COLLECTED_KEY = "ttsbench_collected"
+#: bounds whose scope no loaded case file defines, found by a pytest-xdist worker (see _bound_scope_errors)
+SCOPE_ERRORS_KEY = pytest.StashKey[list[str]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -276,6 +279,8 @@ class _XdistHooks:
         for suite, path in collected.get("suite_files", {}).items():
             suite_files.setdefault(suite, Path(path))
         seen.ids.update((engine, gap_id) for engine, gap_id in collected["ids"])
+        if collected.get("scope_errors"):
+            node.config.stash[SCOPE_ERRORS_KEY] = list(collected["scope_errors"])
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -285,17 +290,6 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     engines = session.config.stash[BENCH_KEY].config.engine_names
     counts = Counter(item.engine for item in session.items if isinstance(item, CaseTest) and item.engine)
     seen.selected = {name: counts.get(name, 0) for name in engines}
-    bench_config = session.config.stash[BENCH_KEY].config
-    if engines and not bench_config.synth_only:
-        # A bound whose scope no loaded case file defines is a typo: refused before anything is synthesized.
-        errors = scope_errors(
-            declared_floors(seen.suite_thresholds, bench_config.gate.floor_layers, seen.suite_sources),
-            [bound for layer in bench_config.gate.quality_layers for bound in layer],
-            list(bench_config.settings.engines),
-            seen.suite_scopes,
-        )
-        if errors:
-            raise pytest.UsageError("\n".join(errors))
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:
         workeroutput[COLLECTED_KEY] = {
@@ -309,6 +303,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             "ids": sorted([engine, gap_id] for engine, gap_id in seen.ids),
             "selection": worker_report(selection_of(session.config)),
             "selected": seen.selected,
+            "scope_errors": session.config.stash.get(SCOPE_ERRORS_KEY, []),
         }
 
 
@@ -320,6 +315,15 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     A synthesize-only run judges nothing (its clips may be scored later by other means): it keeps them.
     """
     bench_config = config.stash[BENCH_KEY].config
+    errors = _bound_scope_errors(config)
+    if errors:
+        if getattr(config, "workerinput", None) is None:
+            raise pytest.UsageError("\n".join(errors))
+        # A pytest-xdist worker cannot stop the session with a usage error: it runs nothing and tells
+        # the controller, which fails the session with the same message (pytest_sessionfinish).
+        config.stash[SCOPE_ERRORS_KEY] = errors
+        items[:] = []
+        return
     if bench_config.shard is not None:
         from pytest_ttsbench.collect import shard_key
 
@@ -335,6 +339,20 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if left_out:
         items[:] = kept
         config.hook.pytest_deselected(items=left_out)
+
+
+def _bound_scope_errors(config: pytest.Config) -> list[str]:
+    """A bound whose scope no loaded case file defines is a typo: refused before anything is synthesized."""
+    bench_config = config.stash[BENCH_KEY].config
+    if not bench_config.engine_names or bench_config.synth_only:
+        return []
+    seen = config.stash[BENCH_KEY].recorder.collected
+    return scope_errors(
+        declared_floors(seen.suite_thresholds, bench_config.gate.floor_layers, seen.suite_sources),
+        [bound for layer in bench_config.gate.quality_layers for bound in layer],
+        list(bench_config.settings.engines),
+        seen.suite_scopes,
+    )
 
 
 def pytest_deselected(items: list[pytest.Item]) -> None:
@@ -403,6 +421,10 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]
         outcome.quality_spreads = between_generations(outcome.quality_spreads, recorder.results)
     write_gate_updates(outcome)
     outcome.exitstatus = final_status(outcome, int(session.exitstatus))
+    refused = session.config.stash.get(SCOPE_ERRORS_KEY, [])
+    if refused:  # found by the xdist workers, which ran nothing: the usage error the plugin gives without -n
+        outcome.exitstatus = int(pytest.ExitCode.USAGE_ERROR)
+        sys.stderr.write("ERROR: " + "\n".join(refused) + "\n")
     recorder.gate = outcome
     if gate_is_armed(outcome):
         for report in gate_reports(outcome):

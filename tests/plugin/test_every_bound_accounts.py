@@ -155,3 +155,13 @@ def test_an_engine_whose_every_request_failed_measured_nothing(
     gate = _gate(pytester.path / "out" / "results.gate.json")
     assert gate["passed"] is False and gate["exitstatus"] == 1 and gate["gate_passed"] is False
     assert gate["coverage"][0]["measured"] == 0 and gate["coverage"][0]["errors"] == 2
+
+
+def test_under_xdist_a_typo_is_the_same_usage_error_and_nothing_runs(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess(
+        "--tts-engine=replay", "--tts-results=out/results.jsonl", "--tts-threshold=yeras=0.9", "-n", "2"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "floor yeras=0.9 (--tts-threshold) matches nothing" in result.stderr.str()
+    assert not (project.path / "out" / "results.jsonl").exists()
+    assert _gate(project.path / "out" / "results.gate.json")["passed"] is False
