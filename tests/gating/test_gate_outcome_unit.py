@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -64,7 +65,7 @@ def test_the_gate_file_is_the_outcome_as_json_written_whole(tmp_path: Path) -> N
     outcome = evaluate_gate([row("a", heard="ça")], GateConfig(engines=("e",)), Collected(selected={"e": 1}))
     outcome.exitstatus = 0
     outcome.reasons = ["é"]  # written as it is, not escaped
-    path = tmp_path / "deep" / "results.gate.json"
+    path = tmp_path / "deep" / "er" / "results.gate.json"
     write_gate(path, outcome)
     text = path.read_text(encoding="utf-8")
     assert json.loads(text) == outcome.to_dict() and text.endswith("}\n") and '"é"' in text
@@ -173,3 +174,136 @@ def test_the_closest_names_are_three_at_most_and_the_known_ones_twelve() -> None
         first
         == "no engine, suite or category 'zzzzzz' (known: " + ", ".join(sorted(far["s"].categories | {"s"})[:12]) + ")"
     )
+
+
+def test_nondeterminism_advice_changes_at_two_generations() -> None:
+    outcome = GateOutcome(items=[], nondeterministic={"a": (1, 2)}, repeats=2)
+    assert outcome.nondeterminism_lines()[0].endswith("each item's verdict is taken over 2 generations")
+
+
+def test_a_recognizer_change_keeps_regressions_off_the_voice_unless_asked() -> None:
+    from pytest_ttsbench.provenance import RunHeader
+
+    def header(model: str) -> RunHeader:
+        return RunHeader(engines={"e": {}}, asr={"e": [{"name": "whisper", "type": "whisper", "model": model}]})
+
+    baseline, results = (row("a"),), [row("a", "wrong")]
+    config = GateConfig(
+        engines=("e",),
+        baseline=baseline,
+        fail_on_regression=True,
+        baseline_header=header("base"),
+        regression_rule=GateConfig().regression_rule,
+    )
+    changed = evaluate_gate(results, config, Collected(header=header("small")))
+    assert changed.comparison is not None and changed.comparison.recognizer_changes
+    assert changed.unattributed_regressions == ["s/a"] and changed.blocking_regressions == [] and not changed.reasons
+    counted = evaluate_gate(results, replace(config, allow_asr_change=True), Collected(header=header("small")))
+    assert counted.unattributed_regressions == [] and counted.blocking_regressions == ["s/a"] and counted.reasons
+    same = evaluate_gate(results, config, Collected(header=header("base")))
+    assert same.comparison is not None and same.comparison.recognizer_changes == []
+    assert same.blocking_regressions == ["s/a"]
+    unknown = evaluate_gate(results, replace(config, baseline_header=None), Collected(header=header("small")))
+    assert unknown.comparison is not None and "baseline has no run header" in unknown.comparison.provenance_note
+    candidate = evaluate_gate(results, config, Collected())
+    assert candidate.comparison is not None and "candidate has no run header" in candidate.comparison.provenance_note
+
+
+def test_regression_reasons_add_to_the_others() -> None:
+    baseline, results = (row("a"),), [row("a", "wrong")]
+    config = GateConfig(
+        engines=("e",),
+        baseline=baseline,
+        fail_on_regression=True,
+        floor_layers=(config_layer({"years": 0.5, "min_n": 1}),),
+    )
+    outcome = evaluate_gate(results, config, Collected())
+    assert outcome.reasons[0].startswith("e s/years: strict accuracy 0.0%") and len(outcome.reasons) == 2
+
+
+def test_strict_snapshots_fail_on_a_change_alone_and_skip_engines_without_rows(tmp_path: Path) -> None:
+    path = tmp_path / "e.ambr"
+    stored = {name: r.data for name, r in received_snapshots([row("a", heard="one")], "e").items()}
+    config = GateConfig(
+        engines=("e", "f"), snapshot_mode="strict", snapshots={"e": (path, stored), "f": (tmp_path / "f.ambr", {})}
+    )
+    outcome = evaluate_gate([row("a", heard="two")], config, Collected(selected={"e": 1, "f": 0}))
+    assert [check.engine for check in outcome.snapshots] == ["e"] and outcome.snapshots[0].path == path
+    assert outcome.reasons == [
+        f"e: 1 transcript(s) differ from their snapshot and 0 have none in {path} (--snapshot-update records them)"
+    ]
+
+
+def test_the_gate_file_creates_its_folders(tmp_path: Path) -> None:
+    outcome = GateOutcome(items=[])
+    write_gate(tmp_path / "a" / "b" / "g.json", outcome)
+    assert json.loads((tmp_path / "a" / "b" / "g.json").read_text(encoding="utf-8"))["passed"] is True
+
+
+def test_the_gate_file_holds_every_section() -> None:
+    from pytest_ttsbench.gating.latency import LatencyBudget, SlowdownRule
+
+    baseline = (row("a"), row("b"))
+    results = [row("a", repeat=0), row("a", "wrong", repeat=1), row("b", repeat=0), row("b", repeat=1)]
+    gaps = KnownGaps("e", Path("e.yaml"), [Gap("s/b"), Gap("s/zz")])
+    config = GateConfig(
+        engines=("e",),
+        repeats=2,
+        repeat_policy="majority",
+        known_gaps={"e": gaps},
+        update_known_gaps=True,
+        baseline=baseline,
+        latency_budgets=(LatencyBudget("e", "p95", 1.0),),
+        latency_compare_fail=(SlowdownRule("p95", 0.2),),
+        snapshot_mode="report",
+    )
+    outcome = evaluate_gate(results, config, Collected(selected={"e": 4}))
+    outcome.exitstatus = 1
+    data = outcome.to_dict()
+    assert list(data) == [
+        "exitstatus",
+        "passed",
+        "gate_passed",
+        "reasons",
+        "coverage",
+        "missing_shards",
+        "bounds",
+        "thresholds",
+        "known_gaps",
+        "repeats",
+        "nondeterministic",
+        "latency",
+        "snapshots",
+        "baseline",
+    ]
+    assert data["exitstatus"] == 1 and data["passed"] is False and data["reasons"] == outcome.reasons
+    assert data["known_gaps"] == {
+        "xfailed": [],
+        "fixed": ["s/b [e]"],
+        "unmatched": {"e": ["s/zz"]},
+        "updated_files": ["e.yaml"],
+    }
+    repeats = data["repeats"]
+    assert repeats["n"] == 2 and repeats["policy"] == "majority"
+    assert [item["key"] for item in repeats["items"]] == ["s/a", "s/b"]
+    assert repeats["inconsistent"] == ["s/a [e]"] and repeats["flaky"] == ["s/a [e]"]
+    assert repeats["excused_failures"] == []
+    assert data["latency"]["budgets"] == [check.to_dict() for check in outcome.latency]
+    assert data["latency"]["baseline"] == [change.to_dict() for change in outcome.latency_changes]
+    assert data["snapshots"] == {"mode": "report", "engines": []}
+    assert data["baseline"]["rule"] == config.regression_rule.to_dict()
+    assert data["baseline"]["unattributed_regressions"] == [] and data["baseline"]["path"] is None
+    assert data["coverage"] == [c.to_dict() for c in outcome.coverage]
+    assert data["bounds"] == [b.to_dict() for b in outcome.bounds]
+    assert data["thresholds"] == [c.to_dict() for c in outcome.checks]
+    single = GateOutcome(items=[], nondeterministic={"e": (1, 2)}).to_dict()
+    assert single["repeats"] == {
+        "n": 1,
+        "policy": "all",
+        "items": [],
+        "inconsistent": [],
+        "flaky": [],
+        "excused_failures": [],
+    }
+    assert single["nondeterministic"] == {"e": {"varied": 1, "checked": 2}}
+    assert "latency" not in single and "baseline" not in single and "quality" not in single
