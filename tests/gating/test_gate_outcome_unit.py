@@ -307,3 +307,65 @@ def test_the_gate_file_holds_every_section() -> None:
     }
     assert single["nondeterministic"] == {"e": {"varied": 1, "checked": 2}}
     assert "latency" not in single and "baseline" not in single and "quality" not in single
+
+
+def test_the_repeat_policy_fails_items_it_judges_not_correct_and_excuses_the_others() -> None:
+    results = [row("a", repeat=0), row("a", "wrong", repeat=1), row("a", repeat=2)]
+    results += [row("b", "wrong", repeat=r) for r in range(3)] + [row("c", "wrong", repeat=r) for r in range(3)]
+    gaps = KnownGaps("e", Path("e.yaml"), [Gap("s/c")])
+    config = GateConfig(engines=("e",), repeats=3, repeat_policy="majority", known_gaps={"e": gaps})
+    collected = Collected(selected={"e": 9}, verdict_failures={("e", "s/a")})
+    outcome = evaluate_gate(results, config, collected)
+    assert outcome.repeats == 3
+    assert outcome.reasons == ["1 item(s) not correct under the 'majority' repeat policy: s/b [e]"]
+    assert outcome.excused == ["s/a [e]"]  # a failed generation of an item the policy judges correct
+    only_a = Collected(selected={"e": 9}, verdict_failures={("e", "s/a")})
+    passing = [row("a", repeat=0), row("a", "wrong", repeat=1), row("a", repeat=2)]
+    excused = evaluate_gate(passing, replace(config, known_gaps={}), only_a)
+    assert excused.excused == ["s/a [e]"] and not [r for r in excused.reasons if "policy" in r]
+    other = Collected(selected={"e": 3}, verdict_failures={("e", "s/a")}, other_failures=1)
+    assert evaluate_gate(passing, replace(config, known_gaps={}), other).excused == []
+    everything = evaluate_gate(passing, replace(config, known_gaps={}, repeat_policy="all"), only_a)
+    assert everything.excused == [] and not [r for r in everything.reasons if "policy" in r]
+    one = evaluate_gate([row("a", "wrong")], replace(config, repeats=1), Collected(selected={"e": 1}))
+    assert one.repeats == 1 and not [r for r in one.reasons if "policy" in r]
+    assert evaluate_gate([], GateConfig(), Collected()).repeats == 1
+
+
+def test_the_gate_file_holds_the_quality_section_whenever_models_measured() -> None:
+    outcome = GateOutcome(items=[], quality_models={"signal": "v1"})
+    assert outcome.to_dict()["quality"] == {"models": {"signal": "v1"}, "summary": [], "gates": [], "repeats": []}
+    repeated = GateOutcome(items=[], repeats=1, repeated=[])
+    assert repeated.to_dict()["repeats"]["items"] == []
+
+
+def test_latency_is_compared_only_with_a_baseline_and_snapshots_only_when_on(tmp_path: Path) -> None:
+    from pytest_ttsbench.gating.latency import SlowdownRule
+
+    config = GateConfig(
+        engines=("e",),
+        latency_compare_fail=(SlowdownRule("p95", 0.2),),
+        snapshot_mode="off",
+        snapshots={"e": (tmp_path / "e.ambr", {"s/a": "old"})},
+    )
+    outcome = evaluate_gate([row("a")], config, Collected(selected={"e": 1}))
+    assert outcome.latency_changes == [] and outcome.snapshots == [] and outcome.snapshot_mode == "off"
+
+
+def test_an_allowed_unavailable_engine_does_not_fail_the_gate() -> None:
+    config = GateConfig(engines=("e", "cloud"), allow_unavailable=True)
+    collected = Collected(selected={"e": 1, "cloud": 1}, unavailable={"cloud": "no key"})
+    assert evaluate_gate([row("a")], config, collected).reasons == []
+    assert evaluate_gate([row("a")], replace(config, allow_unavailable=False), collected).reasons
+
+
+def test_a_run_recorded_without_scopes_is_judged_on_its_rows_and_its_suites() -> None:
+    from pytest_ttsbench.gating.bounds import SuiteScope
+    from pytest_ttsbench.gating.gate import scopes_of
+
+    assert scopes_of([row("a")], Collected(suite_thresholds={"other": {}})) == {
+        "s": SuiteScope.of([("years", "en", {})]),
+        "other": SuiteScope(),
+    }
+    kept = {"x": SuiteScope.of([("c", "en", {})])}
+    assert scopes_of([row("a")], Collected(suite_scopes=kept)) == kept
