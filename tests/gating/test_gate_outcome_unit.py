@@ -369,3 +369,72 @@ def test_a_run_recorded_without_scopes_is_judged_on_its_rows_and_its_suites() ->
     }
     kept = {"x": SuiteScope.of([("c", "en", {})])}
     assert scopes_of([row("a")], Collected(suite_scopes=kept)) == kept
+
+
+def test_quality_bounds_are_listed_with_the_gates_statuses_and_typos_match_nothing() -> None:
+    from quality_rows import rows as quality_rows
+
+    from pytest_ttsbench.gating.bounds import BREACHED, HELD, MATCHES_NOTHING, NOT_MEASURED
+    from pytest_ttsbench.quality.gates import QualityBound
+
+    results = quality_rows("e", "years", {"dnsmos_ovrl": [3.5, 3.7]}) + quality_rows("e", "dates", {"snr_db": [1.0]})
+    layer = (
+        QualityBound("floor", "dnsmos_ovrl", 3.0, (), "--tts-quality-floor"),
+        QualityBound("ceiling", "dnsmos_ovrl", 3.1, ("years",), "--tts-quality-ceiling"),
+        QualityBound("floor", "dnsmos_ovrl", 1.0, ("yeras",), "--tts-quality-floor"),
+    )
+    config = GateConfig(engines=("e",), engine_profiles=("e", "other"), quality_layers=(layer,))
+    outcome = evaluate_gate(results, config, Collected(selected={"e": 3}))
+    quality = [(b.kind, b.name, b.engine, b.status, b.detail, b.source) for b in outcome.bounds if "quality" in b.kind]
+    typo = "floor yeras/dnsmos_ovrl=1 (--tts-quality-floor)"
+    assert quality == [
+        ("quality floor", "s/dates/dnsmos_ovrl=3", "e", NOT_MEASURED, "no figures", "--tts-quality-floor"),
+        ("quality floor", "s/years/dnsmos_ovrl=3", "e", HELD, "", "--tts-quality-floor"),
+        ("quality ceiling", "s/years/dnsmos_ovrl=3.1", "e", BREACHED, "", "--tts-quality-ceiling"),
+        (
+            "quality floor",
+            typo,
+            None,
+            MATCHES_NOTHING,
+            "no engine, suite or category 'yeras' (closest: years)",
+            "--tts-quality-floor",
+        ),
+    ]
+    held = evaluate_gate(results[:2], replace(config, quality_layers=(layer[:1],)), Collected(selected={"e": 2}))
+    assert [(b.status, b.detail) for b in held.bounds if "quality" in b.kind] == [(HELD, "")]
+    # The bounds of the case files' own quality sections are checked as well.
+    case = evaluate_gate(
+        results[:2],
+        GateConfig(engines=("e",)),
+        Collected(selected={"e": 2}, suite_quality={"s": {"floors": {"dnsmos_ovrl": 3.0}}}),
+    )
+    assert [b.status for b in case.bounds if "quality" in b.kind] == [HELD]
+    # A quality bound naming a configured engine that did not run is not a typo.
+    other = (QualityBound("floor", "dnsmos_ovrl", 3.0, ("other",), "--tts-quality-floor"),)
+    assert not [
+        b
+        for b in evaluate_gate(results, replace(config, quality_layers=(other,)), Collected(selected={"e": 3})).bounds
+        if b.status == MATCHES_NOTHING
+    ]
+
+
+def test_case_file_floors_through_the_gate_name_their_file_and_are_asked_where_the_engine_ran() -> None:
+    from pytest_ttsbench.gating.bounds import NOT_MEASURED, SuiteScope
+
+    scopes = {"s": SuiteScope.of([("years", "en", {}), ("times", "en", {})]), "t": SuiteScope.of([("x", "en", {})])}
+    collected = Collected(
+        selected={"e": 1, "f": 0},
+        suite_thresholds={"s": {"times": 0.9}, "t": {"x": 0.9}},
+        suite_scopes=scopes,
+        suite_sources={"s": "cases/s.yaml", "t": "cases/t.yaml"},
+        unavailable={"f": "no key"},
+    )
+    config = GateConfig(engines=("e", "f"), allow_unavailable=True, floor_layers=(parse_cli_thresholds(["t/x=0.5"]),))
+    outcome = evaluate_gate([row("a")], config, collected)
+    floors = [(b.name, b.engine, b.status, b.source) for b in outcome.bounds if b.kind == "floor"]
+    assert floors == [
+        ("t/x=0.5", "e", NOT_MEASURED, "--tts-threshold"),
+        ("s/times=0.9", "e", NOT_MEASURED, "cases/s.yaml"),
+    ]  # f is allowed to be unavailable: not asked; t's own floor is not asked of e, which ran nothing of t
+    strict = evaluate_gate([row("a")], replace(config, allow_unavailable=False), collected)
+    assert ("t/x=0.5", "f") in {(b.name, b.engine) for b in strict.bounds if b.kind == "floor"}
