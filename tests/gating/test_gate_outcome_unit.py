@@ -421,10 +421,13 @@ def test_quality_bounds_are_listed_with_the_gates_statuses_and_typos_match_nothi
 def test_case_file_floors_through_the_gate_name_their_file_and_are_asked_where_the_engine_ran() -> None:
     from pytest_ttsbench.gating.bounds import NOT_MEASURED, SuiteScope
 
-    scopes = {"s": SuiteScope.of([("years", "en", {}), ("times", "en", {})]), "t": SuiteScope.of([("x", "en", {})])}
+    scopes = {
+        "s": SuiteScope.of([("years", "en", {}), ("times", "en", {})]),
+        "t": SuiteScope.of([("x", "en", {}), ("y", "en", {})]),
+    }
     collected = Collected(
         selected={"e": 1, "f": 0},
-        suite_thresholds={"s": {"times": 0.9}, "t": {"x": 0.9}},
+        suite_thresholds={"s": {"times": 0.9}, "t": {"x": 0.9, "y": 0.9}},
         suite_scopes=scopes,
         suite_sources={"s": "cases/s.yaml", "t": "cases/t.yaml"},
         unavailable={"f": "no key"},
@@ -438,3 +441,28 @@ def test_case_file_floors_through_the_gate_name_their_file_and_are_asked_where_t
     ]  # f is allowed to be unavailable: not asked; t's own floor is not asked of e, which ran nothing of t
     strict = evaluate_gate([row("a")], replace(config, allow_unavailable=False), collected)
     assert ("t/x=0.5", "f") in {(b.name, b.engine) for b in strict.bounds if b.kind == "floor"}
+
+
+def test_latency_budgets_and_slowdowns_are_bounds_with_their_figures() -> None:
+    from pytest_ttsbench.gating.bounds import BREACHED, HELD, NOT_MEASURED
+    from pytest_ttsbench.gating.latency import LatencyBudget, SlowdownRule
+
+    def timed(item: str, seconds: float):  # type: ignore[no-untyped-def]
+        return row(item, synth_seconds=seconds, audio_sha256="ab", audio_path="a.wav")
+
+    results = [timed("a", 0.5), timed("b", 0.5)]
+    baseline = (timed("a", 0.2), timed("b", 0.2))
+    budgets = (LatencyBudget("e", "p95", 0.6), LatencyBudget("e", "p50", 0.4), LatencyBudget("e", "first_audio_p95", 1))
+    config = GateConfig(
+        engines=("e",), latency_budgets=budgets, baseline=baseline, latency_compare_fail=(SlowdownRule("p95", 0.2),)
+    )
+    outcome = evaluate_gate(results, config, Collected(selected={"e": 2}))
+    latency = [(b.kind, b.name, b.source, b.status, b.engine) for b in outcome.bounds if "latency" in b.kind]
+    assert latency == [
+        ("latency budget", "p95<=600ms", "--tts-latency-budget / latency_budgets", HELD, "e"),
+        ("latency budget", "p50<=400ms", "--tts-latency-budget / latency_budgets", BREACHED, "e"),
+        ("latency budget", "first_audio_p95<=1000ms", "--tts-latency-budget / latency_budgets", NOT_MEASURED, "e"),
+        ("latency slowdown", "p95<=+20%", "--tts-latency-compare-fail", BREACHED, "e"),
+    ]
+    steady = evaluate_gate(baseline, config, Collected(selected={"e": 2}))
+    assert [b.status for b in steady.bounds if b.kind == "latency slowdown"] == [HELD]
