@@ -298,14 +298,14 @@ def floor_bounds(
         )
     listed: set[tuple[str | None, str, str]] = set()
     for floor in floors:
-        if floor.key == DEFAULT_KEY:
-            continue  # a rule for every category, listed where it judged
-        problem = floor_scope_problem(floor, scopes)
+        problem = floor_scope_problem(floor, scopes)  # a default on a suite no case file defines too
         if problem is not None:
             if (None, floor.suite or ALL_SUITES, floor.name) not in listed:
                 listed.add((None, floor.suite or ALL_SUITES, floor.name))
                 bounds.append(Bound("floor", floor.name, floor.source, MATCHES_NOTHING, None, problem))
             continue
+        if floor.key == DEFAULT_KEY:
+            continue  # a rule for every category, listed where it judged
         for engine in engines:
             playing = set(scopes) if in_play is None else set(in_play.get(engine, ()))
             for suite, key in _instances(floor, scopes, playing):

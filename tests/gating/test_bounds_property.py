@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 from result_rows import make_result
 from test_gate_options import from_cli, from_pytest
@@ -99,6 +99,14 @@ def _argv(cli: list[tuple[str | None, str, float]], min_n: int, allow: bool, err
     allow=st.booleans(),
     error_rate=st.sampled_from((0.0, 0.5, 1.0)),
 )
+@example(
+    items=[Item("alpha", "i0", "years", "western", "en", True, "correct")],
+    cli=[("alpah", "default", 0.9)],
+    case=[],
+    min_n=1,
+    allow=True,
+    error_rate=0.0,
+)  # found by the property: a default floor on a suite no case file defines matches nothing
 def test_the_gate_never_passes_over_an_unmeasured_bound_and_both_front_ends_agree(
     tmp_path: Path, items: list[Item], cli: list, case: list, min_n: int, allow: bool, error_rate: float
 ) -> None:
