@@ -16,6 +16,7 @@ from pytest_ttsbench.cases.loader import CaseFileError, load_case_file
 from pytest_ttsbench.cases.model import CaseItem, Suite, Target
 from pytest_ttsbench.cases.packs import Pack, pack_node_path, pack_of_file
 from pytest_ttsbench.cases.pins import pin_problem
+from pytest_ttsbench.gating.bounds import SuiteScope, case_file_source
 from pytest_ttsbench.naming import shown_path
 from pytest_ttsbench.results import RESULT_PROPERTY, RESUMED_PROPERTY, SYNTH_ONLY, UNAVAILABLE_PROPERTY
 from pytest_ttsbench.scorers.registry import get_scorer
@@ -52,6 +53,11 @@ class CaseFile(pytest.File):
                 f"{self.path}: field 'suite': suite name {suite.name!r} is already used by {clash}"
             )
         bench.recorder.collected.suite_thresholds[suite.name] = dict(suite.thresholds)
+        # Every name the file defines, selected or not: a bound naming none of them is a typo (gating/bounds.py).
+        bench.recorder.collected.suite_scopes[suite.name] = SuiteScope.of(
+            (target.category, item.language, item.facets) for item in suite.items for target in item.targets
+        )
+        bench.recorder.collected.suite_sources[suite.name] = case_file_source(self.path, bench.config.settings.base_dir)
         if suite.quality:
             bench.recorder.collected.suite_quality[suite.name] = dict(suite.quality)
         engines: list[str | None] = list(bench.config.engine_names) or [None]

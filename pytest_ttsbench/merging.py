@@ -59,7 +59,7 @@ def merge_runs(paths: Sequence[Path], *, allow_partial: bool = False) -> MergedR
                 + "; ".join(changed[:5])
                 + (f" (and {len(changed) - 5} more)" if len(changed) > 5 else "")
             )
-    shards = _check_shards(loaded, allow_partial)
+    shards, missing = _check_shards(loaded, allow_partial)
     seen: dict[tuple[str, str, int], Path] = {}
     rows: list[ItemResult] = []
     for file, _, shard_rows in loaded:
@@ -71,7 +71,8 @@ def merge_runs(paths: Sequence[Path], *, allow_partial: bool = False) -> MergedR
             rows.append(row)
     created = min(header.created_at for _, header, _ in loaded)
     asr = _merged_models([(file, header) for file, header, _ in loaded])
-    header = dataclasses.replace(first, created_at=created, shard=None, shards=shards, asr=asr)
+    # A partial merge carries its gap: `ttsbench gate` fails on a shard that never ran unless told otherwise.
+    header = dataclasses.replace(first, created_at=created, shard=None, shards=shards, missing_shards=missing, asr=asr)
     return MergedRun(header, rows)
 
 
@@ -102,8 +103,10 @@ def _merged_models(headers: Sequence[tuple[Path, RunHeader]]) -> dict[str, list[
     return merged
 
 
-def _check_shards(loaded: Sequence[tuple[Path, RunHeader, list[ItemResult]]], allow_partial: bool) -> list[str]:
-    """The shards' ``I/N`` labels, after checking that together they are the whole run."""
+def _check_shards(
+    loaded: Sequence[tuple[Path, RunHeader, list[ItemResult]]], allow_partial: bool
+) -> tuple[list[str], list[str]]:
+    """The shards' ``I/N`` labels and those missing, after checking that together they are the whole run."""
     labels: dict[int, Path] = {}
     counts: set[int] = set()
     unsharded = [file for file, header, _ in loaded if header.shard is None]
@@ -127,8 +130,8 @@ def _check_shards(loaded: Sequence[tuple[Path, RunHeader, list[ItemResult]]], al
                 f"shard(s) {', '.join(f'{i}/{count}' for i in missing)} missing: a gate over part of a run "
                 "would pass items it never ran (--allow-partial merges them anyway)"
             )
-        return [f"{i}/{count}" for i in sorted(labels)]
-    return []
+        return [f"{i}/{count}" for i in sorted(labels)], [f"{i}/{count}" for i in missing]
+    return [], []
 
 
 def output_results_path(out: Path) -> Path:

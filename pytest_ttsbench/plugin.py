@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections import Counter
 from collections.abc import Generator
 from pathlib import Path
@@ -22,12 +23,11 @@ from pytest_ttsbench.collect import (
     upcoming_items,
 )
 from pytest_ttsbench.config import Settings
-from pytest_ttsbench.gating.baseline import DEFAULT_ALPHA, DEFAULT_MAX_RATE
+from pytest_ttsbench.gating.bounds import SuiteScope, declared_floors, scope_errors
 from pytest_ttsbench.gating.coverage import unfinished_reason
 from pytest_ttsbench.gating.gate import Collected, evaluate_gate, final_status, write_gate, write_gate_updates
+from pytest_ttsbench.gating.options import add_gate_options
 from pytest_ttsbench.gating.repeats import POLICIES
-from pytest_ttsbench.gating.snapshots import MODES as SNAPSHOT_MODES
-from pytest_ttsbench.gating.thresholds import FLOOR_ON
 from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.naming import shown_path
 from pytest_ttsbench.option_paths import check_rootdir_not_moved
@@ -61,6 +61,8 @@ from pytest_ttsbench.sharding import parse_shard, select
 # What a worker tells the controller about its collection (the controller collects nothing).
 COLLECTED_KEY = "ttsbench_collected"
 CACHE_DAMAGED_KEY = "ttsbench_cache_damaged"  # a worker's damaged cache entries, per kind
+#: bounds whose scope no loaded case file defines, found by a pytest-xdist worker (see _bound_scope_errors)
+SCOPE_ERRORS_KEY = pytest.StashKey[list[str]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -174,99 +176,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "join the shards' results with `ttsbench merge` and gate them with `ttsbench gate`",
     )
     gate = parser.getgroup("ttsbench-gate", "text-to-speech release gate (pytest-ttsbench)")
-    gate.addoption(
-        "--tts-threshold",
-        action="append",
-        default=[],
-        metavar="[SUITE/]CATEGORY=FLOOR",
-        help="minimum strict accuracy for a category (or 'default'), e.g. years=0.9, or for a slice "
-        "FIELD=VALUE=FLOOR (a facet, language or suite), e.g. form=arabic_indic=0.8; repeatable; "
-        "overrides the configuration and the case files",
-    )
-    gate.addoption(
-        "--tts-min-n",
-        type=int,
-        metavar="N",
-        help="a floor's bucket needs at least N targets to be gated, else it is 'too few to gate' (default: 5)",
-    )
-    gate.addoption(
-        "--tts-floor-on",
-        choices=FLOOR_ON,
-        help="compare floors with the point estimate or its Wilson 95%% lower bound (default: point)",
-    )
-    gate.addoption(
-        "--tts-strict-xfail",
-        action="store_true",
-        help="a known gap that now passes (XPASS) fails the run",
-    )
-    gate.addoption(
-        "--tts-update-known-gaps",
-        action="store_true",
-        help="rewrite known_gaps/<engine>.yaml from this run: add new failures, drop fixed ones",
-    )
-    gate.addoption(
-        "--tts-allow-unavailable",
-        action="store_true",
-        help="an engine that cannot run here (key variable unset, package missing) skips its targets instead of "
-        "failing the gate; for local runs",
-    )
-    gate.addoption("--tts-baseline", metavar="RESULTS", help="compare with an earlier run's results file")
-    gate.addoption(
-        "--tts-fail-on-regression",
-        action="store_true",
-        help="fail the run when the regressions against the baseline (known gaps excepted) are significant "
-        "or too many (see the next three options)",
-    )
-    gate.addoption(
-        "--tts-regression-alpha",
-        type=float,
-        default=DEFAULT_ALPHA,
-        metavar="P",
-        help=f"regressions fail the gate when McNemar's exact p is below P, overall or in a category "
-        f"(default: {DEFAULT_ALPHA})",
-    )
-    gate.addoption(
-        "--tts-max-regressions",
-        type=int,
-        default=None,
-        metavar="N",
-        help="regressions fail the gate when there are more than N (default: no count limit)",
-    )
-    gate.addoption(
-        "--tts-max-regression-rate",
-        type=float,
-        default=DEFAULT_MAX_RATE,
-        metavar="R",
-        help=f"regressions fail the gate when more than R of the paired targets regressed; 1 switches it off "
-        f"(default: {DEFAULT_MAX_RATE})",
-    )
-    gate.addoption(
-        "--tts-allow-asr-change",
-        action="store_true",
-        help="count verdict changes against the baseline as regressions even when the baseline used another "
-        "ASR model or decoding mode (by default they are reported, not blamed on the voice)",
-    )
-    gate.addoption(
-        "--tts-allow-quality-model-change",
-        action="store_true",
-        help="judge --tts-quality-tolerance even where the baseline's figures were measured by another model, "
-        "version or settings (by default such a check is not comparable and fails the gate)",
-    )
-    gate.addoption(
-        "--tts-latency-budget",
-        action="append",
-        default=[],
-        metavar="ENGINE=FIGURE:DURATION",
-        help="fail when an engine's synthesis latency exceeds a budget, e.g. openai=p95:800ms; figures: "
-        "p50, p95, first_audio_p50, first_audio_p95; repeatable; overrides latency_budgets in the configuration",
-    )
-    gate.addoption(
-        "--tts-latency-compare-fail",
-        action="append",
-        default=[],
-        metavar="FIGURE:PERCENT",
-        help="with --tts-baseline: fail when a latency figure is more than PERCENT above the baseline's, e.g. p95:20%%",
-    )
+    # The release gate's own options are ttsbench gate's too: declared once (gating/options.py).
+    add_gate_options(gate.addoption)
     gate.addoption(
         "--tts-repeats",
         type=int,
@@ -281,13 +192,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="item verdict over its generations: all correct, a majority, or any (default: all)",
     )
     gate.addoption(
-        "--tts-snapshot",
-        choices=SNAPSHOT_MODES,
-        default="report",
-        help="compare transcripts with __tts_snapshots__/<engine>.ambr: report changes (default), fail on "
-        "them (strict), or skip the comparison (off); --snapshot-update records them",
-    )
-    gate.addoption(
         "--tts-quality",
         action="append",
         metavar="SET[,SET...]",
@@ -299,22 +203,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=DNSMOS_WINDOWINGS,
         help="how DNSMOS cuts a clip: each second scored once (clip, default), or Microsoft's reference "
         "script's 1 s hops over a clip doubled to 9.01 s (reference: comparable with published figures, ~6x the CPU)",
-    )
-    for kind, example in (("floor", "dnsmos_ovrl=3.0"), ("ceiling", "clipping_ratio=0.001")):
-        gate.addoption(
-            f"--tts-quality-{kind}",
-            action="append",
-            default=[],
-            metavar="[SCOPE/]MEASURE=VALUE",
-            help=f"a {kind} on a quality measure's mean per engine/suite/category, e.g. {example}; "
-            "SCOPE names an engine, suite or category; repeatable",
-        )
-    gate.addoption(
-        "--tts-quality-tolerance",
-        action="append",
-        default=[],
-        metavar="[SCOPE/]MEASURE=DELTA",
-        help="fail when a quality measure's mean moves the wrong way by more than DELTA against --tts-baseline",
     )
 
 
@@ -424,6 +312,10 @@ class _XdistHooks:
             seen.suite_thresholds.setdefault(suite, dict(floors))
         for suite, section in collected.get("suite_quality", {}).items():
             seen.suite_quality.setdefault(suite, dict(section))
+        for suite, scope in collected.get("suite_scopes", {}).items():
+            seen.suite_scopes.setdefault(suite, SuiteScope.from_dict(scope))
+        for suite, source in collected.get("suite_sources", {}).items():
+            seen.suite_sources.setdefault(suite, source)
         suite_files = node.config.stash[BENCH_KEY].recorder.suite_files
         for suite, path in collected.get("suite_files", {}).items():
             suite_files.setdefault(suite, Path(path))
@@ -432,6 +324,8 @@ class _XdistHooks:
         for kind, count in getattr(node, "workeroutput", {}).get(CACHE_DAMAGED_KEY, {}).items():
             if cache is not None:
                 cache.count_damaged(kind, int(count))
+        if collected.get("scope_errors"):
+            node.config.stash[SCOPE_ERRORS_KEY] = list(collected["scope_errors"])
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -446,12 +340,15 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         workeroutput[COLLECTED_KEY] = {
             "suite_thresholds": seen.suite_thresholds,
             "suite_quality": seen.suite_quality,
+            "suite_scopes": {suite: scope.to_dict() for suite, scope in seen.suite_scopes.items()},
+            "suite_sources": seen.suite_sources,
             "suite_files": {
                 suite: str(path) for suite, path in session.config.stash[BENCH_KEY].recorder.suite_files.items()
             },
             "ids": sorted([engine, gap_id] for engine, gap_id in seen.ids),
             "selection": worker_report(selection_of(session.config)),
             "selected": seen.selected,
+            "scope_errors": session.config.stash.get(SCOPE_ERRORS_KEY, []),
         }
 
 
@@ -463,6 +360,15 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     A synthesize-only run judges nothing (its clips may be scored later by other means): it keeps them.
     """
     bench_config = config.stash[BENCH_KEY].config
+    errors = _bound_scope_errors(config)
+    if errors:
+        if getattr(config, "workerinput", None) is None:
+            raise pytest.UsageError("\n".join(errors))
+        # A pytest-xdist worker cannot stop the session with a usage error: it runs nothing and tells
+        # the controller, which fails the session with the same message (pytest_sessionfinish).
+        config.stash[SCOPE_ERRORS_KEY] = errors
+        items[:] = []
+        return
     if bench_config.shard is not None:
         from pytest_ttsbench.collect import shard_key
 
@@ -478,6 +384,20 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if left_out:
         items[:] = kept
         config.hook.pytest_deselected(items=left_out)
+
+
+def _bound_scope_errors(config: pytest.Config) -> list[str]:
+    """A bound whose scope no loaded case file defines is a typo: refused before anything is synthesized."""
+    bench_config = config.stash[BENCH_KEY].config
+    if not bench_config.engine_names or bench_config.synth_only:
+        return []
+    seen = config.stash[BENCH_KEY].recorder.collected
+    return scope_errors(
+        declared_floors(seen.suite_thresholds, bench_config.gate.floor_layers, seen.suite_sources),
+        [bound for layer in bench_config.gate.quality_layers for bound in layer],
+        list(bench_config.settings.engines),
+        seen.suite_scopes,
+    )
 
 
 def pytest_deselected(items: list[pytest.Item]) -> None:
@@ -584,6 +504,10 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]
         outcome.quality_spreads = between_generations(outcome.quality_spreads, recorder.results)
     write_gate_updates(outcome)
     outcome.exitstatus = final_status(outcome, int(session.exitstatus))
+    refused = session.config.stash.get(SCOPE_ERRORS_KEY, [])
+    if refused:  # found by the xdist workers, which ran nothing: the usage error the plugin gives without -n
+        outcome.exitstatus = int(pytest.ExitCode.USAGE_ERROR)
+        sys.stderr.write("ERROR: " + "\n".join(refused) + "\n")
     recorder.gate = outcome
     if gate_is_armed(outcome):
         for report in gate_reports(outcome):

@@ -191,6 +191,8 @@ class RunHeader:
     protocol: str = "strict"
     shard: str | None = None
     shards: list[str] = field(default_factory=list)  # a merged run: the shards it was joined from
+    #: a merged run joined with --allow-partial: the shards that never ran (the gate fails on them)
+    missing_shards: list[str] = field(default_factory=list)
     # the quality measure sets the run took (--tts-quality); None in a header written before they were recorded
     quality_sets: list[str] | None = None
     format: int = FORMAT_VERSION
@@ -206,7 +208,7 @@ class RunHeader:
     def configuration(self) -> dict[str, Any]:
         """Everything that must be equal for two runs to be parts of one (shards): all but dates and shards."""
         data = self.to_dict()
-        for volatile in ("created_at", "shard", "shards"):
+        for volatile in ("created_at", "shard", "shards", "missing_shards"):
             data.pop(volatile)
         # Where a case file lies may differ between CI machines; what it holds may not.
         data["case_files"] = {

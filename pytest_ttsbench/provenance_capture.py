@@ -167,6 +167,7 @@ def build_header(
     suite_files: Mapping[str, Path] = {},
     suite_thresholds: Mapping[str, Mapping[str, Any]] = {},
     suite_quality: Mapping[str, Mapping[str, Any]] = {},
+    suite_scopes: Mapping[str, Mapping[str, Any]] = {},
     results: Sequence[ItemResult] = (),
     contract: str = "raw",
     repeats: int = 1,
@@ -197,6 +198,8 @@ def build_header(
             "thresholds": dict(suite_thresholds.get(suite, {})),
             "quality": dict(suite_quality.get(suite, {})),
             **pack_identity(Path(path)),
+            # what the case file defines, so `ttsbench gate` can tell a typo'd bound as the plugin does
+            "scopes": dict(suite_scopes.get(suite, {})),
         }
     return header
 

@@ -24,25 +24,16 @@ from pytest_ttsbench.cache import CacheError, ClipCache, parse_size, resolve_cac
 from pytest_ttsbench.cases.packs import Pack, PackError, get_packs, run_packs
 from pytest_ttsbench.clip_reuse import ClipReuse, ReuseError, reuse_choice
 from pytest_ttsbench.config import ConfigError, EngineProfile, Settings, load_settings
-from pytest_ttsbench.gating.baseline import RegressionRule
 from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome
-from pytest_ttsbench.gating.known_gaps import KnownGaps, KnownGapsError, gaps_path, load_known_gaps
-from pytest_ttsbench.gating.latency import (
-    LatencyError,
-    config_budgets,
-    merge_budgets,
-    parse_budgets,
-    parse_compare_fail,
-)
-from pytest_ttsbench.gating.snapshots import SnapshotFileError, read_snapshots, snapshot_path
-from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, parse_cli_thresholds
+from pytest_ttsbench.gating.known_gaps import KnownGaps
+from pytest_ttsbench.gating.options import GateOptionError, build_gate_config, read_gate_options
 from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, Protocol, under_protocol
-from pytest_ttsbench.provenance import RunHeader, RunHeaderError, header_path, read_header, write_header
-from pytest_ttsbench.quality.gates import allow_model_change, unmeasured_bounds_error
+from pytest_ttsbench.provenance import header_path, write_header
+from pytest_ttsbench.quality.gates import unmeasured_bounds_error
 from pytest_ttsbench.quality.measures import DEFAULT_DNSMOS_WINDOWING, DEFAULT_SETS
 from pytest_ttsbench.reruns import engine_config_id
-from pytest_ttsbench.results import ItemResult, ResultsWriter, latest_per_target, read_results
+from pytest_ttsbench.results import ItemResult, ResultsWriter
 from pytest_ttsbench.sharding import ShardError, parse_shard
 
 if TYPE_CHECKING:  # the pipeline is imported when the evaluator is first needed
@@ -263,6 +254,7 @@ class BenchSession:
             suite_files=self.recorder.suite_files,
             suite_thresholds=self.recorder.collected.suite_thresholds,
             suite_quality=self.recorder.collected.suite_quality,
+            suite_scopes={suite: scope.to_dict() for suite, scope in self.recorder.collected.suite_scopes.items()},
             results=self.recorder.results,
             contract=config.contract,
             repeats=config.gate.repeats,
@@ -376,10 +368,9 @@ def build_config(config: pytest.Config) -> BenchConfig:
         )
     workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
     results_path, audio_dir = _output_paths(config, settings, engines, workerinput)
-    quality_sets, dnsmos_windowing, quality_layers = _quality_config(config, settings, engines)
     gate = _gate_config(config, settings, engines, is_worker=workerinput is not None)
-    if any(b.kind == "tolerance" for layer in quality_layers for b in layer) and not config.getoption("tts_baseline"):
-        raise pytest.UsageError("--tts-quality-tolerance (or quality.tolerance) needs --tts-baseline RESULTS")
+    quality_layers = gate.quality_layers
+    quality_sets, dnsmos_windowing = _quality_config(config, settings, engines)
     _refuse_unmeasured_bounds(config, settings, engines, quality_sets, quality_layers)
     bench = BenchConfig(
         settings=settings,
@@ -402,14 +393,7 @@ def build_config(config: pytest.Config) -> BenchConfig:
         is_worker=workerinput is not None,
         strict_xfail=bool(config.getoption("tts_strict_xfail")),
         cli_repeats=config.getoption("tts_repeats"),
-        gate=replace(
-            gate,
-            quality_layers=quality_layers,
-            quality_sets=quality_sets,
-            allow_quality_model_change=allow_model_change(
-                bool(config.getoption("tts_allow_quality_model_change")), settings.quality
-            ),
-        ),
+        gate=replace(gate, quality_sets=quality_sets),
         quality_sets=quality_sets,
         dnsmos_windowing=dnsmos_windowing,
         shard=_shard_option(config),
@@ -498,11 +482,10 @@ def _shard_option(config: pytest.Config) -> str | None:
         raise pytest.UsageError(str(exc)) from exc
 
 
-def _quality_config(
-    config: pytest.Config, settings: Settings, engines: Sequence[str]
-) -> tuple[tuple[str, ...], str, tuple[tuple[QualityBound, ...], ...]]:
-    """Measure sets, DNSMOS windowing and quality bounds; the chosen models load now (a missing extra stops the run)."""
-    from pytest_ttsbench.quality.gates import override_layers
+def _quality_config(config: pytest.Config, settings: Settings, engines: Sequence[str]) -> tuple[tuple[str, ...], str]:
+    """Measure sets and DNSMOS windowing; the chosen models load now (a missing extra stops the run).
+
+    The quality bounds are gate options (gating/options.py)."""
     from pytest_ttsbench.quality.measures import QualityOptionError, QualityUnavailable, parse_measure_sets
 
     where = str(settings.source or "configuration")
@@ -511,20 +494,13 @@ def _quality_config(
         sets = parse_measure_sets(option or settings.quality.get("measures"), "--tts-quality" if option else where)
         configured = settings.quality.get("dnsmos_windowing", DEFAULT_DNSMOS_WINDOWING)
         windowing = config.getoption("tts_dnsmos_windowing") or configured
-        layers = override_layers(
-            settings.quality,
-            where,
-            config.getoption("tts_quality_floor"),
-            config.getoption("tts_quality_ceiling"),
-            config.getoption("tts_quality_tolerance"),
-        )
         if engines and sets:
             from pytest_ttsbench.quality.meter import QualityMeter
 
             QualityMeter(sets, windowing).load()
     except (QualityOptionError, QualityUnavailable) as exc:
         raise pytest.UsageError(str(exc)) from exc
-    return sets, windowing, tuple(tuple(layer) for layer in layers)
+    return sets, windowing
 
 
 def _refuse_unmeasured_bounds(
@@ -574,7 +550,11 @@ def _cache_config(config: pytest.Config, settings: Settings, engines: Sequence[s
 
 
 def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[str], *, is_worker: bool) -> GateConfig:
-    """Read the gate's inputs up front, so a bad floor, gaps file or baseline stops the run at once."""
+    """Read the gate's inputs up front, so a bad floor, gaps file or baseline stops the run at once.
+
+    The options and their checks are ``ttsbench gate``'s too (gating/options.py); only the number of
+    generations is this run's own.
+    """
     repeats = config.getoption("tts_repeats")
     if repeats is not None and repeats < 1:
         raise pytest.UsageError(f"--tts-repeats must be at least 1, got {repeats}")
@@ -584,104 +564,22 @@ def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[st
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from exc
     repeats = repeats if repeats is not None else max(profile_counts, default=1)
-    alpha = config.getoption("tts_regression_alpha")
-    rate = config.getoption("tts_max_regression_rate")
-    count = config.getoption("tts_max_regressions")
-    if not 0 < alpha <= 1 or not 0 <= rate <= 1 or (count is not None and count < 0):
-        raise pytest.UsageError(
-            f"regression gate: --tts-regression-alpha must be in (0, 1] (got {alpha}), --tts-max-regression-rate "
-            f"in [0, 1] (got {rate}), --tts-max-regressions at least 0 (got {count})"
-        )
+    # syrupy's own flag, so one `--snapshot-update` refreshes every kind of snapshot in a project.
+    options = read_gate_options(config.getoption, bool(config.getoption("update_snapshots", default=False)))
     try:
-        floor_layers = (
-            parse_cli_thresholds(
-                config.getoption("tts_threshold"), config.getoption("tts_min_n"), config.getoption("tts_floor_on")
-            ),
-            config_layer(settings.thresholds, str(settings.source or "configuration")),
+        return build_gate_config(
+            settings,
+            engines,
+            options,
+            repeats=repeats,
+            repeat_policy=config.getoption("tts_repeat_policy"),
+            contract=config.getoption("tts_contract"),
+            # the baseline is judged under this run's protocol, whatever it was scored under
+            protocol=config.getoption("tts_protocol"),
+            read_files=not is_worker,
         )
-    except ThresholdError as exc:
+    except GateOptionError as exc:
         raise pytest.UsageError(str(exc)) from exc
-    try:
-        latency_budgets = merge_budgets(
-            parse_budgets(config.getoption("tts_latency_budget")),
-            config_budgets(settings.latency_budgets, str(settings.source or "configuration")),
-        )
-        latency_compare_fail = parse_compare_fail(config.getoption("tts_latency_compare_fail"))
-    except LatencyError as exc:
-        raise pytest.UsageError(str(exc)) from exc
-    if latency_compare_fail and not config.getoption("tts_baseline"):
-        raise pytest.UsageError("--tts-latency-compare-fail needs --tts-baseline RESULTS")
-    known: dict[str, KnownGaps] = {}
-    for engine in engines:
-        try:
-            known[engine] = load_known_gaps(gaps_path(settings.base_dir, settings.known_gaps_dir, engine), engine)
-        except KnownGapsError as exc:
-            raise pytest.UsageError(str(exc)) from exc
-    fail_on_regression = bool(config.getoption("tts_fail_on_regression"))
-    baseline_option = config.getoption("tts_baseline")
-    baseline: tuple[ItemResult, ...] | None = None
-    baseline_path: Path | None = None
-    baseline_header: RunHeader | None = None
-    if baseline_option and not is_worker:
-        given = Path(baseline_option).resolve()
-        # a run or saved-baseline folder, or its results file
-        baseline_path = given / "results.jsonl" if given.is_dir() else given
-        if not baseline_path.is_file():
-            raise pytest.UsageError(f"--tts-baseline: no results file at {baseline_path}")
-        try:
-            # judged under this run's protocol, whatever protocol the baseline run was scored under
-            protocol = config.getoption("tts_protocol")
-            baseline = tuple(
-                under_protocol(row, protocol, f"--tts-baseline {baseline_path}")
-                for row in latest_per_target(read_results(baseline_path))
-            )
-        except (OSError, ValueError) as exc:
-            raise pytest.UsageError(f"--tts-baseline: {exc}") from exc
-        if not baseline:
-            raise pytest.UsageError(f"--tts-baseline: {baseline_path} holds no results")
-        try:
-            baseline_header = read_header(baseline_path)
-        except RunHeaderError as exc:
-            raise pytest.UsageError(f"--tts-baseline: {exc}") from exc
-        used = sorted({row.contract for row in baseline})
-        contract = config.getoption("tts_contract")
-        if used and used != [contract]:
-            raise pytest.UsageError(
-                f"--tts-baseline: {baseline_path} sent text contract(s) {', '.join(used)}, this run sends "
-                f"{contract!r}: compare runs of one contract (--tts-contract)"
-            )
-    elif fail_on_regression and not baseline_option:
-        raise pytest.UsageError("--tts-fail-on-regression needs --tts-baseline RESULTS")
-    snapshot_mode = config.getoption("tts_snapshot")
-    snapshots = {}
-    if snapshot_mode != "off" and not is_worker:
-        for engine in engines:
-            path = snapshot_path(settings.base_dir, engine)
-            try:
-                snapshots[engine] = (path, read_snapshots(path))
-            except SnapshotFileError as exc:
-                raise pytest.UsageError(str(exc)) from exc
-    return GateConfig(
-        engines=tuple(engines),
-        repeats=repeats,
-        repeat_policy=config.getoption("tts_repeat_policy"),
-        floor_layers=floor_layers,
-        known_gaps=known,
-        update_known_gaps=bool(config.getoption("tts_update_known_gaps")),
-        baseline=baseline,
-        baseline_path=baseline_path,
-        fail_on_regression=fail_on_regression,
-        regression_rule=RegressionRule(alpha=alpha, max_count=count, max_rate=None if rate >= 1 else rate),
-        baseline_header=baseline_header,
-        allow_asr_change=bool(config.getoption("tts_allow_asr_change")),
-        latency_budgets=tuple(latency_budgets),
-        latency_compare_fail=tuple(latency_compare_fail),
-        snapshot_mode=snapshot_mode,
-        # syrupy's own flag, so one `--snapshot-update` refreshes every kind of snapshot in a project.
-        update_snapshots=bool(config.getoption("update_snapshots", default=False)),
-        snapshots=snapshots,
-        allow_unavailable=bool(config.getoption("tts_allow_unavailable")),
-    )
 
 
 def _output_paths(

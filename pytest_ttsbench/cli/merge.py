@@ -29,6 +29,11 @@ def _cmd_merge(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     shards = ", ".join(run.header.shards) or "one run"
     print(f"merged {len(run.rows)} result(s) from {len(args.shards)} shard(s) ({shards}) into {results}")
+    if run.header.missing_shards:
+        print(
+            f"shard(s) {', '.join(run.header.missing_shards)} never ran: `ttsbench gate` fails on them unless "
+            "given --tts-allow-unmeasured-bounds"
+        )
     return EXIT_OK
 
 

@@ -8,6 +8,10 @@ session that ran to its end. Three ways it could be green over nothing are reaso
   package missing) and skipped every target; ``--tts-allow-unavailable`` keeps the old skip for
   local runs;
 * an engine produced verdicts for only some of its selected targets.
+
+An ``error`` row (the engine refused, the clip was broken) is not a measurement: coverage
+counts judged targets only, and a share of error rows above the error-rate limit
+(``--tts-max-error-rate``, default 0: none allowed) fails the gate itself.
 """
 
 from __future__ import annotations
@@ -29,20 +33,28 @@ class EngineCoverage:
 
     engine: str
     selected: int | None  # None: unknown (no worker reported its collection)
-    measured: int
+    measured: int  # rows with a verdict other than ``error``: judged targets
     unavailable: str | None = None  # why the engine could not run here, when it could not
+    errors: int = 0  # rows that ended in ``error``: recorded, not measured
+
+    @property
+    def error_rate(self) -> float:
+        rows = self.measured + self.errors
+        return self.errors / rows if rows else 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "engine": self.engine,
             "selected": self.selected,
             "measured": self.measured,
+            "errors": self.errors,
             "unavailable": self.unavailable,
         }
 
     def describe(self) -> str:
         of = f" of {self.selected}" if self.selected is not None else ""
-        return f"{self.engine}: {self.measured}{of} selected target(s) produced a verdict"
+        errors = f" ({self.errors} ended in error)" if self.errors else ""
+        return f"{self.engine}: {self.measured}{of} selected target(s) produced a verdict{errors}"
 
 
 def engine_coverage(
@@ -52,24 +64,29 @@ def engine_coverage(
     unavailable: Mapping[str, str],
 ) -> list[EngineCoverage]:
     """One :class:`EngineCoverage` per selected engine, in the order given."""
-    measured = Counter(row.engine for row in results)
+    rows = list(results)
+    measured = Counter(row.engine for row in rows if row.verdict != "error")
+    errors = Counter(row.engine for row in rows if row.verdict == "error")
     return [
         EngineCoverage(
             engine,
             None if selected is None else selected.get(engine),
             measured.get(engine, 0),
             unavailable.get(engine),
+            errors.get(engine, 0),
         )
         for engine in engines
     ]
 
 
-def coverage_reasons(coverage: Iterable[EngineCoverage], allow_unavailable: bool) -> list[str]:
+def coverage_reasons(
+    coverage: Iterable[EngineCoverage], allow_unavailable: bool, max_error_rate: float = 0.0
+) -> list[str]:
     """Reasons the gate fails because targets went unmeasured (empty when everything selected was measured)."""
     reasons = []
     for engine in coverage:
         if engine.measured == 0 and engine.selected != 0:
-            if engine.unavailable is not None:
+            if engine.unavailable is not None and engine.errors == 0:
                 if allow_unavailable:
                     continue
                 reasons.append(
@@ -78,9 +95,21 @@ def coverage_reasons(coverage: Iterable[EngineCoverage], allow_unavailable: bool
                 )
             else:
                 reasons.append(f"{engine.describe()}: the run measured nothing for it")
-        elif engine.selected is not None and engine.measured < engine.selected:
+            continue
+        if engine.selected is not None and engine.measured + engine.errors < engine.selected:
             reasons.append(f"{engine.describe()}: the run is incomplete")
+        if engine.error_rate > max_error_rate:
+            reasons.append(error_rate_reason(engine, max_error_rate))
     return reasons
+
+
+def error_rate_reason(engine: EngineCoverage, max_error_rate: float) -> str:
+    """Why an engine's error rows fail the gate: more of them than the error-rate limit allows."""
+    limit = "no error is allowed" if max_error_rate == 0 else f"at most {max_error_rate:.1%} allowed"
+    return (
+        f"{engine.engine}: {engine.errors} of {engine.measured + engine.errors} target(s) ended in error "
+        f"({engine.error_rate:.1%}; {limit}, --tts-max-error-rate)"
+    )
 
 
 def unfinished_reason(exitstatus: int, stopped_early: str | bool) -> str | None:

@@ -27,6 +27,18 @@ from pytest_ttsbench.gating.baseline import (
     comparison_id,
     regression_reasons,
 )
+from pytest_ttsbench.gating.bounds import (
+    BREACHED,
+    HELD,
+    MATCHES_NOTHING,
+    NOT_MEASURED,
+    Bound,
+    SuiteScope,
+    declared_floors,
+    floor_bounds,
+    quality_scope_problem,
+    unmeasured_reasons,
+)
 from pytest_ttsbench.gating.coverage import EngineCoverage, coverage_reasons, engine_coverage
 from pytest_ttsbench.gating.known_gaps import Gap, KnownGaps, unmatched_ids, updated_gaps, write_known_gaps
 from pytest_ttsbench.gating.latency import (
@@ -55,6 +67,8 @@ class GateConfig:
     """What the gate is asked to enforce, fixed when the session starts."""
 
     engines: tuple[str, ...] = ()
+    #: every configured engine profile, selected or not: names a quality bound's scope may use
+    engine_profiles: tuple[str, ...] = ()
     repeats: int = 1
     repeat_policy: str = "all"
     #: threshold overrides, highest precedence first: command line, then configuration
@@ -83,6 +97,10 @@ class GateConfig:
     quality_sets: tuple[str, ...] | None = None
     #: an engine that cannot run here skips its targets without failing the gate (--tts-allow-unavailable)
     allow_unavailable: bool = False
+    #: bounds may go ``not measured`` (a deliberately partial run, missing shards) (--tts-allow-unmeasured-bounds)
+    allow_unmeasured_bounds: bool = False
+    #: the share of an engine's rows that may end in ``error`` (--tts-max-error-rate; default none)
+    max_error_rate: float = 0.0
 
 
 @dataclass
@@ -108,6 +126,12 @@ class Collected:
     #: cache entry kind → damaged entries the session found (each a miss); None: not known (a
     #: recorded run: the rows' own ``damaged`` marks are counted)
     cache_damaged: dict[str, int] | None = None
+    #: suite → what its case file defines (categories, languages, facet values), selected or not
+    suite_scopes: dict[str, SuiteScope] = field(default_factory=dict)
+    #: suite → its case file, to name where a case file's floor comes from
+    suite_sources: dict[str, str] = field(default_factory=dict)
+    #: shards of a merged run that never ran (``ttsbench merge --allow-partial``)
+    missing_shards: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -147,6 +171,9 @@ class GateOutcome:
     latency: list[LatencyCheck] = field(default_factory=list)
     latency_changes: list[LatencyChange] = field(default_factory=list)
     coverage: list[EngineCoverage] = field(default_factory=list)  # selected targets that produced a verdict
+    #: every bound the gate enforced, each with its status (see bounds.py)
+    bounds: list[Bound] = field(default_factory=list)
+    missing_shards: list[str] = field(default_factory=list)  # shards of a merged run that never ran
     reasons: list[str] = field(default_factory=list)
     exitstatus: int | None = None
     #: files the run asked to rewrite; :func:`write_gate_updates` writes them
@@ -159,6 +186,13 @@ class GateOutcome:
     quality_summary: list[dict[str, Any]] = field(default_factory=list)
     #: what the verdicts rest on: clips and transcripts reused from the cache or made now
     cache: CacheUse = field(default_factory=CacheUse)
+
+    @property
+    def passed(self) -> bool:
+        """The verdict the exit status gives, once it is known; before that, the gate's own."""
+        if self.exitstatus is not None:
+            return self.exitstatus == 0
+        return not self.reasons
 
     @property
     def quality_breaches(self) -> list[QualityCheck]:
@@ -199,9 +233,13 @@ class GateOutcome:
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "exitstatus": self.exitstatus,
-            "passed": not self.reasons,
+            # the exit status's verdict: a dashboard reading this file is never told a failed run passed
+            "passed": self.passed,
+            "gate_passed": not self.reasons,
             "reasons": list(self.reasons),
             "coverage": [engine.to_dict() for engine in self.coverage],
+            "missing_shards": list(self.missing_shards),
+            "bounds": [bound.to_dict() for bound in self.bounds],
             "thresholds": [check.to_dict() for check in self.checks],
             "known_gaps": {
                 "xfailed": list(self.xfailed),
@@ -279,7 +317,13 @@ def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: 
         for engine in config.engines:
             _check_engine_snapshots(results, config, engine, outcome)
     outcome.coverage = engine_coverage(config.engines, collected.selected, results, collected.unavailable)
-    outcome.reasons.extend(coverage_reasons(outcome.coverage, config.allow_unavailable))
+    outcome.reasons.extend(coverage_reasons(outcome.coverage, config.allow_unavailable, config.max_error_rate))
+    outcome.missing_shards = list(collected.missing_shards)
+    outcome.bounds = gate_bounds(results, config, collected, outcome)
+    # Quality bounds that judged nothing have their own reasons (quality/gates.py: unjudged_bounds).
+    outcome.reasons += unmeasured_reasons(
+        [b for b in outcome.bounds if not b.kind.startswith("quality")], config.allow_unmeasured_bounds
+    )
     if repeats > 1 and config.repeat_policy != "all":
         # Failed generations read XFAIL (see collect.py): the items the policy judges not correct fail here.
         gap_keys = {(row.engine, row.key) for row in gap_rows}
@@ -299,6 +343,88 @@ def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: 
         if failures and all(verdict_of.get(k) == "correct" for k in failures):
             outcome.excused = sorted(f"{key} [{engine}]" for engine, key in failures)
     return outcome
+
+
+def scopes_of(results: Sequence[ItemResult], collected: Collected) -> dict[str, SuiteScope]:
+    """What the loaded case files define; a run recorded before scopes were kept: what its rows show."""
+    if collected.suite_scopes:
+        return dict(collected.suite_scopes)
+    by_suite: dict[str, list[tuple[str, str, Mapping[str, Any]]]] = {}
+    for row in results:
+        by_suite.setdefault(row.suite, []).append((row.category, row.language, row.facets))
+    for suite in collected.suite_thresholds:
+        by_suite.setdefault(suite, [])
+    return {suite: SuiteScope.of(entries) for suite, entries in by_suite.items()}
+
+
+def gate_bounds(
+    results: Sequence[ItemResult], config: GateConfig, collected: Collected, outcome: GateOutcome
+) -> list[Bound]:
+    """Every bound of the run with its status: floors, quality, latency, errors, regressions, shards."""
+    scopes = scopes_of(results, collected)
+    in_play: dict[str, set[str]] = {}
+    for row in results:  # the suites each engine ran something of (error rows included)
+        in_play.setdefault(row.engine, set()).add(row.suite)
+    floors = declared_floors(collected.suite_thresholds, config.floor_layers, collected.suite_sources)
+    # An engine allowed to be unavailable here (--tts-allow-unavailable) is not asked its floors.
+    engines = [e for e in config.engines if not (config.allow_unavailable and e in collected.unavailable)]
+    bounds = floor_bounds(outcome.checks, floors, engines, scopes, in_play)
+    for check in outcome.quality_checks:
+        status = {"ok": HELD, "breached": BREACHED}.get(check.status, NOT_MEASURED)
+        bounds.append(
+            Bound(
+                f"quality {check.kind}",
+                f"{check.suite}/{check.category}/{check.measure}={check.limit:g}",
+                check.source,
+                status,
+                check.engine,
+                "" if check.judged else check.status,
+            )
+        )
+    if config.quality_layers or collected.suite_quality:
+        from pytest_ttsbench.quality.gates import case_file_layer
+
+        layers = [*config.quality_layers, tuple(case_file_layer(collected.suite_quality))]
+        for bound in {id(b): b for layer in layers for b in layer}.values():
+            problem = quality_scope_problem(bound.scope, config.engine_profiles or config.engines, scopes)
+            if problem is not None:
+                bounds.append(
+                    Bound(f"quality {bound.kind}", bound.describe(), bound.source, MATCHES_NOTHING, None, problem)
+                )
+    for latency in outcome.latency:
+        status = NOT_MEASURED if latency.status == "not measured" else BREACHED if latency.breached else HELD
+        name = f"{latency.metric}<={1000 * latency.budget:.0f}ms"
+        bounds.append(Bound("latency budget", name, "--tts-latency-budget / latency_budgets", status, latency.engine))
+    for change in outcome.latency_changes:
+        name = f"{change.metric}<=+{100 * change.tolerance:.0f}%"
+        status = BREACHED if change.slower else HELD
+        bounds.append(Bound("latency slowdown", name, "--tts-latency-compare-fail", status, change.engine))
+    for engine in outcome.coverage:
+        rows = engine.measured + engine.errors
+        if rows == 0:
+            continue  # an engine with no rows at all: coverage says why (unavailable, measured nothing)
+        status = BREACHED if engine.error_rate > config.max_error_rate else HELD
+        detail = f"{engine.errors} of {rows}"
+        bounds.append(
+            Bound("error rate", f"<={config.max_error_rate:g}", "--tts-max-error-rate", status, engine.engine, detail)
+        )
+    if config.fail_on_regression and outcome.comparison is not None:
+        failed = bool(regression_reasons(outcome.comparison, outcome.blocking_regressions, config.regression_rule))
+        bounds.append(
+            Bound("regression rule", "against the baseline", "--tts-fail-on-regression", BREACHED if failed else HELD)
+        )
+    for shard in collected.missing_shards:
+        bounds.append(
+            Bound(
+                "shard",
+                shard,
+                "ttsbench merge --allow-partial",
+                NOT_MEASURED,
+                None,
+                "this shard never ran: none of its targets was measured",
+            )
+        )
+    return bounds
 
 
 def _evaluate_quality(

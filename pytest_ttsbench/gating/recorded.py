@@ -16,54 +16,29 @@ a known gap that came out correct is an XPASS, a failure only with strict xfail.
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 
 from pytest_ttsbench.config import Settings
+from pytest_ttsbench.gating.bounds import SuiteScope, case_file_source, declared_floors, scope_errors
 from pytest_ttsbench.gating.gate import (
     Collected,
     GateConfig,
     GateOutcome,
     evaluate_gate,
     final_status,
+    scopes_of,
     write_gate,
     write_gate_updates,
 )
-from pytest_ttsbench.gating.known_gaps import KnownGaps, gaps_path, load_known_gaps
-from pytest_ttsbench.gating.latency import config_budgets, merge_budgets, parse_budgets, parse_compare_fail
-from pytest_ttsbench.gating.snapshots import read_snapshots, snapshot_path
-from pytest_ttsbench.gating.thresholds import config_layer, parse_cli_thresholds
+from pytest_ttsbench.gating.known_gaps import KnownGaps
+from pytest_ttsbench.gating.options import GateOptionError, GateOptions, build_gate_config
 from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, require_one_protocol, under_protocol
 from pytest_ttsbench.provenance import RunHeader, read_header
-from pytest_ttsbench.results import ItemResult, latest_per_target, read_results
+from pytest_ttsbench.results import ItemResult, read_results
 from pytest_ttsbench.runs import gate_path
-
-
-@dataclass(frozen=True)
-class GateOptions:
-    """The gate options of ``pytest`` (``--tts-threshold`` …), as ``ttsbench gate`` takes them."""
-
-    thresholds: Sequence[str] = ()
-    min_n: int | None = None
-    floor_on: str | None = None
-    strict_xfail: bool = False
-    update_known_gaps: bool = False
-    baseline: Path | None = None
-    fail_on_regression: bool = False
-    allow_asr_change: bool = False
-    latency_budgets: Sequence[str] = ()
-    latency_compare_fail: Sequence[str] = ()
-    quality_floors: Sequence[str] = ()
-    quality_ceilings: Sequence[str] = ()
-    quality_tolerance: Sequence[str] = ()
-    allow_quality_model_change: bool = False
-    snapshot_mode: str = "report"
-    update_snapshots: bool = False
-    #: the protocol whose verdicts are gated (run and baseline alike); None: the run's own, which must be one
-    protocol: str | None = None
 
 
 def failed_tests(
@@ -85,101 +60,88 @@ def failed_tests(
 
 
 def gate_config(
-    settings: Settings, engines: Sequence[str], header: RunHeader | None, options: GateOptions
+    settings: Settings,
+    engines: Sequence[str],
+    header: RunHeader | None,
+    options: GateOptions,
+    protocol: str = DEFAULT_PROTOCOL,
 ) -> GateConfig:
-    """The gate's configuration from ``ttsbench gate``'s options, as the plugin builds it from pytest's."""
-    baseline = None
-    baseline_header = None
-    if options.baseline is not None:
-        # the latest row of each target, as the plugin reads a baseline (a file may hold appended runs)
-        rows = latest_per_target(read_results(options.baseline.resolve()))
-        protocol = options.protocol or (header.protocol if header else DEFAULT_PROTOCOL)
-        baseline = tuple(under_protocol(row, protocol, f"--tts-baseline {options.baseline}") for row in rows)
-        baseline_header = read_header(options.baseline.resolve())
-    from pytest_ttsbench.quality.gates import allow_model_change, override_layers, unmeasured_bounds_error
-
-    where = str(settings.source or "configuration")
-    quality_layers = override_layers(
-        settings.quality,
-        where,
-        list(options.quality_floors),
-        list(options.quality_ceilings),
-        list(options.quality_tolerance),
+    """The gate's configuration from ``ttsbench gate``'s options: the plugin's, built by the same function."""
+    config = build_gate_config(
+        settings,
+        engines,
+        options,
+        repeats=header.repeats if header is not None else 1,
+        repeat_policy=header.repeat_policy if header is not None else "all",
+        contract=header.contract if header is not None else None,
+        protocol=protocol,
     )
-    if baseline is None and any(bound.kind == "tolerance" for layer in quality_layers for bound in layer):
-        # as the plugin refuses it when the session starts
-        raise ValueError("--tts-quality-tolerance (or quality.tolerance) needs --tts-baseline RESULTS")
+    from pytest_ttsbench.quality.gates import unmeasured_bounds_error
+
     quality_sets = tuple(header.quality_sets) if header is not None and header.quality_sets is not None else None
     if quality_sets is not None:
         # as the plugin refuses them when the session starts; a header that does not say is judged at the gate
         advice = "gate a run measured with --tts-quality {sets}"
         clip_engines = settings.clip_engines(engines)  # recorded transcripts are not asked quality bounds
         error = (
-            unmeasured_bounds_error(quality_layers, quality_sets, clip_engines, "its run header", advice)
+            unmeasured_bounds_error(config.quality_layers, quality_sets, clip_engines, "its run header", advice)
             if clip_engines
             else None
         )
         if error is not None:
-            raise ValueError(error)
-    snapshots = {}
-    if options.snapshot_mode != "off":
-        for engine in engines:
-            path = snapshot_path(settings.base_dir, engine)
-            snapshots[engine] = (path, read_snapshots(path))
-    return GateConfig(
-        engines=tuple(engines),
-        repeats=header.repeats if header is not None else 1,
-        repeat_policy=header.repeat_policy if header is not None else "all",
-        floor_layers=(
-            parse_cli_thresholds(list(options.thresholds), options.min_n, options.floor_on),
-            config_layer(settings.thresholds, str(settings.source or "configuration")),
-        ),
-        known_gaps={
-            engine: load_known_gaps(gaps_path(settings.base_dir, settings.known_gaps_dir, engine), engine)
-            for engine in engines
-        },
-        update_known_gaps=options.update_known_gaps,
-        baseline=baseline,
-        baseline_path=options.baseline.resolve() if options.baseline is not None else None,
-        fail_on_regression=options.fail_on_regression,
-        baseline_header=baseline_header,
-        allow_asr_change=options.allow_asr_change,
-        latency_budgets=tuple(
-            merge_budgets(
-                parse_budgets(list(options.latency_budgets)),
-                config_budgets(settings.latency_budgets, str(settings.source or "configuration")),
-            )
-        ),
-        latency_compare_fail=tuple(parse_compare_fail(list(options.latency_compare_fail))),
-        snapshot_mode=options.snapshot_mode,
-        update_snapshots=options.update_snapshots,
-        snapshots=snapshots,
-        quality_layers=tuple(tuple(layer) for layer in quality_layers),
-        quality_sets=quality_sets,
-        allow_quality_model_change=allow_model_change(options.allow_quality_model_change, settings.quality),
-    )
+            raise GateOptionError(error)
+    return replace(config, quality_sets=quality_sets)
 
 
-def gate_run(results_path: Path, settings: Settings, options: GateOptions) -> GateOutcome:
-    """Gate the run in ``results_path`` and write its gate file beside it (and any planned rewrites)."""
-    header = read_header(results_path)
-    recorded = read_results(results_path)
-    protocol = options.protocol or require_one_protocol({str(results_path): recorded}) or DEFAULT_PROTOCOL
-    rows = [under_protocol(row, protocol, str(results_path)) for row in recorded]
-    options = dataclasses.replace(options, protocol=protocol)
-    engines = list(dict.fromkeys(row.engine for row in rows))
-    if header is not None and header.engines:
-        engines = list(header.engines)  # the order the run named them in, as the plugin gates them
-    config = gate_config(settings, engines, header, options)
+def recorded_collection(rows: Sequence[ItemResult], header: RunHeader | None, settings: Settings) -> Collected:
+    """What the plugin's session would have collected, from the run header and the rows."""
     collected = Collected(header=header)
     if header is not None:
         files = header.case_files
         collected.suite_thresholds = {suite: dict(entry.get("thresholds") or {}) for suite, entry in files.items()}
         collected.suite_quality = {suite: dict(entry.get("quality") or {}) for suite, entry in files.items()}
-    collected.verdict_failures, collected.other_failures = failed_tests(rows, config.known_gaps, options.strict_xfail)
+        collected.suite_sources = {
+            suite: case_file_source(entry["path"], settings.base_dir)
+            for suite, entry in files.items()
+            if entry.get("path")
+        }
+        collected.suite_scopes = {
+            suite: SuiteScope.from_dict(entry["scopes"]) for suite, entry in files.items() if entry.get("scopes")
+        }
+        collected.missing_shards = list(header.missing_shards)
     # A recorded run's rows are all it says about its selection: an engine it names without a row
     # measured nothing (unknown selection), the others are judged on the rows they have.
     collected.selected = dict(Counter(row.engine for row in rows))
+    return collected
+
+
+def gate_run(results_path: Path, settings: Settings, options: GateOptions, protocol: str | None = None) -> GateOutcome:
+    """Gate the run in ``results_path`` and write its gate file beside it (and any planned rewrites).
+
+    ``protocol``: whose verdicts are gated, the run's and the baseline's alike (``--protocol``);
+    None: the run's own, which must be one.
+    """
+    header = read_header(results_path)
+    recorded = read_results(results_path)
+    protocol = protocol or require_one_protocol({str(results_path): recorded}) or DEFAULT_PROTOCOL
+    rows = [under_protocol(row, protocol, str(results_path)) for row in recorded]
+    engines = list(dict.fromkeys(row.engine for row in rows))
+    if header is not None and header.engines:
+        engines = list(header.engines)  # the order the run named them in, as the plugin gates them
+    config = gate_config(settings, engines, header, options, protocol)
+    collected = recorded_collection(rows, header, settings)
+    collected.verdict_failures, collected.other_failures = failed_tests(
+        rows, config.known_gaps, options.tts_strict_xfail
+    )
+    # A bound whose scope the run's case files do not define is refused, as the plugin refuses it.
+    errors = scope_errors(
+        declared_floors(collected.suite_thresholds, config.floor_layers, collected.suite_sources),
+        [bound for layer in config.quality_layers for bound in layer],
+        list(settings.engines),
+        scopes_of(rows, collected),
+    )
+    if errors:
+        raise GateOptionError("\n".join(errors))
     status = 1 if collected.verdict_failures or collected.other_failures else 0
     outcome = evaluate_gate(rows, config, collected)
     write_gate_updates(outcome)

@@ -99,6 +99,8 @@ class FloorLayer:
     by_suite: Mapping[str, Mapping[str, float]]
     min_n: int | None = None
     floor_on: str | None = None
+    #: where the layer's floors come from (an option, the configuration file), to name them in messages
+    source: str = ""
 
     def lookup(self, suite: str, key: str) -> float | None:
         if key in self.by_suite.get(suite, {}):
@@ -126,7 +128,7 @@ def config_layer(raw: Mapping[str, Any], where: str = "configuration") -> FloorL
             }
         else:
             general[_floor_key(str(key), field_name)] = _check_floor(value, field_name)
-    return FloorLayer(general, by_suite, min_n, floor_on)
+    return FloorLayer(general, by_suite, min_n, floor_on, where)
 
 
 def _floor_key(key: str, where: str) -> str:
@@ -170,7 +172,7 @@ def parse_cli_thresholds(values: Sequence[str], min_n: int | None = None, floor_
             by_suite.setdefault(suite, {})[_floor_key(category, f"--tts-threshold {entry!r}")] = floor
         else:
             general[_floor_key(name, f"--tts-threshold {entry!r}")] = floor
-    return FloorLayer(general, by_suite, min_n, floor_on)
+    return FloorLayer(general, by_suite, min_n, floor_on, "--tts-threshold")
 
 
 def resolve_floor(

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pytest_ttsbench.gating.bounds import BREACHED, HELD, STATUSES, TOO_FEW
 from pytest_ttsbench.gating.snapshots import one_line
 from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.gating.thresholds import breach_reason
@@ -288,12 +290,38 @@ def gate_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:
     lines += quality_gate_lines(outcome)
     if outcome.coverage:
         lines.append("coverage: " + "; ".join(engine.describe() for engine in outcome.coverage))
+    if getattr(outcome, "missing_shards", None):
+        shards = ", ".join(outcome.missing_shards)
+        lines.append(f"coverage: shard(s) {shards} never ran (merged with --allow-partial)")
+    lines += bound_lines(outcome)
     reused = outcome.cache.line()
     if reused is not None:
         lines.append(reused)
     verdict = outcome_line(outcome)
     if verdict is not None:
         lines.append(verdict)
+    return lines
+
+
+#: bounds the terminal already shows with their status in a table or line of their own
+_SHOWN_ELSEWHERE = ("latency budget", "latency slowdown")
+
+
+def bound_lines(outcome: GateOutcome) -> list[str]:
+    """Every bound the gate enforced, counted by status (see gating/bounds.py), then one line per bound
+    not already shown with its status above: the floors' and quality tables and the latency lines
+    hold the measured ones, so each thing is said once."""
+    bounds = getattr(outcome, "bounds", [])
+    if not bounds:
+        return []
+    counts = Counter(bound.status for bound in bounds)
+    summary = ", ".join(f"{counts[status]} {status}" for status in STATUSES if counts[status])
+    lines = [f"bounds: {summary}"]
+    for bound in bounds:
+        in_table = bound.kind == "floor" or bound.kind.startswith("quality") or bound.kind in _SHOWN_ELSEWHERE
+        if in_table and bound.status in (HELD, BREACHED, TOO_FEW):
+            continue
+        lines.append(f"  {bound.status:<15} {bound.describe()}")
     return lines
 
 

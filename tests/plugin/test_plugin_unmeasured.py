@@ -44,7 +44,13 @@ def test_an_unavailable_engine_fails_the_gate(project: pytest.Pytester) -> None:
     gate = _gate(project)
     assert gate["passed"] is False
     assert gate["coverage"] == [
-        {"engine": "cloud", "selected": 3, "measured": 0, "unavailable": gate["coverage"][0]["unavailable"]}
+        {
+            "engine": "cloud",
+            "selected": 3,
+            "measured": 0,
+            "errors": 0,
+            "unavailable": gate["coverage"][0]["unavailable"],
+        }
     ]
     assert "TTSBENCH_UNSET_KEY" in gate["coverage"][0]["unavailable"]
 

@@ -89,7 +89,8 @@ def test_a_passed_gate_still_exits_1_when_items_failed_as_pytest_does(pytester: 
     status = main(["gate", str(project / "whole"), "--rootdir", str(project), *relaxed])
     assert status == 1
     gate = json.loads((project / "whole" / "results.gate.json").read_text(encoding="utf-8"))
-    assert gate["passed"] is True and gate["exitstatus"] == 1
+    # The file's verdict is the exit status's; the gate's own reasons were none (#22: never "passed" with exit 1).
+    assert gate["passed"] is False and gate["exitstatus"] == 1 and gate["gate_passed"] is True
 
 
 def _shard_runs(pytester: pytest.Pytester, project: Path, *extra: str) -> None:
@@ -210,4 +211,4 @@ def test_the_gate_command_gates_quality_from_its_options_and_the_case_files(
     assert breached == {("clipping_ratio", "ceiling"), ("dnsmos_ovrl", "floor")}
     capsys.readouterr()
     assert main(["gate", str(results), "--rootdir", str(tmp_path), "--tts-quality-tolerance", "dnsmos_ovrl=0.1"]) == 2
-    assert "--tts-quality-tolerance needs --tts-baseline" in capsys.readouterr().err
+    assert "--tts-quality-tolerance (or quality.tolerance) needs --tts-baseline" in capsys.readouterr().err

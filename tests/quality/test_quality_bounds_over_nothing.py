@@ -206,11 +206,17 @@ def test_plugin_refuses_a_bound_on_a_set_it_does_not_take_and_the_gate_command_a
     assert pytester.runpytest("--tts-engine=voice", "--tts-synth-only", "-p", "no:cacheprovider").ret == 0
     (root / "ttsbench.yaml").write_text(config, encoding="utf-8")
 
-    # Another engine's floor is not asked of this run: it runs and passes.
+    # Another engine's floor is not asked of this run: it runs and passes (a name no profile has is refused).
+    (root / "ttsbench.yaml").write_text(config.replace("engines:\n", "engines:\n  piper: {type: espeak}\n"))
     run = pytester.runpytest(
         "--tts-engine=voice", "--tts-results=run/results.jsonl", "--tts-quality-floor=piper/dnsmos_ovrl=3.0"
     )
     assert run.ret == 0
+    typo = pytester.runpytest(
+        "--tts-engine=voice", "--tts-results=typo/results.jsonl", "--tts-quality-floor=pipr/dnsmos_ovrl=3.0"
+    )
+    assert typo.ret == pytest.ExitCode.USAGE_ERROR
+    typo.stderr.fnmatch_lines(["*floor pipr/dnsmos_ovrl=3 (--tts-quality-floor) matches nothing*(closest: piper)*"])
     assert json.loads(header_path(root / "run" / "results.jsonl").read_text(encoding="utf-8"))["quality_sets"] == [
         "signal"
     ]

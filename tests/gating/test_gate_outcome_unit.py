@@ -1,0 +1,468 @@
+"""The gate outcome's own pieces as plain functions: what it writes, says and decides (mutation-tested)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from result_rows import make_result
+
+from pytest_ttsbench.gating.coverage import EngineCoverage, unfinished_reason
+from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome, evaluate_gate, write_gate
+from pytest_ttsbench.gating.known_gaps import Gap, KnownGaps
+from pytest_ttsbench.gating.snapshots import received_snapshots
+from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, parse_cli_thresholds
+
+
+def row(item: str, verdict: str = "correct", engine: str = "e", heard: str = "x", **fields):  # type: ignore[no-untyped-def]
+    return make_result(
+        engine=engine, id=f"s/{item}", category="years", verdict=verdict, transcripts={"r": heard}, **fields
+    )
+
+
+@pytest.mark.parametrize("status", [2, 3, 4])
+def test_a_session_that_did_not_finish_never_passes(status: int) -> None:
+    assert unfinished_reason(status, False) == (
+        f"the session did not finish (pytest exit status {status}): an interrupted run never passes"
+    )
+
+
+def test_a_session_stopped_early_says_why() -> None:
+    assert unfinished_reason(0, False) is None and unfinished_reason(1, "") is None
+    assert unfinished_reason(1, "stopping after 1 failures") == (
+        "the session stopped before running every selected target (stopping after 1 failures)"
+    )
+    assert unfinished_reason(1, True) == "the session stopped before running every selected target (stopped early)"
+
+
+def test_coverage_of_an_unknown_selection_names_no_total() -> None:
+    assert EngineCoverage("e", None, 2).describe() == "e: 2 selected target(s) produced a verdict"
+
+
+def test_nondeterministic_engines_are_told_what_to_do() -> None:
+    outcome = GateOutcome(items=[], nondeterministic={"b": (2, 3), "a": (1, 1)})
+    assert outcome.nondeterminism_lines() == [
+        "a is not deterministic: identical requests gave different audio (1 of 1 checked); set `repeats: 3` in "
+        "its profile (or --tts-repeats 3) so verdicts are rates, not single draws",
+        "b is not deterministic: identical requests gave different audio (2 of 3 checked); set `repeats: 3` in "
+        "its profile (or --tts-repeats 3) so verdicts are rates, not single draws",
+    ]
+    outcome.repeats = 3
+    assert outcome.nondeterminism_lines()[0].endswith(
+        "(1 of 1 checked); each item's verdict is taken over 3 generations"
+    )
+
+
+def test_the_one_generation_probe_marks_an_engine_not_deterministic() -> None:
+    outcome = evaluate_gate([row("a", audio_varies=True), row("b")], GateConfig(engines=("e",)), Collected())
+    assert outcome.nondeterministic == {"e": (1, 1)}
+    assert evaluate_gate([row("a")], GateConfig(engines=("e",)), Collected()).nondeterministic == {}
+
+
+def test_the_gate_file_is_the_outcome_as_json_written_whole(tmp_path: Path) -> None:
+    outcome = evaluate_gate([row("a", heard="ça")], GateConfig(engines=("e",)), Collected(selected={"e": 1}))
+    outcome.exitstatus = 0
+    outcome.reasons = ["é"]  # written as it is, not escaped
+    path = tmp_path / "deep" / "er" / "results.gate.json"
+    write_gate(path, outcome)
+    text = path.read_text(encoding="utf-8")
+    assert json.loads(text) == outcome.to_dict() and text.endswith("}\n") and '"é"' in text
+    assert text.startswith('{\n  "exitstatus": 0,')  # indented, in the outcome's order
+    assert [p.name for p in path.parent.iterdir()] == ["results.gate.json"]  # no temporary file left
+
+
+def test_the_baseline_comparison_is_recorded_and_only_fails_when_asked() -> None:
+    baseline = (row("a"), row("b"), row("c", "wrong"))
+    results = [row("a", "wrong"), row("b", "wrong"), row("c")]
+    gaps = KnownGaps("e", Path("e.yaml"), [Gap("s/b")])
+    config = GateConfig(engines=("e",), known_gaps={"e": gaps}, baseline=baseline, baseline_path=Path("/b/r.jsonl"))
+    outcome = evaluate_gate(results, config, Collected())
+    assert outcome.comparison is not None and outcome.reasons == []
+    assert outcome.baseline_path == "/b/r.jsonl" and outcome.known_gap_ids == {"s/b"}
+    assert outcome.blocking_regressions == ["s/a"] and outcome.regression_rule == config.regression_rule
+    data = outcome.to_dict()["baseline"]
+    assert data["path"] == "/b/r.jsonl" and data["blocking_regressions"] == ["s/a"]
+    assert evaluate_gate(results, GateConfig(engines=("e",), baseline=baseline), Collected()).baseline_path is None
+    failing = evaluate_gate(
+        results, GateConfig(engines=("e",), baseline=baseline, fail_on_regression=True), Collected()
+    )
+    rule = next(b for b in failing.bounds if b.kind == "regression rule")
+    assert rule.status == "breached" and failing.reasons
+    held = evaluate_gate(baseline, GateConfig(engines=("e",), baseline=baseline, fail_on_regression=True), Collected())
+    assert next(b for b in held.bounds if b.kind == "regression rule").status == "held" and held.reasons == []
+
+
+def test_strict_snapshots_fail_with_the_counts_and_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "e.ambr"
+    stored = {name: r.data for name, r in received_snapshots([row("a", heard="one")], "e").items()}
+    results = [row("a", heard="two"), row("b", heard="new")]
+    config = GateConfig(engines=("e", "f"), snapshot_mode="strict", snapshots={"e": (path, stored)})
+    outcome = evaluate_gate(results, config, Collected(selected={"e": 2, "f": 0}))
+    assert outcome.reasons == [
+        f"e: 1 transcript(s) differ from their snapshot and 1 have none in {path} (--snapshot-update records them)"
+    ]
+    assert [check.engine for check in outcome.snapshots] == ["e"]  # f has neither rows nor a file
+    assert outcome.snapshot_mode == "strict" and outcome.to_dict()["snapshots"]["mode"] == "strict"
+    matched = evaluate_gate([row("a", heard="one")], config, Collected(selected={"e": 1, "f": 0}))
+    assert matched.reasons == [] and matched.snapshots[0].matched == ["s/a"]
+    off = evaluate_gate(results, GateConfig(engines=("e",), snapshot_mode="off"), Collected())
+    assert off.snapshots == [] and "snapshots" not in off.to_dict()
+
+
+def test_floor_settings_name_their_source() -> None:
+    with pytest.raises(
+        ThresholdError,
+        match=r"^cfg: field thresholds.floor_on: floor_on must be one of point, lower, "
+        r"got 'upper'$",
+    ):
+        config_layer({"floor_on": "upper"}, "cfg")
+    with pytest.raises(ThresholdError, match=r"^--tts-floor-on: floor_on must be one of point, lower, got 'x'$"):
+        parse_cli_thresholds([], floor_on="x")
+    assert config_layer({"floor_on": "lower", "min_n": 2}, "cfg").floor_on == "lower"
+
+
+def test_floor_values_and_slice_keys_are_checked_where_they_are_written() -> None:
+    with pytest.raises(
+        ThresholdError, match=r"^cfg: field thresholds.years: a floor must be a number between 0 and 1, got True$"
+    ):
+        config_layer({"years": True}, "cfg")
+    with pytest.raises(ThresholdError, match=r"^cfg: field thresholds.form=: a slice is FIELD=VALUE"):
+        config_layer({"form=": 0.5}, "cfg")
+    # the field is what comes before the first "=", each side stripped
+    assert set(config_layer({" form = a=b": 0.5}, "cfg").general) == {"form=a=b"}
+
+
+def test_a_breach_names_the_figure_compared() -> None:
+    from pytest_ttsbench.gating.thresholds import breach_reason, evaluate
+
+    rows = [row(f"i{i}", "correct" if i < 9 else "wrong") for i in range(10)]
+    (point,) = evaluate(rows, {}, [config_layer({"years": 0.95, "min_n": 1})])
+    assert breach_reason(point) == "e s/years: strict accuracy 90.0% (9/10) below floor 95.0%"
+    (lower,) = evaluate(rows, {}, [config_layer({"years": 0.8, "min_n": 1, "floor_on": "lower"})])
+    assert breach_reason(lower) == "e s/years: Wilson 95% lower bound 59.6% (9/10) below floor 80.0%"
+    assert lower.to_dict() == {
+        "engine": "e",
+        "suite": "s",
+        "category": "years",
+        "n": 10,
+        "correct": 9,
+        "strict_accuracy": 0.9,
+        "floor": 0.8,
+        "floor_on": "lower",
+        "measured": lower.ci95[0],
+        "min_n": 1,
+        "ci95": list(lower.ci95),
+        "status": "breached",
+        "breached": True,
+    }
+
+
+def test_the_closest_names_are_three_at_most_and_the_known_ones_twelve() -> None:
+    from pytest_ttsbench.gating.bounds import SuiteScope, quality_scope_problem
+
+    close = {"s": SuiteScope.of([(f"years{i}", "en", {}) for i in range(5)])}
+    assert quality_scope_problem(("years",), [], close) == (
+        "no engine, suite or category 'years' (closest: years4, years3, years2)"
+    )
+    far = {"s": SuiteScope.of([(f"{chr(97 + i)}{chr(97 + i)}{chr(97 + i)}", "en", {}) for i in range(14)])}
+    problem = quality_scope_problem(("zzzzzz", "qqqqqq"), [], far)
+    assert problem is not None and problem.count(";") == 1
+    first = problem.split("; ")[0]
+    assert (
+        first
+        == "no engine, suite or category 'zzzzzz' (known: " + ", ".join(sorted(far["s"].categories | {"s"})[:12]) + ")"
+    )
+
+
+def test_nondeterminism_advice_changes_at_two_generations() -> None:
+    outcome = GateOutcome(items=[], nondeterministic={"a": (1, 2)}, repeats=2)
+    assert outcome.nondeterminism_lines()[0].endswith("each item's verdict is taken over 2 generations")
+
+
+def test_a_recognizer_change_keeps_regressions_off_the_voice_unless_asked() -> None:
+    from pytest_ttsbench.provenance import RunHeader
+
+    def header(model: str) -> RunHeader:
+        return RunHeader(engines={"e": {}}, asr={"e": [{"name": "whisper", "type": "whisper", "model": model}]})
+
+    baseline, results = (row("a"),), [row("a", "wrong")]
+    config = GateConfig(
+        engines=("e",),
+        baseline=baseline,
+        fail_on_regression=True,
+        baseline_header=header("base"),
+        regression_rule=GateConfig().regression_rule,
+    )
+    changed = evaluate_gate(results, config, Collected(header=header("small")))
+    assert changed.comparison is not None and changed.comparison.recognizer_changes
+    assert changed.unattributed_regressions == ["s/a"] and changed.blocking_regressions == [] and not changed.reasons
+    counted = evaluate_gate(results, replace(config, allow_asr_change=True), Collected(header=header("small")))
+    assert counted.unattributed_regressions == [] and counted.blocking_regressions == ["s/a"] and counted.reasons
+    same = evaluate_gate(results, config, Collected(header=header("base")))
+    assert same.comparison is not None and same.comparison.recognizer_changes == []
+    assert same.blocking_regressions == ["s/a"]
+    unknown = evaluate_gate(results, replace(config, baseline_header=None), Collected(header=header("small")))
+    assert unknown.comparison is not None and "baseline has no run header" in unknown.comparison.provenance_note
+    candidate = evaluate_gate(results, config, Collected())
+    assert candidate.comparison is not None and "candidate has no run header" in candidate.comparison.provenance_note
+
+
+def test_regression_reasons_add_to_the_others() -> None:
+    baseline, results = (row("a"),), [row("a", "wrong")]
+    config = GateConfig(
+        engines=("e",),
+        baseline=baseline,
+        fail_on_regression=True,
+        floor_layers=(config_layer({"years": 0.5, "min_n": 1}),),
+    )
+    outcome = evaluate_gate(results, config, Collected())
+    assert outcome.reasons[0].startswith("e s/years: strict accuracy 0.0%") and len(outcome.reasons) == 2
+
+
+def test_strict_snapshots_fail_on_a_change_alone_and_skip_engines_without_rows(tmp_path: Path) -> None:
+    path = tmp_path / "e.ambr"
+    stored = {name: r.data for name, r in received_snapshots([row("a", heard="one")], "e").items()}
+    config = GateConfig(
+        engines=("e", "f"), snapshot_mode="strict", snapshots={"e": (path, stored), "f": (tmp_path / "f.ambr", {})}
+    )
+    outcome = evaluate_gate([row("a", heard="two")], config, Collected(selected={"e": 1, "f": 0}))
+    assert [check.engine for check in outcome.snapshots] == ["e"] and outcome.snapshots[0].path == path
+    assert outcome.reasons == [
+        f"e: 1 transcript(s) differ from their snapshot and 0 have none in {path} (--snapshot-update records them)"
+    ]
+
+
+def test_the_gate_file_creates_its_folders(tmp_path: Path) -> None:
+    outcome = GateOutcome(items=[])
+    write_gate(tmp_path / "a" / "b" / "g.json", outcome)
+    assert json.loads((tmp_path / "a" / "b" / "g.json").read_text(encoding="utf-8"))["passed"] is True
+
+
+def test_the_gate_file_holds_every_section() -> None:
+    from pytest_ttsbench.gating.latency import LatencyBudget, SlowdownRule
+
+    baseline = (row("a"), row("b"))
+    results = [row("a", repeat=0), row("a", "wrong", repeat=1), row("b", repeat=0), row("b", repeat=1)]
+    gaps = KnownGaps("e", Path("e.yaml"), [Gap("s/b"), Gap("s/zz")])
+    config = GateConfig(
+        engines=("e",),
+        repeats=2,
+        repeat_policy="majority",
+        known_gaps={"e": gaps},
+        update_known_gaps=True,
+        baseline=baseline,
+        latency_budgets=(LatencyBudget("e", "p95", 1.0),),
+        latency_compare_fail=(SlowdownRule("p95", 0.2),),
+        snapshot_mode="report",
+    )
+    outcome = evaluate_gate(results, config, Collected(selected={"e": 4}))
+    outcome.exitstatus = 1
+    data = outcome.to_dict()
+    assert list(data) == [
+        "exitstatus",
+        "passed",
+        "gate_passed",
+        "reasons",
+        "coverage",
+        "missing_shards",
+        "bounds",
+        "thresholds",
+        "known_gaps",
+        "repeats",
+        "nondeterministic",
+        "latency",
+        "snapshots",
+        "baseline",
+    ]
+    assert data["exitstatus"] == 1 and data["passed"] is False and data["reasons"] == outcome.reasons
+    assert data["known_gaps"] == {
+        "xfailed": [],
+        "fixed": ["s/b [e]"],
+        "unmatched": {"e": ["s/zz"]},
+        "updated_files": ["e.yaml"],
+    }
+    repeats = data["repeats"]
+    assert repeats["n"] == 2 and repeats["policy"] == "majority"
+    assert [item["key"] for item in repeats["items"]] == ["s/a", "s/b"]
+    assert repeats["inconsistent"] == ["s/a [e]"] and repeats["flaky"] == ["s/a [e]"]
+    assert repeats["excused_failures"] == []
+    assert data["latency"]["budgets"] == [check.to_dict() for check in outcome.latency]
+    assert data["latency"]["baseline"] == [change.to_dict() for change in outcome.latency_changes]
+    assert data["snapshots"] == {"mode": "report", "engines": []}
+    assert data["baseline"]["rule"] == config.regression_rule.to_dict()
+    assert data["baseline"]["unattributed_regressions"] == [] and data["baseline"]["path"] is None
+    assert data["coverage"] == [c.to_dict() for c in outcome.coverage]
+    assert data["bounds"] == [b.to_dict() for b in outcome.bounds]
+    assert data["thresholds"] == [c.to_dict() for c in outcome.checks]
+    single = GateOutcome(items=[], nondeterministic={"e": (1, 2)}).to_dict()
+    assert single["repeats"] == {
+        "n": 1,
+        "policy": "all",
+        "items": [],
+        "inconsistent": [],
+        "flaky": [],
+        "excused_failures": [],
+    }
+    assert single["nondeterministic"] == {"e": {"varied": 1, "checked": 2}}
+    assert "latency" not in single and "baseline" not in single and "quality" not in single
+
+
+def test_the_repeat_policy_fails_items_it_judges_not_correct_and_excuses_the_others() -> None:
+    results = [row("a", repeat=0), row("a", "wrong", repeat=1), row("a", repeat=2)]
+    results += [row("b", "wrong", repeat=r) for r in range(3)] + [row("c", "wrong", repeat=r) for r in range(3)]
+    gaps = KnownGaps("e", Path("e.yaml"), [Gap("s/c")])
+    config = GateConfig(engines=("e",), repeats=3, repeat_policy="majority", known_gaps={"e": gaps})
+    collected = Collected(selected={"e": 9}, verdict_failures={("e", "s/a")})
+    outcome = evaluate_gate(results, config, collected)
+    assert outcome.repeats == 3
+    assert outcome.reasons == ["1 item(s) not correct under the 'majority' repeat policy: s/b [e]"]
+    assert outcome.excused == ["s/a [e]"]  # a failed generation of an item the policy judges correct
+    only_a = Collected(selected={"e": 9}, verdict_failures={("e", "s/a")})
+    passing = [row("a", repeat=0), row("a", "wrong", repeat=1), row("a", repeat=2)]
+    excused = evaluate_gate(passing, replace(config, known_gaps={}), only_a)
+    assert excused.excused == ["s/a [e]"] and not [r for r in excused.reasons if "policy" in r]
+    other = Collected(selected={"e": 3}, verdict_failures={("e", "s/a")}, other_failures=1)
+    assert evaluate_gate(passing, replace(config, known_gaps={}), other).excused == []
+    everything = evaluate_gate(passing, replace(config, known_gaps={}, repeat_policy="all"), only_a)
+    assert everything.excused == [] and not [r for r in everything.reasons if "policy" in r]
+    one = evaluate_gate([row("a", "wrong")], replace(config, repeats=1), Collected(selected={"e": 1}))
+    assert one.repeats == 1 and not [r for r in one.reasons if "policy" in r]
+    assert evaluate_gate([], GateConfig(), Collected()).repeats == 1
+
+
+def test_the_gate_file_holds_the_quality_section_whenever_models_measured() -> None:
+    outcome = GateOutcome(items=[], quality_models={"signal": "v1"})
+    assert outcome.to_dict()["quality"] == {"models": {"signal": "v1"}, "summary": [], "gates": [], "repeats": []}
+    repeated = GateOutcome(items=[], repeats=1, repeated=[])
+    assert repeated.to_dict()["repeats"]["items"] == []
+
+
+def test_latency_is_compared_only_with_a_baseline_and_snapshots_only_when_on(tmp_path: Path) -> None:
+    from pytest_ttsbench.gating.latency import SlowdownRule
+
+    config = GateConfig(
+        engines=("e",),
+        latency_compare_fail=(SlowdownRule("p95", 0.2),),
+        snapshot_mode="off",
+        snapshots={"e": (tmp_path / "e.ambr", {"s/a": "old"})},
+    )
+    outcome = evaluate_gate([row("a")], config, Collected(selected={"e": 1}))
+    assert outcome.latency_changes == [] and outcome.snapshots == [] and outcome.snapshot_mode == "off"
+
+
+def test_an_allowed_unavailable_engine_does_not_fail_the_gate() -> None:
+    config = GateConfig(engines=("e", "cloud"), allow_unavailable=True)
+    collected = Collected(selected={"e": 1, "cloud": 1}, unavailable={"cloud": "no key"})
+    assert evaluate_gate([row("a")], config, collected).reasons == []
+    assert evaluate_gate([row("a")], replace(config, allow_unavailable=False), collected).reasons
+
+
+def test_a_run_recorded_without_scopes_is_judged_on_its_rows_and_its_suites() -> None:
+    from pytest_ttsbench.gating.bounds import SuiteScope
+    from pytest_ttsbench.gating.gate import scopes_of
+
+    assert scopes_of([row("a")], Collected(suite_thresholds={"other": {}})) == {
+        "s": SuiteScope.of([("years", "en", {})]),
+        "other": SuiteScope(),
+    }
+    kept = {"x": SuiteScope.of([("c", "en", {})])}
+    assert scopes_of([row("a")], Collected(suite_scopes=kept)) == kept
+
+
+def test_quality_bounds_are_listed_with_the_gates_statuses_and_typos_match_nothing() -> None:
+    from quality_rows import rows as quality_rows
+
+    from pytest_ttsbench.gating.bounds import BREACHED, HELD, MATCHES_NOTHING, NOT_MEASURED
+    from pytest_ttsbench.quality.gates import QualityBound
+
+    results = quality_rows("e", "years", {"dnsmos_ovrl": [3.5, 3.7]}) + quality_rows("e", "dates", {"snr_db": [1.0]})
+    layer = (
+        QualityBound("floor", "dnsmos_ovrl", 3.0, (), "--tts-quality-floor"),
+        QualityBound("ceiling", "dnsmos_ovrl", 3.1, ("years",), "--tts-quality-ceiling"),
+        QualityBound("floor", "dnsmos_ovrl", 1.0, ("yeras",), "--tts-quality-floor"),
+    )
+    config = GateConfig(engines=("e",), engine_profiles=("e", "other"), quality_layers=(layer,))
+    outcome = evaluate_gate(results, config, Collected(selected={"e": 3}))
+    quality = [(b.kind, b.name, b.engine, b.status, b.detail, b.source) for b in outcome.bounds if "quality" in b.kind]
+    typo = "floor yeras/dnsmos_ovrl=1 (--tts-quality-floor)"
+    assert quality == [
+        ("quality floor", "s/dates/dnsmos_ovrl=3", "e", NOT_MEASURED, "no figures", "--tts-quality-floor"),
+        ("quality floor", "s/years/dnsmos_ovrl=3", "e", HELD, "", "--tts-quality-floor"),
+        ("quality ceiling", "s/years/dnsmos_ovrl=3.1", "e", BREACHED, "", "--tts-quality-ceiling"),
+        (
+            "quality floor",
+            typo,
+            None,
+            MATCHES_NOTHING,
+            "no engine, suite or category 'yeras' (closest: years)",
+            "--tts-quality-floor",
+        ),
+    ]
+    held = evaluate_gate(results[:2], replace(config, quality_layers=(layer[:1],)), Collected(selected={"e": 2}))
+    assert [(b.status, b.detail) for b in held.bounds if "quality" in b.kind] == [(HELD, "")]
+    # The bounds of the case files' own quality sections are checked as well.
+    case = evaluate_gate(
+        results[:2],
+        GateConfig(engines=("e",)),
+        Collected(selected={"e": 2}, suite_quality={"s": {"floors": {"dnsmos_ovrl": 3.0}}}),
+    )
+    assert [b.status for b in case.bounds if "quality" in b.kind] == [HELD]
+    # A quality bound naming a configured engine that did not run is not a typo.
+    other = (QualityBound("floor", "dnsmos_ovrl", 3.0, ("other",), "--tts-quality-floor"),)
+    assert not [
+        b
+        for b in evaluate_gate(results, replace(config, quality_layers=(other,)), Collected(selected={"e": 3})).bounds
+        if b.status == MATCHES_NOTHING
+    ]
+
+
+def test_case_file_floors_through_the_gate_name_their_file_and_are_asked_where_the_engine_ran() -> None:
+    from pytest_ttsbench.gating.bounds import NOT_MEASURED, SuiteScope
+
+    scopes = {
+        "s": SuiteScope.of([("years", "en", {}), ("times", "en", {})]),
+        "t": SuiteScope.of([("x", "en", {}), ("y", "en", {})]),
+    }
+    collected = Collected(
+        selected={"e": 1, "f": 0},
+        suite_thresholds={"s": {"times": 0.9}, "t": {"x": 0.9, "y": 0.9}},
+        suite_scopes=scopes,
+        suite_sources={"s": "cases/s.yaml", "t": "cases/t.yaml"},
+        unavailable={"f": "no key"},
+    )
+    config = GateConfig(engines=("e", "f"), allow_unavailable=True, floor_layers=(parse_cli_thresholds(["t/x=0.5"]),))
+    outcome = evaluate_gate([row("a")], config, collected)
+    floors = [(b.name, b.engine, b.status, b.source) for b in outcome.bounds if b.kind == "floor"]
+    assert floors == [
+        ("t/x=0.5", "e", NOT_MEASURED, "--tts-threshold"),
+        ("s/times=0.9", "e", NOT_MEASURED, "cases/s.yaml"),
+    ]  # f is allowed to be unavailable: not asked; t's own floor is not asked of e, which ran nothing of t
+    strict = evaluate_gate([row("a")], replace(config, allow_unavailable=False), collected)
+    assert ("t/x=0.5", "f") in {(b.name, b.engine) for b in strict.bounds if b.kind == "floor"}
+
+
+def test_latency_budgets_and_slowdowns_are_bounds_with_their_figures() -> None:
+    from pytest_ttsbench.gating.bounds import BREACHED, HELD, NOT_MEASURED
+    from pytest_ttsbench.gating.latency import LatencyBudget, SlowdownRule
+
+    def timed(item: str, seconds: float):  # type: ignore[no-untyped-def]
+        return row(item, synth_seconds=seconds, audio_sha256="ab", audio_path="a.wav")
+
+    results = [timed("a", 0.5), timed("b", 0.5)]
+    baseline = (timed("a", 0.2), timed("b", 0.2))
+    budgets = (LatencyBudget("e", "p95", 0.6), LatencyBudget("e", "p50", 0.4), LatencyBudget("e", "first_audio_p95", 1))
+    config = GateConfig(
+        engines=("e",), latency_budgets=budgets, baseline=baseline, latency_compare_fail=(SlowdownRule("p95", 0.2),)
+    )
+    outcome = evaluate_gate(results, config, Collected(selected={"e": 2}))
+    latency = [(b.kind, b.name, b.source, b.status, b.engine) for b in outcome.bounds if "latency" in b.kind]
+    assert latency == [
+        ("latency budget", "p95<=600ms", "--tts-latency-budget / latency_budgets", HELD, "e"),
+        ("latency budget", "p50<=400ms", "--tts-latency-budget / latency_budgets", BREACHED, "e"),
+        ("latency budget", "first_audio_p95<=1000ms", "--tts-latency-budget / latency_budgets", NOT_MEASURED, "e"),
+        ("latency slowdown", "p95<=+20%", "--tts-latency-compare-fail", BREACHED, "e"),
+    ]
+    steady = evaluate_gate(baseline, config, Collected(selected={"e": 2}))
+    assert [b.status for b in steady.bounds if b.kind == "latency slowdown"] == [HELD]
