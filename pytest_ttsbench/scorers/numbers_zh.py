@@ -313,29 +313,41 @@ def _quantity(text: str, start: int) -> ZhNumber | None:
             pos += 1
             end = pos
             continue
-        if ch == "点" and last_big is None:
+        if ch == "点" and pos == end and (pending is None or text[pending_start] != "两"):
             point = _point_fraction(text, pos)
             if point is not None:
-                integer = total + section + (pending or 0)
+                # The integer part follows the same zero and short-form rules as a whole number:
+                # 一千五点三 is 1500.3 and 一千零五点三 1005.3, 一万零五点二 10005.2.
+                integer = total + _close_section(section, pending, after_zero, last_small, last_big)
                 return _decimal(str(integer), point[0], start, point[1], text, small_too=False)
         break
     if pending is not None and text[pending_start] == "两" and (last_small or last_big):
         # 两 is said before a unit (两千, 两万) but never as the last digit of a short form: 一万二,
         # not 一万两. A 两 left over is the weight unit (三千两 = 3000 liang), not 3200.
         pending, end = None, pending_start
-    if pending is not None:
-        # The spoken short form: a lone digit right after 百/千/万/亿 counts in the next lower unit.
-        short = pending < 10 and not after_zero
-        if short and last_small is not None and last_small >= 100:
-            section += pending * last_small // 10  # 一百五 = 150
-        elif short and last_small is None and last_big is not None:
-            section += pending * 10**last_big // 10  # 一万五 = 15000
-        else:
-            section += pending
+    section = _close_section(section, pending, after_zero, last_small, last_big)
     if end == start or (total == 0 and section == 0 and last_small is None and last_big is None):
         return None
     value = str(total + section)
     return ZhNumber(value, start, end, "integer", value)
+
+
+def _close_section(
+    section: int, pending: int | None, after_zero: bool, last_small: int | None, last_big: int | None
+) -> int:
+    """The section below the last 万/亿 with its last digit added, by the spoken short form.
+
+    A lone digit right after 百/千/万/亿 counts in the next lower unit (一百五 = 150, 一万五 =
+    15000) unless a 零 stood before it (一千零五 = 1005): the 零 says a place was skipped.
+    """
+    if pending is None:
+        return section
+    short = pending < 10 and not after_zero
+    if short and last_small is not None and last_small >= 100:
+        return section + pending * last_small // 10  # 一百五 = 150
+    if short and last_small is None and last_big is not None:
+        return section + pending * 10**last_big // 10  # 一万五 = 15000
+    return section + pending
 
 
 def _arabic(text: str, start: int) -> ZhNumber | None:

@@ -65,7 +65,7 @@ CURRENCIES: dict[str, Currency] = {
         Currency("CAD", ("加元", "加币", "加拿大元"), ("C$", "CA$", "CAD")),
         Currency("AUD", ("澳元", "澳币", "澳大利亚元"), ("A$", "AU$", "AUD")),
         Currency("NZD", ("新西兰元", "纽元", "纽币"), ("NZ$", "NZD")),
-        Currency("SGD", ("新加坡元", "新币", "坡币"), ("S$", "SG$", "SGD")),
+        Currency("SGD", ("新加坡元", "新加坡币", "新元", "新币", "坡币"), ("S$", "SG$", "SGD")),
         Currency("JPY", ("日元", "日币", "日圆"), ("JPY", "円")),
         Currency("KRW", ("韩元", "韩币"), ("₩", "KRW")),
         Currency("EUR", ("欧元", "欧"), ("€", "EUR")),
