@@ -60,7 +60,13 @@ _ZERO_WORDS = {"zero", "nought", "nil"}  # "nil": British scores ("three nil") a
 _OH_WORDS = {"oh", "o"}
 _SIGN_WORDS = {"minus", "negative"}
 _REPEAT_WORDS = {"double": 2, "triple": 3}  # "double five" in phone numbers: 55
-_CURRENCY_WORDS = {"dollar", "dollars", "buck", "bucks", "euro", "euros", "pound", "pounds"}
+_CURRENCY_WORDS = {"dollar", "dollars", "buck", "bucks", "euro", "euros", "pound", "pounds", "quid", "franc", "francs"}
+#: Words after "three pounds forty-five" that leave the forty-five the pence (a rate, a framing
+#: word); any other word may be what the forty-five counts ("five dollars twenty people").
+_AFTER_UNNAMED_SUB_UNITS = {
+    "a", "an", "per", "each", "every", "apiece", "for", "and", "or", "but", "to", "in", "on", "at",
+    "with", "plus", "please", "only", "off", "then", "so", "now", "today", "instead", "total", "exactly",
+}  # fmt: skip
 _CENT_WORDS = {"cent", "cents", "pence", "penny", "p"}
 _MINUS_SIGNS = {"-", "−"}
 _HYPHENS = {"-", "‐", "‑", "–"}
@@ -77,7 +83,7 @@ _MINUTE_WORDS = {"minute", "minutes"}
 _OCLOCK = {"o'clock", "o’clock", "oclock"}
 #: Noon and midnight are the hour twelve and zero minutes; midnight may also be written 0:00.
 _NAMED_HOURS = {"noon": ("12",), "midday": ("12",), "midnight": ("12", "0", "00")}
-_SINGULAR_CURRENCY = {"dollar", "buck", "euro", "pound"}
+_SINGULAR_CURRENCY = {"dollar", "buck", "euro", "pound", "quid", "franc"}
 #: Fractions after "and" ("two and a half", "one and three quarters").
 _AND_FRACTIONS = {("a", "half"): ".5", ("one", "half"): ".5", ("a", "quarter"): ".25", ("three", "quarters"): ".75"}
 
@@ -764,8 +770,12 @@ class _Reader:
         after = self._link(cents.next_index - 1)
         if after is not None and self._word(after[0]) in _CENT_WORDS:
             return _Reading([NumberToken(value, amount.start, self.lex[after[0]].end)], after[0] + 1)
-        if after is None and not and_between and not comma:
-            # "three dollars fifty": the cents go unnamed; unless a word follows that they count.
+        counted_after = after is not None and (
+            self.lex[after[0]].kind != "sym" and self._word(after[0]) not in _AFTER_UNNAMED_SUB_UNITS
+        )
+        if not counted_after and not comma:
+            # "three dollars fifty", "three pounds and forty-five.": the cents go unnamed; unless a
+            # word follows that they count.
             cents.alternatives.append(NumberToken(value, amount.start, cents.tokens[0].end))
             return _Reading(reading.tokens + cents.tokens, cents.next_index, reading.alternatives + cents.alternatives)
         return reading
