@@ -52,7 +52,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
     ran = any(
         "test_oracles.py" in getattr(report, "nodeid", "")
-        for reports in terminalreporter.stats.values()
+        for outcome, reports in terminalreporter.stats.items()
+        if outcome != "deselected"
         for report in reports
     )
     if ran:

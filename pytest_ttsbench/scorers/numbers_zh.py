@@ -40,6 +40,7 @@ from decimal import Decimal
 from typing import Literal
 
 from pytest_ttsbench.scorers.number_tokens import NumberToken
+from pytest_ttsbench.scorers.zh_fold import fold_chinese
 
 NumberKind = Literal["digits", "integer", "decimal", "percent", "fraction"]
 
@@ -146,8 +147,12 @@ class ZhNumber:
 
 
 def normalize(text: str) -> str:
-    """The text with full-width and traditional forms replaced one for one (same length)."""
-    return text.translate(_ONE_TO_ONE)
+    """The text with full-width and traditional forms replaced one for one (same length).
+
+    :func:`~pytest_ttsbench.scorers.zh_fold.fold_chinese` folds width (NFKC) and script (OpenCC);
+    the table after it maps the signs NFKC leaves (``−``) and ○ to the forms the grammar reads.
+    """
+    return fold_chinese(text).translate(_ONE_TO_ONE)
 
 
 def _blocked_positions(text: str) -> set[int]:

@@ -36,6 +36,8 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar
 
 from pytest_ttsbench.scorers.base import ScoreContext, Scorer
+from pytest_ttsbench.scorers.currencies import CURRENCIES as CURRENCY_TABLE
+from pytest_ttsbench.scorers.currencies import names
 from pytest_ttsbench.scorers.numbers import same_value
 from pytest_ttsbench.scorers.numbers_zh import DIGIT_WORDS, ZhNumber, normalize, parse_spans
 from pytest_ttsbench.verdict import Verdict
@@ -54,27 +56,12 @@ class Currency:
     marks: tuple[str, ...]
 
 
+# From the one currency table (scorers/currencies.py): CLDR's Chinese display name through Babel,
+# then the colloquial names (美金, 刀, 港币, 新元, 块 …).
 CURRENCIES: dict[str, Currency] = {
-    c.code: c
-    for c in (
-        Currency("CNY", ("人民币", "元", "块钱", "块"), ("CNY", "RMB")),
-        Currency("USD", ("美元", "美金", "美刀", "刀"), ("US$", "USD")),
-        Currency("HKD", ("港元", "港币", "港纸"), ("HK$", "HKD")),
-        Currency("MOP", ("澳门元", "澳门币", "葡币"), ("MOP$", "MOP")),
-        Currency("TWD", ("新台币", "台币"), ("NT$", "TWD")),
-        Currency("CAD", ("加元", "加币", "加拿大元"), ("C$", "CA$", "CAD")),
-        Currency("AUD", ("澳元", "澳币", "澳大利亚元"), ("A$", "AU$", "AUD")),
-        Currency("NZD", ("新西兰元", "纽元", "纽币"), ("NZ$", "NZD")),
-        Currency("SGD", ("新加坡元", "新加坡币", "新元", "新币", "坡币"), ("S$", "SG$", "SGD")),
-        Currency("JPY", ("日元", "日币", "日圆"), ("JPY", "円")),
-        Currency("KRW", ("韩元", "韩币"), ("₩", "KRW")),
-        Currency("EUR", ("欧元", "欧"), ("€", "EUR")),
-        Currency("GBP", ("英镑", "镑"), ("£", "GBP")),
-        Currency("CHF", ("瑞士法郎", "瑞郎"), ("CHF",)),
-        Currency("RUB", ("卢布",), ("₽", "RUB")),
-        Currency("INR", ("印度卢比", "卢比"), ("₹", "INR")),
-        Currency("THB", ("泰铢", "泰币"), ("฿", "THB")),
-    )
+    code: Currency(code, names(code, "zh"), currency.marks)
+    for code, currency in CURRENCY_TABLE.items()
+    if names(code, "zh")
 }
 DOLLARS = ("USD", "HKD", "CAD", "AUD", "NZD", "SGD", "TWD")
 # Written symbols that name a family, not one currency: what each admits in a reading.

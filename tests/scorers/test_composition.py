@@ -189,3 +189,26 @@ def test_arabic_rules_hold_in_every_frame(transcript: str, values: list[str], te
 )
 def test_arabic_value_changes_are_rejected(transcript: str, values: list[str]) -> None:
     assert numbers("ar", transcript, values) == "wrong"
+
+
+# --- Chinese: width and script are folded before any rule -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("transcript", "values"),
+    [
+        ("兩千零五點三", ["2005.3"]),  # Traditional (OpenCC t2s)
+        ("一千五點三", ["1500.3"]),
+        ("１２３點５", ["123.5"]),  # full width (NFKC)
+        ("負三點五", ["-3.5"]),
+        ("百分之１５", ["15"]),
+    ],
+)
+def test_chinese_traditional_and_full_width_forms_fold_first(transcript: str, values: list[str]) -> None:
+    assert numbers("zh", transcript, values) == "correct"
+
+
+@pytest.mark.parametrize(("transcript", "code"), [("一百港幣", "HKD"), ("一百新加坡幣", "SGD"), ("一百美金", "USD")])
+def test_chinese_currency_names_in_traditional_script(transcript: str, code: str) -> None:
+    expect = {"type": "currency", "amount": "100", "currency": code}
+    assert SEMANTIC.score(transcript, expect, ScoreContext(language="zh", text=f"100{code}")).outcome == "correct"
