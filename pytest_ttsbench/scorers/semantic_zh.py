@@ -75,7 +75,11 @@ _GENERIC = ("元", "块钱", "块")
 _AFTER_ONLY = ("刀", "欧")
 _NOT_AFTER_SHORT_NAME = set("洲盟美式亚版")
 # Yuan, jiao and fen said the colloquial way: 三块五 is 3.5, 三块五毛八 3.58, 两元五角 2.5.
-_YUAN_THEN_JIAO = re.compile(r"\s*(?:块钱|块|元)([一二两三四五六七八九])(?:[毛角])?(?:([一二三四五六七八九])分?)?")
+# A 零 stands where the jiao are skipped (十二块零五分 is 12.05), as in any number; then 分 must
+# be said, since 十二块零五 could end anywhere.
+_YUAN_THEN_JIAO = re.compile(
+    r"\s*(?:块钱|块|元)(?:([一二两三四五六七八九])(?:[毛角])?|零(?=[一二三四五六七八九]分))(?:([一二三四五六七八九])分?)?"
+)
 
 
 def _upper_ascii(text: str) -> str:
@@ -662,7 +666,7 @@ def _yuan_and_jiao(text: str, number: ZhNumber) -> tuple[str, str] | None:
     match = _YUAN_THEN_JIAO.match(text, number.end)
     if match is None:
         return None
-    jiao = DIGIT_WORDS[match.group(1)]
+    jiao = DIGIT_WORDS[match.group(1)] if match.group(1) else 0
     fen = DIGIT_WORDS[match.group(2)] if match.group(2) else 0
     amount = Decimal(number.value) + Decimal(jiao) / 10 + Decimal(fen) / 100
     return _plain(amount), text[number.start : match.end()]

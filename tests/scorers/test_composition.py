@@ -212,3 +212,29 @@ def test_chinese_traditional_and_full_width_forms_fold_first(transcript: str, va
 def test_chinese_currency_names_in_traditional_script(transcript: str, code: str) -> None:
     expect = {"type": "currency", "amount": "100", "currency": code}
     assert SEMANTIC.score(transcript, expect, ScoreContext(language="zh", text=f"100{code}")).outcome == "correct"
+
+
+# --- what is genuinely ambiguous is never correct for the strict numeric scorers -------------
+
+
+@pytest.mark.parametrize(
+    ("language", "transcript", "values", "text"),
+    [
+        ("en", "three forty-five", ["3.45"], "£3.45"),  # 3:45, or 345, or £3.45: no currency said
+        ("en", "three fifty", ["3.50"], "$3.50"),
+        ("zh", "十二块零五", ["12.05"], "¥12.05"),  # no 分: 12.05, or 12 and 5
+        ("ar", "ألفا", ["2000"], ""),  # no noun after it: the singular with tanween as well
+    ],
+)
+def test_ambiguous_readings_are_wrong_for_strict_scorers(
+    language: str, transcript: str, values: list[str], text: str
+) -> None:
+    assert numbers(language, transcript, values, text) == "wrong"
+
+
+def test_a_skipped_jiao_is_said_with_zero() -> None:
+    expect = {"type": "currency", "amount": "12.05", "currency": "CNY"}
+    context = ScoreContext(language="zh", text="¥12.05")
+    assert SEMANTIC.score("十二块零五分", expect, context).outcome == "correct"
+    assert SEMANTIC.score("十二块五分", expect, context).outcome == "wrong"
+    assert SEMANTIC.score("十二块零五", expect, context).outcome == "wrong"

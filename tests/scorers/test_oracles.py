@@ -342,6 +342,23 @@ def test_chinese_currency_names_from_cldr(amount: int, code: str) -> None:
     assert scorer.score(f"{cn(amount)}{other}", expect, context).outcome == "wrong"
 
 
+CN_DIGITS = "零一二三四五六七八九"
+
+
+@ORACLE
+@given(yuan=st.integers(1, 10**5), jiao=st.integers(0, 9), fen=st.integers(0, 9))
+def test_chinese_yuan_jiao_fen(yuan: int, jiao: int, fen: int) -> None:
+    """块/毛/分 with cn2an's numbers: 一百二十三块四毛五分, 十二块零五分; a lost sub-unit fails."""
+    assume(jiao or fen)
+    said = f"{cn(yuan)}块" + (f"{CN_DIGITS[jiao]}毛" if jiao else "零") + (f"{CN_DIGITS[fen]}分" if fen else "")
+    amount = format(Decimal(yuan) + Decimal(jiao) / 10 + Decimal(fen) / 100, "f")
+    expect = {"type": "currency", "amount": amount, "currency": "CNY"}
+    context = ScoreContext(language="zh", text=f"¥{amount}")
+    scorer = SemanticScorer()
+    assert scorer.score(said, expect, context).outcome == "correct" or claimed("zh", "currency", said), said
+    assert scorer.score(f"{cn(yuan)}块", expect, context).outcome == "wrong"
+
+
 # --- the gap list stays honest --------------------------------------------------------------------
 
 
