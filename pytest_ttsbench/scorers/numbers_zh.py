@@ -108,7 +108,7 @@ _LEXICON_GROUPS: dict[str, str] = {
 }
 _LEXICON_WORDS = [word for group in _LEXICON_GROUPS.values() for word in group.split()]
 _LEXICON_PATTERNS = (
-    r"十分(?![钟之])",  # 十分重要 (very), but 十分钟 / 十分之一
+    r"(?<!点)十分(?![钟之])",  # 十分重要 (very), but 十分钟 / 十分之一, and 一点十分 is 1:10
     r"千万(?=不|别|要|记|注意|小心|当心|勿|莫|务必|可别|保重|留意)",  # 千万不要, but 千万元
 )
 # 看一看, 想一想, 试一试: 一 between a character and its repeat (not a digit string like 二一二).
@@ -242,6 +242,8 @@ def _point_fraction(text: str, pos: int) -> tuple[str, int] | None:
         return None
     if len(fraction) == 2 and fraction[0] == "0" and nxt == "分" and text[end : end + 2] != "分之":
         return None
+    if nxt == "刻" and fraction in ("1", "3"):
+        return None  # 一点一刻 is a quarter past one, not 1.1
     return fraction, end
 
 
@@ -477,12 +479,35 @@ def parse_spans(text: str) -> list[ZhNumber]:
     return found
 
 
+#: Minutes said with a word after an hour's 点: 三点半 (3:30), 一点一刻 (1:15), 八点三刻 (8:45).
+_CLOCK_MINUTE_WORDS = {"半": "30", "一刻": "15", "三刻": "45"}
+
+
+def _clock_minutes(text: str, numbers: list[ZhNumber]) -> list[NumberToken]:
+    """Tokens for 半/一刻/三刻 right after an hour and its 点 (the hour itself is read as usual)."""
+    normalized = normalize(text)
+    found: list[NumberToken] = []
+    for number in numbers:
+        if number.kind not in ("integer", "digits") or not normalized.startswith("点", number.end):
+            continue
+        if not 0 <= int(number.value) <= 24:
+            continue
+        for word, minutes in _CLOCK_MINUTE_WORDS.items():
+            if normalized.startswith(word, number.end + 1):
+                found.append(NumberToken(minutes, number.end + 1, number.end + 1 + len(word)))
+    return found
+
+
 def parse_numbers(text: str) -> list[NumberToken]:
     """Values for the shared ``numbers`` matcher: a fraction gives its two numbers, a percentage its number."""
     tokens: list[NumberToken] = []
-    for number in parse_spans(text):
+    numbers = parse_spans(text)
+    quarters = _clock_minutes(text, numbers)
+    for number in numbers:
+        if any(q.start <= number.start < q.end for q in quarters):
+            continue  # the 一 of 一刻 is the quarter, not a number of its own
         if number.kind == "fraction":
             tokens.extend(NumberToken(part.value, part.start, part.end) for part in number.parts)
         else:
             tokens.append(NumberToken(number.value, number.start, number.end))
-    return tokens
+    return sorted([*tokens, *quarters], key=lambda t: (t.start, t.end))

@@ -238,3 +238,23 @@ def test_a_skipped_jiao_is_said_with_zero() -> None:
     assert SEMANTIC.score("十二块零五分", expect, context).outcome == "correct"
     assert SEMANTIC.score("十二块五分", expect, context).outcome == "wrong"
     assert SEMANTIC.score("十二块零五", expect, context).outcome == "wrong"
+
+
+@pytest.mark.parametrize(
+    ("transcript", "values"),
+    [
+        ("一点十分出发", ["1", "10"]),  # 十分 after an hour's 点 is ten minutes, not "very"
+        ("三点半见", ["3", "30"]),
+        ("一点一刻", ["1", "15"]),  # not the decimal 1.1
+        ("八点三刻", ["8", "45"]),
+        ("三点零五分", ["3", "05"]),
+    ],
+)
+def test_chinese_clock_times_with_minute_words(transcript: str, values: list[str]) -> None:
+    assert numbers("zh", transcript, values) == "correct"
+    assert numbers("zh", transcript, [values[0], "20"]) == "wrong"
+
+
+def test_chinese_very_stays_no_number() -> None:
+    assert numbers("zh", "这十分重要，共三人", ["3"]) == "correct"
+    assert numbers("zh", "这十分重要，共三人", ["10", "3"]) == "wrong"

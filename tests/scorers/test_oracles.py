@@ -342,6 +342,33 @@ def test_chinese_currency_names_from_cldr(amount: int, code: str) -> None:
     assert scorer.score(f"{cn(amount)}{other}", expect, context).outcome == "wrong"
 
 
+@ORACLE
+@given(hour=st.integers(1, 12), minute=st.integers(1, 59))
+def test_chinese_clock_times(hour: int, minute: int) -> None:
+    """两点五十分, 三点零五分: the hour and two-digit minutes; a dropped 零 is five minutes, not five past."""
+    minutes = cn(minute) if minute >= 10 else "零" + cn(minute)
+    said = f"{cn(hour)}点{minutes}分"
+    assert_accepted("zh", "clock time", said, [str(hour), f"{minute:02d}"])
+    assert_rejected("zh", f"{cn(hour % 12 + 1)}点{minutes}分", [str(hour), f"{minute:02d}"])
+
+
+@ORACLE
+@given(low=st.integers(1, 10**4), high=st.integers(1, 10**4), joiner=st.sampled_from(("到", "至")))
+def test_chinese_ranges_keep_both_ends(low: int, high: int, joiner: str) -> None:
+    said = f"{cn(low)}{joiner}{cn(high)}"
+    assert_accepted("zh", "range", said, [str(low), str(high)])
+    assert_rejected("zh", f"{cn(low)}减{cn(high)}", [str(low), str(high)])  # a subtraction is no range
+
+
+@ORACLE
+@given(year=st.integers(1900, 2099), month=st.integers(1, 12), day=st.integers(1, 31))
+def test_chinese_dates(year: int, month: int, day: int) -> None:
+    said = f"{cn2an.an2cn(str(year), 'direct')}年{cn(month)}月{cn(day)}日"
+    assert_accepted("zh", "date", said, [str(year), str(month), str(day)])
+    other = pick(digit_perturbations(year), day)
+    assert_rejected("zh", f"{cn2an.an2cn(str(other), 'direct')}年{cn(month)}月{cn(day)}日", [str(year)])
+
+
 CN_DIGITS = "零一二三四五六七八九"
 
 
