@@ -612,6 +612,11 @@ class _Reader:
         if scale is None:
             return _Reading([NumberToken(value, begin, self.lex[last].end)], last + 1)
         scaled = Decimal(value) * _SCALES[self._word(scale)]
+        # Stacked scales multiply here as after a whole number: "two point five thousand million".
+        while (larger := self._scale_after(scale)) is not None:
+            if _SCALES[self._word(larger)] < _SCALES[self._word(scale)]:
+                break
+            scaled, scale = scaled * _SCALES[self._word(larger)], larger
         return _Reading([NumberToken(_fmt(scaled), begin, self.lex[scale].end)], scale + 1)
 
     def _followed_by(self, index: int, *words: str) -> int | None:

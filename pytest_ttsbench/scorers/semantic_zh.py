@@ -635,7 +635,7 @@ def _score_currency(text: str, expect: Mapping[str, Any], numbers: Sequence[ZhNu
     wanted = f"{amount} {'/'.join(allowed)}"
     if "CNY" in allowed:
         for number in numbers:
-            colloquial = _yuan_and_jiao(text, number)
+            colloquial = _yuan_and_jiao(text, number) or _jiao_and_fen(text, number)
             if colloquial is not None and same_value(amount, colloquial[0]):
                 return Verdict("correct", matched=(wanted,), heard=(f"{colloquial[0]} CNY ({colloquial[1]})",))
     candidates = [n for n in numbers if n.kind not in ("percent", "fraction") and same_value(amount, n.value)]
@@ -657,6 +657,25 @@ def _score_currency(text: str, expect: Mapping[str, Any], numbers: Sequence[ZhNu
         heard=tuple(pairs),
         note=f"amount heard, but no reading of {' or '.join(allowed)} next to it",
     )
+
+
+# An amount under one yuan, in jiao (and fen): 三毛五 is 0.35, 五毛钱 0.5, 两角 0.2; in fen only
+# with 钱 after it (八分钱 is 0.08; 八分 alone may be minutes or points).
+_JIAO_THEN_FEN = re.compile(r"[毛角](?:([一二三四五六七八九])分?)?(?:钱)?")
+_FEN_ONLY = re.compile(r"分钱")
+
+
+def _jiao_and_fen(text: str, number: ZhNumber) -> tuple[str, str] | None:
+    """(amount, words heard) of an amount said in jiao and fen only, else None."""
+    if number.kind not in ("integer", "digits") or not number.value.isdigit() or not 1 <= int(number.value) <= 9:
+        return None
+    digit = Decimal(number.value)
+    if match := _JIAO_THEN_FEN.match(text, number.end):
+        fen = DIGIT_WORDS[match.group(1)] if match.group(1) else 0
+        return _plain(digit / 10 + Decimal(fen) / 100), text[number.start : match.end()]
+    if match := _FEN_ONLY.match(text, number.end):
+        return _plain(digit / 100), text[number.start : match.end()]
+    return None
 
 
 def _yuan_and_jiao(text: str, number: ZhNumber) -> tuple[str, str] | None:

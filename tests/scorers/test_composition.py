@@ -258,3 +258,27 @@ def test_chinese_clock_times_with_minute_words(transcript: str, values: list[str
 def test_chinese_very_stays_no_number() -> None:
     assert numbers("zh", "这十分重要，共三人", ["3"]) == "correct"
     assert numbers("zh", "这十分重要，共三人", ["10", "3"]) == "wrong"
+
+
+@pytest.mark.parametrize(
+    ("transcript", "value"),
+    [
+        ("two point five thousand million", "2500000000"),
+        ("one and a half thousand million", "1500000000"),
+        ("2.5 thousand million", "2500000000"),
+    ],
+)
+def test_english_stacked_scales_after_a_decimal_or_fraction(transcript: str, value: str) -> None:
+    assert numbers("en", transcript, [value]) == "correct"
+    assert numbers("en", transcript, ["2500000"]) == "wrong"
+
+
+@pytest.mark.parametrize(
+    ("transcript", "amount"), [("三毛五", "0.35"), ("五毛钱", "0.5"), ("两角", "0.2"), ("八分钱", "0.08")]
+)
+def test_chinese_amounts_under_one_yuan(transcript: str, amount: str) -> None:
+    expect = {"type": "currency", "amount": amount, "currency": "CNY"}
+    context = ScoreContext(language="zh", text=f"¥{amount}")
+    assert SEMANTIC.score(transcript, expect, context).outcome == "correct"
+    expect_other = {"type": "currency", "amount": "0.9", "currency": "CNY"}
+    assert SEMANTIC.score(transcript, expect_other, context).outcome == "wrong"
