@@ -13,7 +13,6 @@ A rendering the scorer does not handle yet fails the property unless a gap in
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from decimal import Decimal
 
@@ -33,7 +32,6 @@ from pytest_ttsbench.scorers.semantic_zh import SemanticScorer
 ORACLE = settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 NUMBERS = NumbersScorer()
 
-warnings.filterwarnings("ignore", module="cn2an")
 
 
 def verdict(language: str, rendering: str, values: list[str], text: str = "") -> str:
