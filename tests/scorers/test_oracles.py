@@ -33,7 +33,6 @@ ORACLE = settings(max_examples=120, deadline=None, derandomize=True, suppress_he
 NUMBERS = NumbersScorer()
 
 
-
 def verdict(language: str, rendering: str, values: list[str], text: str = "") -> str:
     return NUMBERS.score(rendering, {"values": values}, ScoreContext(language=language, text=text)).outcome
 
