@@ -1,4 +1,10 @@
-"""Which currencies a written text names and which a transcript says, for the ``numbers`` scorer.
+"""Currencies: one table of how each is written and named, and the ``numbers`` scorer's check.
+
+The table (:data:`CURRENCIES`) holds, per currency, the marks that write it (symbols, codes)
+and, per language, the names people say that CLDR does not list: 新元, 刀, 美金, 港币, 块;
+bucks, quid, pence; دولار alone, هللة, قرش. The display names themselves come from CLDR
+through Babel (:func:`names`): 新加坡元, "Singapore dollars", دولار سنغافوري. The Chinese
+``semantic`` scorer builds its currency readings from the same table.
 
 The ``numbers`` scorer checks values, and "$5" read as "five euros" keeps the value but not the
 meaning. When the item's text names a currency (a symbol or a word) and the transcript names
@@ -9,56 +15,108 @@ judged on it (a recognizer may drop the word, and the value is still checked).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+
+from babel.numbers import get_currency_name
 
 from pytest_ttsbench.scorers.numbers_ar import fold
 
-# currency → what names it: written symbols or codes (matched as they are) and words.
-_EN: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "USD": (("$", "US$", "USD"), ("dollar", "dollars", "buck", "bucks")),
-    "EUR": (("€", "EUR"), ("euro", "euros")),
-    "GBP": (("£", "GBP"), ("pound", "pounds", "quid", "sterling", "pence", "penny")),
-    "JPY": (("¥", "JPY"), ("yen",)),
-    "CNY": (("CNY", "RMB"), ("yuan", "renminbi")),
-    "INR": (("₹", "INR"), ("rupee", "rupees")),
-    "CHF": (("CHF",), ("franc", "francs")),
+
+@dataclass(frozen=True)
+class Currency:
+    """A currency: written marks, and per language the colloquial names CLDR leaves out."""
+
+    code: str
+    marks: tuple[str, ...] = ()
+    colloquial: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Languages whose CLDR display names are used (the currencies a reader of that language knows).
+    cldr: tuple[str, ...] = ("en", "ar", "zh")
+
+
+def _c(code: str, marks: tuple[str, ...], cldr: tuple[str, ...] = ("en", "ar", "zh"), **names: str) -> Currency:
+    return Currency(code, marks, {lang: tuple(words.split()) for lang, words in names.items()}, cldr)
+
+
+CURRENCIES: dict[str, Currency] = {
+    c.code: c
+    for c in (
+        _c("USD", ("US$", "USD"), en="dollar dollars buck bucks", ar="دولار", zh="美元 美金 美刀 刀"),
+        _c("EUR", ("€", "EUR"), en="euro euros", ar="يورو", zh="欧元 欧"),
+        _c("GBP", ("£", "GBP"), en="pound pounds quid sterling pence penny", ar="استرليني إسترليني", zh="英镑 镑"),
+        _c("JPY", ("JPY", "円"), en="yen", zh="日元 日币 日圆"),
+        _c("CNY", ("CNY", "RMB"), en="yuan renminbi", zh="人民币 元 块钱 块"),
+        _c("INR", ("₹", "INR"), en="rupee rupees", zh="印度卢比 卢比"),
+        _c("CHF", ("CHF",), en="franc francs", zh="瑞士法郎 瑞郎"),
+        _c("HKD", ("HK$", "HKD"), zh="港元 港币 港纸"),
+        _c("MOP", ("MOP$", "MOP"), zh="澳门元 澳门币 葡币"),
+        _c("TWD", ("NT$", "TWD"), zh="新台币 台币"),
+        _c("CAD", ("C$", "CA$", "CAD"), zh="加元 加币 加拿大元"),
+        _c("AUD", ("A$", "AU$", "AUD"), zh="澳元 澳币 澳大利亚元"),
+        _c("NZD", ("NZ$", "NZD"), zh="新西兰元 纽元 纽币"),
+        _c("SGD", ("S$", "SG$", "SGD"), zh="新加坡元 新加坡币 新元 新币 坡币"),
+        _c("KRW", ("₩", "KRW"), zh="韩元 韩币"),
+        _c("RUB", ("₽", "RUB"), zh="卢布"),
+        _c("THB", ("฿", "THB"), zh="泰铢 泰币"),
+        _c("EGP", ("EGP",), ("ar",), ar="جنيه قرش"),
+        _c("SAR", ("﷼", "SAR"), ("ar",), ar="ريال هللة"),
+        _c("AED", ("AED",), ("ar",), ar="درهم دراهم فلس"),
+        _c("KWD", ("KWD",), ("ar",), ar="دينار دنانير فلس"),
+        _c("LBP", ("LBP",), ("ar",), ar="ليرة ليرات"),
+    )
 }
+#: ``$`` and ``¥`` are matched as marks only in the languages that write them for one currency.
+_MARKS_BY_LANGUAGE = {"en": {"USD": ("$",), "JPY": ("¥",)}, "ar": {"USD": ("$",)}}
+
+
+@cache
+def names(code: str, language: str) -> tuple[str, ...]:
+    """What ``code`` is called in ``language``: CLDR's display names (Babel), then the colloquial ones."""
+    currency = CURRENCIES[code]
+    found: list[str] = []
+    if language in currency.cldr:
+        for count in (1, 2, 3, 11):
+            name = str(get_currency_name(code, count=count, locale=language))
+            name = name.lower() if language == "en" else name
+            if name != code.lower() and name not in found:
+                found.append(name)
+    for name in currency.colloquial.get(language, ()):
+        if name not in found:
+            found.append(name)
+    return tuple(found)
+
+
 # Arabic words are matched on their folded stem, after an optional clitic (و ب ل ال …), so that
-# دولارًا, بالدولار and دولارين all name the dollar.
-_AR: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "USD": (("$", "USD"), ("دولار",)),
-    "EUR": (("€", "EUR"), ("يورو",)),
-    "GBP": (("£", "GBP"), ("استرليني", "إسترليني")),
-    "EGP": (("EGP",), ("جنيه",)),
-    "SAR": (("﷼", "SAR"), ("ريال",)),
-    "AED": (("AED",), ("درهم", "دراهم")),
-    "KWD": (("KWD",), ("دينار", "دنانير")),
-    "LBP": (("LBP",), ("ليرة", "ليرات")),
-}
+# دولارًا, بالدولار and دولارين all name the dollar; every word of a CLDR name must follow in order
+# (جنيه إسترليني is the pound sterling, جنيه alone the Egyptian pound).
 _AR_CLITICS = ("", "و", "ب", "ل", "ال", "بال", "وال", "لل", "وب", "فال")
-_TABLES = {"en": _EN, "ar": _AR}
 _WORD = re.compile(r"[^\W\d_]+")
 
 
+def _word_names(word: str, stem: str, language: str) -> bool:
+    if language != "ar":
+        return word == stem
+    folded, folded_stem = fold(word), fold(stem)
+    return any(folded.startswith(c) and folded[len(c) :].startswith(folded_stem) for c in _AR_CLITICS)
+
+
+def _says(words: list[str], name: str, language: str) -> bool:
+    parts = name.split()
+    return any(
+        all(_word_names(words[i + k], part, language) for k, part in enumerate(parts))
+        for i in range(len(words) - len(parts) + 1)
+    )
+
+
 def _said(text: str, language: str) -> set[str]:
-    table = _TABLES.get(language)
-    if table is None:
+    if language not in ("en", "ar"):
         return set()
     words = [w.lower() for w in _WORD.findall(text)]
     found: set[str] = set()
-    for code, (marks, names) in table.items():
-        if any(mark in text for mark in marks):
-            found.add(code)
-        elif language == "ar":
-            stems = [fold(name) for name in names]
-            if any(
-                fold(w)[len(c) :].startswith(stem)
-                for w in words
-                for c in _AR_CLITICS
-                for stem in stems
-                if fold(w).startswith(c)
-            ):
-                found.add(code)
-        elif any(word in names for word in words):
+    for code, currency in CURRENCIES.items():
+        marks = (*currency.marks, *_MARKS_BY_LANGUAGE[language].get(code, ()))
+        if any(mark in text for mark in marks) or any(_says(words, n, language) for n in names(code, language)):
             found.add(code)
     return found
 

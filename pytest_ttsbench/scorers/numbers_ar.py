@@ -223,6 +223,22 @@ _COUNTED_NOUNS = {
 }
 
 
+#: Below zero: "ثلاث درجات تحت الصفر" is -3, like سالب ثلاثة.
+_DEGREE_WORDS = {fold(w) for w in ("درجة", "درجات", "درجتين", "درجتان")}
+_BELOW_WORDS = {fold(w) for w in ("تحت", "دون")}
+_ZERO_WORDS = {fold(w) for w in ("الصفر",)}
+_CURRENCY_NOUNS = ("دولار", "دينار", "درهم", "ريال", "جنيه", "ليرة", "يورو")
+#: Sub-units, each with how many make the unit (a fils is 1/1000 of a dinar, 1/100 of a dirham).
+_SUB_UNITS = {
+    "سنت": (["سنتات"], 100),
+    "هللة": (["هللات"], 100),
+    "قرش": (["قروش"], 100),
+    "فلس": (["فلوس"], 1000),
+    "بنس": (["بنسات"], 100),
+    "يوروسنت": ([], 100),
+}
+
+
 def _dual_forms(singular: str) -> list[str]:
     """ساعة → ساعتان, ساعتين; يوم → يومان, يومين (folded: ة is ه, and becomes ت before the ending)."""
     stem = fold(singular)
@@ -230,6 +246,17 @@ def _dual_forms(singular: str) -> list[str]:
     return [stem + "ان", stem + "ين"]
 
 
+#: folded currency form (singular, plural, dual) → its singular; sub-unit form → its divisor.
+_CURRENCY_FORMS = {
+    form: fold(singular)
+    for singular in _CURRENCY_NOUNS
+    for form in [fold(singular), *(fold(p) for p in _COUNTED_NOUNS.get(singular, [])), *_dual_forms(singular)]
+}
+_SUB_UNIT_FORMS = {
+    form: divisor
+    for singular, (plurals, divisor) in _SUB_UNITS.items()
+    for form in [fold(singular), *(fold(p) for p in plurals), *_dual_forms(singular)]
+}
 _COUNTED_SINGULAR = {fold(w) for w in _COUNTED_NOUNS}
 _COUNTED_PLURAL = {fold(p) for plurals in _COUNTED_NOUNS.values() for p in plurals}
 _COUNTED_DUAL = {dual for w in _COUNTED_NOUNS for dual in _dual_forms(w)}
@@ -355,9 +382,30 @@ def _in_context(items: list[_Item], n: int) -> _Item:
         return replace(item, entry=None)
     if entry.kind == "hundred" and (item.prefix.endswith("بال") or (article and previous == _PERCENT_AFTER)):
         return replace(item, entry=None)  # بالمئة / في المئة: per cent, not 100
+    if entry.kind == "scale" and entry.count == 1 and stem in _CONSTRUCT_DUALS and _is_construct(items, n):
+        # ألفا دولار, مليونا نسمة: the dual in construct (its ن dropped before a noun) is two of the
+        # scale. After a count (عشرون ألفًا), before و and a number (ألفا ومئتين) or with nothing
+        # after it, the same letters are the singular with an undotted tanween.
+        return replace(item, entry=replace(entry, count=2))
     if entry.kind == "unit" and entry.value == 2 and article:
         return replace(item, entry=replace(entry, weak=True))  # الاثنين is Monday
     return item
+
+
+#: The scale duals in construct, as folded: ألفا, مليونا, مليارا (the singular + alef when undotted).
+_CONSTRUCT_DUALS = {
+    fold(singular) + "ا" for singular_forms, _dual, _plural in _SCALES.values() for singular in singular_forms
+}
+_COUNTING_KINDS = ("unit", "ten", "tens", "hundred", "hundreds", "digits")
+
+
+def _is_construct(items: list[_Item], n: int) -> bool:
+    """Whether ألفا/مليونا at items[n] is a dual in construct: no count before it, a noun after it."""
+    previous = items[n - 1].entry if n > 0 else None
+    if previous is not None and previous.kind in _COUNTING_KINDS and not items[n].prefix:
+        return False  # عشرون ألفًا, ثلاثة عشر ألفًا
+    following = items[n + 1] if n + 1 < len(items) else None
+    return following is not None and following.entry is None and following.prefix == "" and following.digits is None
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -623,9 +671,17 @@ class _Reader:
             # A digit run read as written keeps its leading zeros (a phone number's 0).
             as_written = item.digits is not None and phrase.last == i and phrase.value == Decimal(item.digits)
             value = item.digits if as_written and item.digits else _format(phrase.value)
-            if self._after_minus(i):
+            end = self.items[phrase.last].end
+            if not hour and (priced := self._with_sub_units(phrase)) is not None:
+                # خمسة ريالات وعشرون هللة: 5.20, said in riyals and halalas.
+                value, last = _format(priced[0]), priced[1]
+                end = self.items[last].end
+            below = self._below_zero(last)
+            if below is not None:
+                last, end = below, self.items[below].end
+            if self._after_minus(i) != (below is not None):
                 value = value[1:] if value.startswith("-") else "-" + value
-            tokens.append(NumberToken(value, item.start, self.items[phrase.last].end))
+            tokens.append(NumberToken(value, item.start, end))
             if i == hour_last + 1 and item.prefix == "و" and len(value) == 1:
                 # minutes after the hour (السادسة وخمس دقائق): 6:05 writes them with two digits
                 tokens.append(NumberToken("0" + value, item.start, self.items[phrase.last].end))
@@ -650,6 +706,55 @@ class _Reader:
             return None
         last = link[1]  # type: ignore[index]
         return NumberToken(_format(e.fraction * scale.value), item.start, self.items[last].end), last
+
+    def _link_word(self, k: int, forms: set[str], how: str = "space") -> int | None:
+        """Index of the item after items[k] when it is joined by ``how`` and one of ``forms`` (folded)."""
+        if how == "space":
+            # Any following word, whatever clitic the lexicon saw in it (الصفر is ال + صفر).
+            j = k + 1
+            if j >= len(self.items) or not self._spaces(self.items[k].end, self.items[j].word_start):
+                return None
+            stem = self.items[j].key
+        else:
+            link = self.next(k)
+            if link is None or link[0] != how:
+                return None
+            j = link[1]
+            stem = self.items[j].key[len(self.items[j].prefix) :]
+        return j if stem in forms or (stem.endswith("ا") and stem[:-1] in forms) else None
+
+    def _below_zero(self, last: int) -> int | None:
+        """The last item of "(درجات) تحت الصفر" / "دون الصفر" after items[last]: the number is negative."""
+        k = self._link_word(last, _DEGREE_WORDS)
+        below = self._link_word(last if k is None else k, _BELOW_WORDS)
+        return None if below is None else self._link_word(below, _ZERO_WORDS)
+
+    def _with_sub_units(self, phrase: _Phrase) -> tuple[Decimal, int] | None:
+        """(amount, last item) of a whole amount and its sub-units: ثلاثة دولارات وخمسون سنتًا = 3.50.
+
+        Only when both the currency and the sub-unit are named; the sub-unit's count is a number
+        under its divisor (100, or 1000 fils to the dinar).
+        """
+        currency = self._link_word(phrase.last, set(_CURRENCY_FORMS))
+        if currency is None or phrase.value != phrase.value.to_integral_value():
+            return None
+        link = self.next(currency)
+        if link is None or link[0] != "and":
+            return None
+        count = self.cardinal(link[1])
+        if count is None:
+            return None
+        sub = self._link_word(count.last, set(_SUB_UNIT_FORMS))
+        if sub is None:
+            return None
+        noun = self.items[sub].key
+        divisor = _SUB_UNIT_FORMS.get(noun, _SUB_UNIT_FORMS.get(noun[:-1], 100))
+        unit = self.items[currency].key
+        if divisor == 1000 and _CURRENCY_FORMS.get(unit, _CURRENCY_FORMS.get(unit[:-1])) != fold("دينار"):
+            divisor = 100  # the fils of a dirham: 100 to the unit
+        if not 0 < count.value < divisor:
+            return None
+        return phrase.value + count.value / divisor, sub
 
     def _after_minus(self, i: int) -> bool:
         """True when ناقص/سالب stands right before items[i]."""

@@ -56,12 +56,18 @@ _ORDINAL_WORDS = {
     "hundredth": 100, "thousandth": 10**3, "millionth": 10**6, "billionth": 10**9,
 }  # fmt: skip
 #: Always zero. ``oh`` and ``o`` are zero only next to another spoken number (see ``_oh_is_zero``).
-_ZERO_WORDS = {"zero", "nought"}
+_ZERO_WORDS = {"zero", "nought", "nil"}  # "nil": British scores ("three nil") and "nil percent"
 _OH_WORDS = {"oh", "o"}
 _SIGN_WORDS = {"minus", "negative"}
 _REPEAT_WORDS = {"double": 2, "triple": 3}  # "double five" in phone numbers: 55
-_CURRENCY_WORDS = {"dollar", "dollars", "buck", "bucks", "euro", "euros", "pound", "pounds"}
-_CENT_WORDS = {"cent", "cents", "pence", "p"}
+_CURRENCY_WORDS = {"dollar", "dollars", "buck", "bucks", "euro", "euros", "pound", "pounds", "quid", "franc", "francs"}
+#: Words after "three pounds forty-five" that leave the forty-five the pence (a rate, a framing
+#: word); any other word may be what the forty-five counts ("five dollars twenty people").
+_AFTER_UNNAMED_SUB_UNITS = {
+    "a", "an", "per", "each", "every", "apiece", "for", "and", "or", "but", "to", "in", "on", "at",
+    "with", "plus", "please", "only", "off", "then", "so", "now", "today", "instead", "total", "exactly",
+}  # fmt: skip
+_CENT_WORDS = {"cent", "cents", "pence", "penny", "p"}
 _MINUS_SIGNS = {"-", "−"}
 _HYPHENS = {"-", "‐", "‑", "–"}
 #: Words before a decimal that may be a clock time written with a point ("at 23.15", "by 9.30").
@@ -77,7 +83,7 @@ _MINUTE_WORDS = {"minute", "minutes"}
 _OCLOCK = {"o'clock", "o’clock", "oclock"}
 #: Noon and midnight are the hour twelve and zero minutes; midnight may also be written 0:00.
 _NAMED_HOURS = {"noon": ("12",), "midday": ("12",), "midnight": ("12", "0", "00")}
-_SINGULAR_CURRENCY = {"dollar", "buck", "euro", "pound"}
+_SINGULAR_CURRENCY = {"dollar", "buck", "euro", "pound", "quid", "franc"}
 #: Fractions after "and" ("two and a half", "one and three quarters").
 _AND_FRACTIONS = {("a", "half"): ".5", ("one", "half"): ".5", ("a", "quarter"): ".25", ("three", "quarters"): ".75"}
 
@@ -209,6 +215,8 @@ class _Phrase:
         """Whether an atom continues this number, or starts a new one."""
         if self.last is None:
             return True
+        if cls == "scale" and self.after_numeral and self.last == "big":
+            return 0 < self.value < value * 1000  # "2,000 million": the numeral times the scale
         if self.ordinal or self.last in ("zero", "big"):
             return False
         if self.after_numeral and cls not in ("hundred", "scale"):
@@ -220,14 +228,29 @@ class _Phrase:
         if cls == "hundred":
             return self.last in ("unit", "teen", "tens") and not self.has_hundred and 0 < self.group < 100
         if cls == "scale":
+            if self.multiplies_all(value):
+                return True
             return self.last != "scale" and self.group > 0 and value < self.smallest_scale
         return False
+
+    def multiplies_all(self, scale: int) -> bool:
+        """Whether a scale word multiplies everything said so far, as British English stacks them:
+        "four thousand million" (4 * 10**9), "two hundred thousand million", "a million million".
+
+        Only a scale at least as large as the largest one said, over a value below a thousand of
+        it, so "two million three thousand" still adds its groups up.
+        """
+        return self.smallest_scale < 10**18 and scale >= self.smallest_scale and 0 < self.value < scale * 1000
 
     def add(self, cls: AtomClass, value: int, end: int, *, ordinal: bool = False, numeral: bool = False) -> None:
         if cls == "hundred":
             # A numeral 100..999 is a whole group; the word "hundred" multiplies what came before.
             self.group = value if numeral else (self.group or 1) * 100
             self.has_hundred = True
+        elif cls == "scale" and self.multiplies_all(value):
+            self.total, self.group = self.value * value, 0
+            self.smallest_scale = value
+            self.has_hundred = False
         elif cls == "scale":
             self.total += (self.group or 1) * value
             self.group = 0
@@ -468,7 +491,7 @@ class _Reader:
         """Extend a phrase whose last lexeme is ``index`` as far as the grammar allows."""
         alternatives: list[NumberToken] = []
         while not phrase.ordinal:
-            link = self._link(index)
+            link = self._comma_after_scale(phrase, index) or self._link(index)
             if link is None:
                 break
             nxt, hyphen = link
@@ -495,7 +518,7 @@ class _Reader:
             if last is not None:
                 and_a_half = Decimal(phrase.total) + Decimal(phrase.smallest_scale) / 2
                 return _Reading([NumberToken(_fmt(and_a_half), phrase.start, self.lex[last].end)], last + 1)
-        if phrase.ordinal or phrase.total:
+        if phrase.ordinal:
             return _Reading([NumberToken(str(phrase.value), phrase.start, phrase.end)], index + 1, alternatives)
         fraction = (
             self._half(phrase, index)
@@ -507,6 +530,22 @@ class _Reader:
         reading = _Reading([NumberToken(str(phrase.value), phrase.start, phrase.end)], index + 1, alternatives)
         reading.integer = True
         return reading
+
+    def _comma_after_scale(self, phrase: _Phrase, index: int) -> tuple[int, bool] | None:
+        """The number word after a comma that follows a scale word: "two thousand, one hundred".
+
+        Writers (and num2words) put a comma after the scale, as after the digits of 2,100; the
+        number goes on when a smaller group follows.
+        """
+        comma = index + 1
+        if phrase.last != "scale" or comma + 1 >= len(self.lex) or self.lex[comma].text != ",":
+            return None
+        if not self._glued(index, comma) or self._gap(comma, comma + 1).strip():
+            return None
+        atom = _word_atom(self._word(comma + 1))
+        if atom is None or atom[0] not in ("unit", "teen", "tens"):
+            return None
+        return comma + 1, False
 
     def _and_continues(self, phrase: _Phrase, and_index: int) -> bool:
         """Whether "and" continues the phrase: only after "hundred" or a scale, before a smaller number.
@@ -526,7 +565,11 @@ class _Reader:
         end = link[0]
         if atom[0] == "tens" and (after := self._link(end)) and self._word(after[0]) in _UNITS:
             end = after[0]
-        return self._linked_word(end) not in ("hundred", *_SCALES)
+        following = self._linked_word(end)
+        if following in _SCALES and phrase.last == "hundred" and _SCALES[following] < phrase.smallest_scale:
+            # "(one million,) one hundred and one thousand": the whole group is counted by the scale
+            return True
+        return following not in ("hundred", *_SCALES)
 
     def _decimal(self, integer: str, index: int, point: int | None, start: int | None = None) -> _Reading | None:
         """A decimal read as "<integer> point <digits>", digits one by one, then an optional scale.
@@ -569,6 +612,11 @@ class _Reader:
         if scale is None:
             return _Reading([NumberToken(value, begin, self.lex[last].end)], last + 1)
         scaled = Decimal(value) * _SCALES[self._word(scale)]
+        # Stacked scales multiply here as after a whole number: "two point five thousand million".
+        while (larger := self._scale_after(scale)) is not None:
+            if _SCALES[self._word(larger)] < _SCALES[self._word(scale)]:
+                break
+            scaled, scale = scaled * _SCALES[self._word(larger)], larger
         return _Reading([NumberToken(_fmt(scaled), begin, self.lex[scale].end)], scale + 1)
 
     def _followed_by(self, index: int, *words: str) -> int | None:
@@ -707,7 +755,14 @@ class _Reader:
             return reading
         if link is None or self._word(link[0]) not in _CURRENCY_WORDS:
             return reading
-        nxt = self._link(link[0])
+        currency = link[0]
+        if self._word(currency + 1) == "sterling" and self._gap(currency, currency + 1).strip() == "":
+            currency += 1  # "twelve pounds sterling, fifty pence"
+        nxt = self._link(currency)
+        comma = nxt is not None and self.lex[nxt[0]].text == "," and self._glued(currency, nxt[0])
+        if comma and nxt is not None:
+            # "twelve dollars, five cents": a comma only where the sub-unit is named after it.
+            nxt = self._link(nxt[0])
         and_between = bool(nxt and self._word(nxt[0]) == "and")
         if nxt and and_between:
             nxt = self._link(nxt[0])
@@ -720,8 +775,12 @@ class _Reader:
         after = self._link(cents.next_index - 1)
         if after is not None and self._word(after[0]) in _CENT_WORDS:
             return _Reading([NumberToken(value, amount.start, self.lex[after[0]].end)], after[0] + 1)
-        if after is None and not and_between:
-            # "three dollars fifty": the cents go unnamed; unless a word follows that they count.
+        counted_after = after is not None and (
+            self.lex[after[0]].kind != "sym" and self._word(after[0]) not in _AFTER_UNNAMED_SUB_UNITS
+        )
+        if not counted_after and not comma:
+            # "three dollars fifty", "three pounds and forty-five.": the cents go unnamed; unless a
+            # word follows that they count.
             cents.alternatives.append(NumberToken(value, amount.start, cents.tokens[0].end))
             return _Reading(reading.tokens + cents.tokens, cents.next_index, reading.alternatives + cents.alternatives)
         return reading

@@ -40,6 +40,7 @@ from decimal import Decimal
 from typing import Literal
 
 from pytest_ttsbench.scorers.number_tokens import NumberToken
+from pytest_ttsbench.scorers.zh_fold import fold_chinese
 
 NumberKind = Literal["digits", "integer", "decimal", "percent", "fraction"]
 
@@ -107,7 +108,7 @@ _LEXICON_GROUPS: dict[str, str] = {
 }
 _LEXICON_WORDS = [word for group in _LEXICON_GROUPS.values() for word in group.split()]
 _LEXICON_PATTERNS = (
-    r"十分(?![钟之])",  # 十分重要 (very), but 十分钟 / 十分之一
+    r"(?<!点)十分(?![钟之])",  # 十分重要 (very), but 十分钟 / 十分之一, and 一点十分 is 1:10
     r"千万(?=不|别|要|记|注意|小心|当心|勿|莫|务必|可别|保重|留意)",  # 千万不要, but 千万元
 )
 # 看一看, 想一想, 试一试: 一 between a character and its repeat (not a digit string like 二一二).
@@ -146,8 +147,12 @@ class ZhNumber:
 
 
 def normalize(text: str) -> str:
-    """The text with full-width and traditional forms replaced one for one (same length)."""
-    return text.translate(_ONE_TO_ONE)
+    """The text with full-width and traditional forms replaced one for one (same length).
+
+    :func:`~pytest_ttsbench.scorers.zh_fold.fold_chinese` folds width (NFKC) and script (OpenCC);
+    the table after it maps the signs NFKC leaves (``−``) and ○ to the forms the grammar reads.
+    """
+    return fold_chinese(text).translate(_ONE_TO_ONE)
 
 
 def _blocked_positions(text: str) -> set[int]:
@@ -237,6 +242,8 @@ def _point_fraction(text: str, pos: int) -> tuple[str, int] | None:
         return None
     if len(fraction) == 2 and fraction[0] == "0" and nxt == "分" and text[end : end + 2] != "分之":
         return None
+    if nxt == "刻" and fraction in ("1", "3"):
+        return None  # 一点一刻 is a quarter past one, not 1.1
     return fraction, end
 
 
@@ -313,29 +320,41 @@ def _quantity(text: str, start: int) -> ZhNumber | None:
             pos += 1
             end = pos
             continue
-        if ch == "点" and last_big is None:
+        if ch == "点" and pos == end and (pending is None or text[pending_start] != "两"):
             point = _point_fraction(text, pos)
             if point is not None:
-                integer = total + section + (pending or 0)
+                # The integer part follows the same zero and short-form rules as a whole number:
+                # 一千五点三 is 1500.3 and 一千零五点三 1005.3, 一万零五点二 10005.2.
+                integer = total + _close_section(section, pending, after_zero, last_small, last_big)
                 return _decimal(str(integer), point[0], start, point[1], text, small_too=False)
         break
     if pending is not None and text[pending_start] == "两" and (last_small or last_big):
         # 两 is said before a unit (两千, 两万) but never as the last digit of a short form: 一万二,
         # not 一万两. A 两 left over is the weight unit (三千两 = 3000 liang), not 3200.
         pending, end = None, pending_start
-    if pending is not None:
-        # The spoken short form: a lone digit right after 百/千/万/亿 counts in the next lower unit.
-        short = pending < 10 and not after_zero
-        if short and last_small is not None and last_small >= 100:
-            section += pending * last_small // 10  # 一百五 = 150
-        elif short and last_small is None and last_big is not None:
-            section += pending * 10**last_big // 10  # 一万五 = 15000
-        else:
-            section += pending
+    section = _close_section(section, pending, after_zero, last_small, last_big)
     if end == start or (total == 0 and section == 0 and last_small is None and last_big is None):
         return None
     value = str(total + section)
     return ZhNumber(value, start, end, "integer", value)
+
+
+def _close_section(
+    section: int, pending: int | None, after_zero: bool, last_small: int | None, last_big: int | None
+) -> int:
+    """The section below the last 万/亿 with its last digit added, by the spoken short form.
+
+    A lone digit right after 百/千/万/亿 counts in the next lower unit (一百五 = 150, 一万五 =
+    15000) unless a 零 stood before it (一千零五 = 1005): the 零 says a place was skipped.
+    """
+    if pending is None:
+        return section
+    short = pending < 10 and not after_zero
+    if short and last_small is not None and last_small >= 100:
+        return section + pending * last_small // 10  # 一百五 = 150
+    if short and last_small is None and last_big is not None:
+        return section + pending * 10**last_big // 10  # 一万五 = 15000
+    return section + pending
 
 
 def _arabic(text: str, start: int) -> ZhNumber | None:
@@ -460,12 +479,35 @@ def parse_spans(text: str) -> list[ZhNumber]:
     return found
 
 
+#: Minutes said with a word after an hour's 点: 三点半 (3:30), 一点一刻 (1:15), 八点三刻 (8:45).
+_CLOCK_MINUTE_WORDS = {"半": "30", "一刻": "15", "三刻": "45"}
+
+
+def _clock_minutes(text: str, numbers: list[ZhNumber]) -> list[NumberToken]:
+    """Tokens for 半/一刻/三刻 right after an hour and its 点 (the hour itself is read as usual)."""
+    normalized = normalize(text)
+    found: list[NumberToken] = []
+    for number in numbers:
+        if number.kind not in ("integer", "digits") or not normalized.startswith("点", number.end):
+            continue
+        if not 0 <= int(number.value) <= 24:
+            continue
+        for word, minutes in _CLOCK_MINUTE_WORDS.items():
+            if normalized.startswith(word, number.end + 1):
+                found.append(NumberToken(minutes, number.end + 1, number.end + 1 + len(word)))
+    return found
+
+
 def parse_numbers(text: str) -> list[NumberToken]:
     """Values for the shared ``numbers`` matcher: a fraction gives its two numbers, a percentage its number."""
     tokens: list[NumberToken] = []
-    for number in parse_spans(text):
+    numbers = parse_spans(text)
+    quarters = _clock_minutes(text, numbers)
+    for number in numbers:
+        if any(q.start <= number.start < q.end for q in quarters):
+            continue  # the 一 of 一刻 is the quarter, not a number of its own
         if number.kind == "fraction":
             tokens.extend(NumberToken(part.value, part.start, part.end) for part in number.parts)
         else:
             tokens.append(NumberToken(number.value, number.start, number.end))
-    return tokens
+    return sorted([*tokens, *quarters], key=lambda t: (t.start, t.end))

@@ -36,6 +36,8 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar
 
 from pytest_ttsbench.scorers.base import ScoreContext, Scorer
+from pytest_ttsbench.scorers.currencies import CURRENCIES as CURRENCY_TABLE
+from pytest_ttsbench.scorers.currencies import names
 from pytest_ttsbench.scorers.numbers import same_value
 from pytest_ttsbench.scorers.numbers_zh import DIGIT_WORDS, ZhNumber, normalize, parse_spans
 from pytest_ttsbench.verdict import Verdict
@@ -54,27 +56,12 @@ class Currency:
     marks: tuple[str, ...]
 
 
+# From the one currency table (scorers/currencies.py): CLDR's Chinese display name through Babel,
+# then the colloquial names (美金, 刀, 港币, 新元, 块 …).
 CURRENCIES: dict[str, Currency] = {
-    c.code: c
-    for c in (
-        Currency("CNY", ("人民币", "元", "块钱", "块"), ("CNY", "RMB")),
-        Currency("USD", ("美元", "美金", "美刀", "刀"), ("US$", "USD")),
-        Currency("HKD", ("港元", "港币", "港纸"), ("HK$", "HKD")),
-        Currency("MOP", ("澳门元", "澳门币", "葡币"), ("MOP$", "MOP")),
-        Currency("TWD", ("新台币", "台币"), ("NT$", "TWD")),
-        Currency("CAD", ("加元", "加币", "加拿大元"), ("C$", "CA$", "CAD")),
-        Currency("AUD", ("澳元", "澳币", "澳大利亚元"), ("A$", "AU$", "AUD")),
-        Currency("NZD", ("新西兰元", "纽元", "纽币"), ("NZ$", "NZD")),
-        Currency("SGD", ("新加坡元", "新币", "坡币"), ("S$", "SG$", "SGD")),
-        Currency("JPY", ("日元", "日币", "日圆"), ("JPY", "円")),
-        Currency("KRW", ("韩元", "韩币"), ("₩", "KRW")),
-        Currency("EUR", ("欧元", "欧"), ("€", "EUR")),
-        Currency("GBP", ("英镑", "镑"), ("£", "GBP")),
-        Currency("CHF", ("瑞士法郎", "瑞郎"), ("CHF",)),
-        Currency("RUB", ("卢布",), ("₽", "RUB")),
-        Currency("INR", ("印度卢比", "卢比"), ("₹", "INR")),
-        Currency("THB", ("泰铢", "泰币"), ("฿", "THB")),
-    )
+    code: Currency(code, names(code, "zh"), currency.marks)
+    for code, currency in CURRENCY_TABLE.items()
+    if names(code, "zh")
 }
 DOLLARS = ("USD", "HKD", "CAD", "AUD", "NZD", "SGD", "TWD")
 # Written symbols that name a family, not one currency: what each admits in a reading.
@@ -88,7 +75,11 @@ _GENERIC = ("元", "块钱", "块")
 _AFTER_ONLY = ("刀", "欧")
 _NOT_AFTER_SHORT_NAME = set("洲盟美式亚版")
 # Yuan, jiao and fen said the colloquial way: 三块五 is 3.5, 三块五毛八 3.58, 两元五角 2.5.
-_YUAN_THEN_JIAO = re.compile(r"\s*(?:块钱|块|元)([一二两三四五六七八九])(?:[毛角])?(?:([一二三四五六七八九])分?)?")
+# A 零 stands where the jiao are skipped (十二块零五分 is 12.05), as in any number; then 分 must
+# be said, since 十二块零五 could end anywhere.
+_YUAN_THEN_JIAO = re.compile(
+    r"\s*(?:块钱|块|元)(?:([一二两三四五六七八九])(?:[毛角])?|零(?=[一二三四五六七八九]分))(?:([一二三四五六七八九])分?)?"
+)
 
 
 def _upper_ascii(text: str) -> str:
@@ -644,7 +635,7 @@ def _score_currency(text: str, expect: Mapping[str, Any], numbers: Sequence[ZhNu
     wanted = f"{amount} {'/'.join(allowed)}"
     if "CNY" in allowed:
         for number in numbers:
-            colloquial = _yuan_and_jiao(text, number)
+            colloquial = _yuan_and_jiao(text, number) or _jiao_and_fen(text, number)
             if colloquial is not None and same_value(amount, colloquial[0]):
                 return Verdict("correct", matched=(wanted,), heard=(f"{colloquial[0]} CNY ({colloquial[1]})",))
     candidates = [n for n in numbers if n.kind not in ("percent", "fraction") and same_value(amount, n.value)]
@@ -668,6 +659,25 @@ def _score_currency(text: str, expect: Mapping[str, Any], numbers: Sequence[ZhNu
     )
 
 
+# An amount under one yuan, in jiao (and fen): 三毛五 is 0.35, 五毛钱 0.5, 两角 0.2; in fen only
+# with 钱 after it (八分钱 is 0.08; 八分 alone may be minutes or points).
+_JIAO_THEN_FEN = re.compile(r"[毛角](?:([一二三四五六七八九])分?)?(?:钱)?")
+_FEN_ONLY = re.compile(r"分钱")
+
+
+def _jiao_and_fen(text: str, number: ZhNumber) -> tuple[str, str] | None:
+    """(amount, words heard) of an amount said in jiao and fen only, else None."""
+    if number.kind not in ("integer", "digits") or not number.value.isdigit() or not 1 <= int(number.value) <= 9:
+        return None
+    digit = Decimal(number.value)
+    if match := _JIAO_THEN_FEN.match(text, number.end):
+        fen = DIGIT_WORDS[match.group(1)] if match.group(1) else 0
+        return _plain(digit / 10 + Decimal(fen) / 100), text[number.start : match.end()]
+    if match := _FEN_ONLY.match(text, number.end):
+        return _plain(digit / 100), text[number.start : match.end()]
+    return None
+
+
 def _yuan_and_jiao(text: str, number: ZhNumber) -> tuple[str, str] | None:
     """(amount, words heard) of a yuan amount said with its jiao (and fen) after 块/元, else None."""
     if number.kind not in ("integer", "digits") or number.value.startswith("-"):
@@ -675,7 +685,7 @@ def _yuan_and_jiao(text: str, number: ZhNumber) -> tuple[str, str] | None:
     match = _YUAN_THEN_JIAO.match(text, number.end)
     if match is None:
         return None
-    jiao = DIGIT_WORDS[match.group(1)]
+    jiao = DIGIT_WORDS[match.group(1)] if match.group(1) else 0
     fen = DIGIT_WORDS[match.group(2)] if match.group(2) else 0
     amount = Decimal(number.value) + Decimal(jiao) / 10 + Decimal(fen) / 100
     return _plain(amount), text[number.start : match.end()]

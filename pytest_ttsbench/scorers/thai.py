@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from pythainlp.tokenize.tcc import tcc_pos
+
 SARA_E = "\u0e40"  # เ
 SARA_AE = "\u0e41"  # แ
 SARA_AA = "\u0e32"  # า
@@ -124,32 +126,71 @@ def mai_yamok_readings(text: str) -> list[str]:
     return readings
 
 
-# A vowel sign or tone mark written after a consonant belongs to it. (Not the thanthakhat ์: it
-# silences a final letter, and อีเมล์ is how many write อีเมล.)
-_MARKS_AND_FOLLOWING_VOWELS = set(
-    "\u0e30\u0e31\u0e32\u0e33\u0e34\u0e35\u0e36\u0e37\u0e38\u0e39\u0e3a\u0e45\u0e47"
-) | set("\u0e48\u0e49\u0e4a\u0e4b\u0e4d\u0e4e")
 # ห before a sonorant (หมา, หนู, หลาย) and อ before ย (อยู่, อย่า) are silent letters that make one
-# initial with it: the sonorant alone is a different word.
+# initial with it: the sonorant alone is a different word. Character clusters do not show this
+# (TCC splits ห|มา), so it stays a rule of ours.
 _SONORANTS_AFTER_HO_HIP = set("งญนมยรลว")
+THANTHAKHAT = "\u0e4c"
+
+
+def _kind(ch: str) -> str:
+    """ "digit", "latin" (a letter outside Thai) or "" for what may sit next to a word or number."""
+    if ch.isdigit():
+        return "digit"
+    if ch.isalpha() and not "\u0e00" <= ch <= "\u0e7f":
+        return "latin"
+    return ""
+
+
+def _runs_on(text: str, left: int, right: int) -> bool:
+    """Whether a Latin word or a number runs on across the cut between ``left`` and ``right``.
+
+    Inside Thai text a Latin keyword or a number is still a word of its own: ``5G`` is not in
+    ``15G``, ``15`` not in ``150`` or ``1.15``, ``Phone`` not in ``iPhone``; a letter next to a
+    digit is a boundary (``iPhone15`` holds ``iPhone``).
+    """
+    if left < 0 or right >= len(text):
+        return False
+    a, b = _kind(text[left]), _kind(text[right])
+    if a and a == b:
+        return True
+    # A decimal point or thousands separator between digits: 1.15, 1,500.
+    if text[left] in ".," and b == "digit" and left > 0 and _kind(text[left - 1]) == "digit":
+        return True
+    return text[right] in ".," and a == "digit" and right + 1 < len(text) and _kind(text[right + 1]) == "digit"
+
+
+def cluster_boundaries(text: str) -> set[int]:
+    """Offsets where a Thai character cluster may end or begin, by PyThaiNLP's TCC rules.
+
+    A cluster is a consonant with the vowels and marks that belong to it (เมา, ไก่, บ้า|น): text
+    can be cut only between clusters. TCC is a published rule set (Theeramunkong et al. 2000),
+    implemented by PyThaiNLP without any downloaded data.
+    """
+    return {0, len(text), *tcc_pos(text)}
 
 
 def stands_alone(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` can be a word of its own there, as far as Thai spelling tells.
 
-    Not when a leading vowel (เ แ โ ใ ไ) stands right before it (เมา holds มา, but the เ is read
-    with the ม), when a vowel sign or tone mark right after it belongs to its last consonant (ไก่
-    holds ไก), or when a silent ห or อ before it joins its first consonant (หมา holds มา, อยู่ holds
-    ยู่). Whatever the spelling does not rule out is allowed: without a dictionary, a consonant
-    after the match may be a final consonant or the next word.
+    Both ends must be cluster boundaries (:func:`cluster_boundaries`): not when a leading vowel
+    (เ แ โ ใ ไ) stands right before it (เมา holds มา, but the เ is read with the ม), nor when a
+    vowel sign or tone mark after it belongs to its last consonant (ไก่ holds ไก). A thanthakhat
+    after it is allowed (อีเมล์ is how many write อีเมล). Nor when a silent ห or อ before it joins
+    its first consonant (หมา holds มา, อยู่ holds ยู่). Whatever the spelling does not rule out is
+    allowed: without a dictionary, a consonant after the match may be a final consonant or the
+    next word.
     """
-    before = text[start - 1] if start > 0 else ""
+    if _runs_on(text, start - 1, start) or _runs_on(text, end - 1, end):
+        return False
+    boundaries = cluster_boundaries(text)
     after = text[end] if end < len(text) else ""
+    if start not in boundaries:
+        return False
+    if end not in boundaries and not (after == THANTHAKHAT and end + 1 in boundaries):
+        return False
+    before = text[start - 1] if start > 0 else ""
     first = text[start] if start < len(text) else ""
-    if before and before in _LEADING_VOWELS:
-        return False
-    if after in _MARKS_AND_FOLLOWING_VOWELS:
-        return False
     if before == "\u0e2b" and first in _SONORANTS_AFTER_HO_HIP:
         return False
     return not (before == "\u0e2d" and first == "\u0e22")

@@ -349,3 +349,25 @@ def test_thai_keyword_must_stand_as_its_own_syllables(transcript: str, keyword: 
 
 def test_other_languages_match_anywhere() -> None:
     assert score("the keyword is inside", {"expected": "side"}, ScoreContext("en")).outcome == "correct"
+
+
+# --- Latin and digit keywords inside Thai text; cluster boundaries from PyThaiNLP's TCC --------
+
+
+@pytest.mark.parametrize(
+    ("transcript", "keyword", "outcome"),
+    [
+        ("เครือข่าย5Gเร็วมาก", "5G", "correct"),
+        ("เครือข่าย15Gเร็วมาก", "5G", "wrong"),  # a number runs on: 15G is not 5G
+        ("ราคา150บาท", "15", "wrong"),
+        ("ราคา1.15บาท", "15", "wrong"),
+        ("ราคา15บาท", "15", "correct"),
+        ("รุ่นiPhone15ใหม่", "iPhone", "correct"),  # a letter next to a digit is a boundary
+        ("รุ่นiPhone15ใหม่", "Phone", "wrong"),  # a Latin word runs on
+        ("ไปเมาที่บ้าน", "มา", "wrong"),  # the leading vowel belongs to the cluster (TCC)
+        ("ไก่ย่าง", "ไก", "wrong"),  # the tone mark does too
+        ("ส่งอีเมล์แล้ว", "อีเมล", "correct"),  # a thanthakhat after it is allowed
+    ],
+)
+def test_keyword_boundaries_inside_thai_text(transcript: str, keyword: str, outcome: str) -> None:
+    assert score(transcript, {"expected": keyword}).outcome == outcome
