@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.stats import bootstrap
 
 from pytest_ttsbench.gating.summary import group_value
 from pytest_ttsbench.quality.measures import MEASURES
@@ -50,6 +49,9 @@ def describe(values: Sequence[float]) -> MeasureSummary:
         return MeasureSummary(0, None, None, None, None)
     interval: tuple[float, float] | None = None
     if data.size >= 2 and np.ptp(data) > 0:
+        # scipy.stats costs about a second to import: only a report that summarizes figures pays it.
+        from scipy.stats import bootstrap
+
         found = bootstrap(
             (data,),
             np.mean,
