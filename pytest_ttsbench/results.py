@@ -93,7 +93,7 @@ class ItemResult:
     #: each measure set's model and version, e.g. {"dnsmos": "speechmos 0.0.1.1 ..."}
     quality_models: dict[str, str] = field(default_factory=dict)
     # Where the audio and each route's transcript came from: "hit" (the cache), "miss" (made and
-    # stored now) or "off"; keys "audio" and "asr:<route>".
+    # stored now) or "off"; keys "audio", "asr:<route>" and "quality" (the clip's quality figures).
     cache: dict[str, str] = field(default_factory=dict)
     # How each local Whisper route decoded this clip: "sequential" or "batched:<N>" (routes that
     # do not say, such as a remote service, are absent). Compared runs must decode alike.

@@ -9,6 +9,7 @@ uses the CPU Whisper leaves idle instead of adding its time to the clip's.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import threading
 from collections.abc import Sequence
@@ -54,6 +55,12 @@ class QualityMeter:
     @property
     def measure_names(self) -> list[str]:
         return measure_names(self.sets)
+
+    def cache_identity(self) -> dict[str, object]:
+        """What the figures of a clip depend on besides the clip: the sets, each set's model and
+        versions (provenance), and the code that computes them, so a changed measure never reads
+        figures an earlier version of it stored (quality entries in cache.py)."""
+        return {"sets": list(self.sets), "models": self.provenance(), "code": _measuring_code_sha256()}
 
     def provenance(self) -> dict[str, str]:
         """Each chosen set's model and version, for the results rows and the gate file."""
@@ -120,3 +127,13 @@ def _lower_priority() -> None:
 def _background() -> ThreadPoolExecutor:
     """One worker: clips are measured one after another, each beside the next pipeline step."""
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="ttsbench-quality", initializer=_lower_priority)
+
+
+@cache
+def _measuring_code_sha256() -> str:
+    """The SHA-256 of the modules that decode and measure a clip, read once per process."""
+    digest = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for path in (here.parent / "audio.py", *sorted(here.glob("*.py"))):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
