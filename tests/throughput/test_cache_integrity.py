@@ -1,5 +1,6 @@
 """Every cache entry is trusted only by its content: one changed, dropped or added byte anywhere in a
-clip, transcript, clip's quality figures or parsed case file is a counted ``damaged`` miss, never a hit with other content."""
+clip, transcript, clip's quality figures or parsed case file is a counted ``damaged`` miss, never a
+hit with other content."""
 
 from __future__ import annotations
 
