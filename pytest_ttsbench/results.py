@@ -167,7 +167,12 @@ def resolved_in_folder(result: ItemResult, folder: Path) -> ItemResult:
 
 
 class ResultsWriter:
-    """Appends one line per result and flushes it to disk at once, so an interrupted run loses nothing."""
+    """Appends one line per result and hands it to the operating system at once, so an interrupted
+    run (Ctrl-C, a killed job, a crashed worker) loses nothing; the file is synced to disk once, on close.
+
+    Not synced per row: that cost a warm rerun of the main job a tenth of its time (#28), and only
+    guards against the machine itself going down, which loses the run anyway.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -180,10 +185,13 @@ class ResultsWriter:
         with self._lock:
             self._handle.write(line + "\n")
             self._handle.flush()
-            os.fsync(self._handle.fileno())
 
     def close(self) -> None:
-        self._handle.close()
+        with self._lock:
+            if not self._handle.closed:
+                self._handle.flush()
+                os.fsync(self._handle.fileno())
+            self._handle.close()
 
 
 class ResultsFileError(ValueError):
