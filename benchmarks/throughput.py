@@ -374,7 +374,7 @@ WARM_PHASES = (
     ("collection (case files, items)", "_pytest/main.py", "pytest_collection"),
     ("pipeline built (imports, engines)", "pytest_ttsbench/session.py", "evaluator"),
     ("items (clips, transcripts, figures from the cache)", "pytest_ttsbench/collect.py", "runtest"),
-    ("rows written (one fsync each)", "pytest_ttsbench/results.py", "write"),
+    ("rows written", "pytest_ttsbench/results.py", "write"),
     ("gate evaluated", "pytest_ttsbench/gating/gate.py", "evaluate_gate"),
     ("quality summaries", "pytest_ttsbench/quality/summary.py", "summarize_quality"),
     ("session finish (gate, reports, files)", "pytest_ttsbench/plugin.py", "pytest_sessionfinish"),
