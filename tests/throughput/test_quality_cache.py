@@ -100,3 +100,25 @@ def test_a_damaged_quality_entry_is_a_counted_miss_measured_again(pytester: pyte
     assert _figures(rows) == _figures(cold_rows)
     assert gate["cache"]["damaged_entries"] == {"quality": 2}
     run.stdout.fnmatch_lines(["cache: *damaged cache entries ignored and made again: 2 quality*"])
+
+
+def test_a_changed_measure_or_text_measures_afresh(
+    pytester: pytest.Pytester, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Figures are never carried over: another model version, another measuring code, or another
+    text sent (the speaking rate counts its letters) is a new key, so the clip is measured again."""
+    _run(pytester, "cold")
+    identity = QualityMeter.cache_identity
+
+    def newer_model(self: QualityMeter) -> dict[str, object]:
+        found = identity(self)
+        return {**found, "models": {"signal": "pyloudnorm 99.0 (a newer release)"}}
+
+    with monkeypatch.context() as patched:
+        patched.setattr(QualityMeter, "cache_identity", newer_model)
+        _, rows, _ = _run(pytester, "newer")
+    assert {row["cache"]["quality"] for row in rows} == {"miss"}
+    (project / "cases" / "q.yaml").write_text(CASES.replace("Flight 237", "Flight  237"), encoding="utf-8")
+    _, rows, _ = _run(pytester, "edited")
+    sources = {row["id"]: row["cache"]["quality"] for row in rows}
+    assert sources == {"q-cache/plant": "hit", "q-cache/gate": "miss"}
