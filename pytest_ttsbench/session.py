@@ -433,12 +433,7 @@ def _quality_config(
 ) -> tuple[tuple[str, ...], str, tuple[tuple[QualityBound, ...], ...]]:
     """Measure sets, DNSMOS windowing and quality bounds; the chosen models load now (a missing extra stops the run)."""
     from pytest_ttsbench.quality.gates import override_layers
-    from pytest_ttsbench.quality.measures import (
-        QualityOptionError,
-        QualityUnavailable,
-        needs_models,
-        parse_measure_sets,
-    )
+    from pytest_ttsbench.quality.measures import QualityOptionError, QualityUnavailable, parse_measure_sets
 
     where = str(settings.source or "configuration")
     option = config.getoption("tts_quality")
@@ -453,8 +448,7 @@ def _quality_config(
             config.getoption("tts_quality_ceiling"),
             config.getoption("tts_quality_tolerance"),
         )
-        if engines and needs_models(sets) and not lists_only(config):
-            # A listing measures nothing, so it loads no model (nor the numeric stack behind them).
+        if engines and sets:
             from pytest_ttsbench.quality.meter import QualityMeter
 
             QualityMeter(sets, windowing).load()

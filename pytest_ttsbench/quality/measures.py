@@ -77,15 +77,6 @@ def parse_measure_sets(values: list[str] | None, where: str = "--tts-quality") -
     return tuple(chosen) if values else DEFAULT_SETS
 
 
-#: The sets that load a model (and an extra); ``signal`` loads none.
-MODEL_SETS: frozenset[str] = frozenset({"dnsmos", "similarity"})
-
-
-def needs_models(sets: tuple[str, ...]) -> bool:
-    """Whether the chosen sets load a model, which a run loads up front so a missing extra stops it early."""
-    return bool(MODEL_SETS.intersection(sets))
-
-
 def measure_names(sets: tuple[str, ...]) -> list[str]:
     """The measures the chosen sets take, in the fixed order of :data:`MEASURES`."""
     return [m.name for m in MEASURES if m.measure_set in sets]

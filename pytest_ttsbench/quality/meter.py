@@ -17,14 +17,18 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from pytest_ttsbench.audio import ASR_SAMPLE_RATE
-from pytest_ttsbench.quality.dnsmos import Dnsmos, shared_dnsmos
 from pytest_ttsbench.quality.measures import DEFAULT_DNSMOS_WINDOWING, measure_names
-from pytest_ttsbench.quality.similarity import SpeakerEncoder, cosine, shared_encoder
-from pytest_ttsbench.quality.waveform import signal_measures, signal_provenance
+
+# Each set's module loads when that set is used: numpy, pyloudnorm and the models behind them cost
+# a listing (which measures nothing) or a rerun whose figures are all cached (cache.py) nothing.
+if TYPE_CHECKING:
+    import numpy as np
+
+    from pytest_ttsbench.quality.dnsmos import Dnsmos
+    from pytest_ttsbench.quality.similarity import SpeakerEncoder
 
 
 @dataclass(frozen=True)
@@ -48,8 +52,12 @@ class QualityMeter:
     def load(self) -> None:
         """Load every chosen model now, so a missing extra stops the run before anything is synthesized."""
         if "dnsmos" in self.sets:
+            from pytest_ttsbench.quality.dnsmos import shared_dnsmos
+
             shared_dnsmos(self.dnsmos_windowing)
         if "similarity" in self.sets:
+            from pytest_ttsbench.quality.similarity import shared_encoder
+
             shared_encoder()
 
     @property
@@ -66,6 +74,8 @@ class QualityMeter:
         """Each chosen set's model and version, for the results rows and the gate file."""
         found: dict[str, str] = {}
         if "signal" in self.sets:
+            from pytest_ttsbench.quality.waveform import signal_provenance
+
             found["signal"] = signal_provenance()
         if "dnsmos" in self.sets:
             found["dnsmos"] = self._dnsmos.provenance
@@ -75,10 +85,14 @@ class QualityMeter:
 
     @property
     def _dnsmos(self) -> Dnsmos:
+        from pytest_ttsbench.quality.dnsmos import shared_dnsmos
+
         return shared_dnsmos(self.dnsmos_windowing)
 
     @property
     def _encoder(self) -> SpeakerEncoder:
+        from pytest_ttsbench.quality.similarity import shared_encoder
+
         return shared_encoder()
 
     def measure(self, clip: ClipToMeasure) -> dict[str, float | None]:
@@ -95,9 +109,13 @@ class QualityMeter:
             for found, scores in zip(figures, self._dnsmos.score([c.samples for c in clips]), strict=True):
                 found.update(scores)
         if "signal" in self.sets:
+            from pytest_ttsbench.quality.waveform import signal_measures
+
             for found, clip in zip(figures, clips, strict=True):
                 found.update(signal_measures(clip.samples, ASR_SAMPLE_RATE, clip.text))
         if "similarity" in self.sets:
+            from pytest_ttsbench.quality.similarity import cosine
+
             for found, clip in zip(figures, clips, strict=True):
                 reference = self._reference(clip.reference_audio)
                 found["speaker_similarity"] = cosine(self._encoder.embed(clip.samples), reference)
