@@ -1,7 +1,7 @@
 """A content-addressed cache of clips, transcripts and parsed case files: a rerun re-runs no ASR on
 audio it heard before, and asks no engine whose clips it may reuse (clip_reuse.py) for them again.
 
-Three kinds of entries live under one folder:
+Four kinds of entries live under one folder:
 
 * ``audio/``: what an engine returned for one request, keyed by everything that determines the
   audio (adapter type, endpoint, model, voice, the text sent, every option sent, the generation
@@ -10,6 +10,9 @@ Three kinds of entries live under one folder:
 * ``transcripts/``: what one ASR route heard in one clip, keyed by the clip's SHA-256 and the
   route's identity (for Whisper: model weights SHA-256, language, beam, compute type, batching
   mode, faster-whisper and CTranslate2 versions).
+* ``quality/``: a clip's quality figures (``--tts-quality``), keyed by the clip's SHA-256, the
+  text sent (the speaking rate counts its letters), the reference voice's SHA-256 and the
+  measures' identity (each set's model, its file's SHA-256 and library versions, DNSMOS windowing).
 * ``parsed/``: a case file's parsed YAML, keyed by the SHA-256 of the file's text
   (yaml_documents.py), never by its modification time or size.
 
@@ -50,8 +53,8 @@ ENV_SUBFOLDER = "clips"
 # 2: every entry sealed with its kind, key and body checksum (seal_entry).
 KEY_VERSION = 2
 #: the kinds of entry, each a folder under the cache root
-ENTRY_KINDS = ("audio", "transcripts", "parsed")
-_SUFFIX = {"audio": ".clip", "transcripts": ".json", "parsed": ".json"}
+ENTRY_KINDS = ("audio", "transcripts", "quality", "parsed")
+_SUFFIX = {"audio": ".clip", "transcripts": ".json", "quality": ".json", "parsed": ".json"}
 
 #: what one read found: a whole entry, no entry, or an entry whose seal does not match its content
 ReadStatus = Literal["hit", "miss", "damaged"]
@@ -108,10 +111,12 @@ class CacheStats:
     transcript_bytes: int
     parsed_entries: int = 0
     parsed_bytes: int = 0
+    quality_entries: int = 0
+    quality_bytes: int = 0
 
     @property
     def total_bytes(self) -> int:
-        return self.audio_bytes + self.transcript_bytes + self.parsed_bytes
+        return self.audio_bytes + self.transcript_bytes + self.parsed_bytes + self.quality_bytes
 
 
 @dataclass(frozen=True)
@@ -173,6 +178,26 @@ def transcript_key_material(audio_sha256: str, route_identity: Mapping[str, Any]
         "audio_sha256": audio_sha256,
         "route": dict(route_identity),
         "language": language,
+    }
+
+
+def quality_key_material(
+    audio_sha256: str,
+    pcm_sample_rate: int | None,
+    text: str,
+    reference_sha256: str | None,
+    meter_identity: Mapping[str, Any],
+) -> dict[str, Any]:
+    """Everything that determines a clip's quality figures: the bytes the engine returned (and the
+    rate of raw PCM), the text sent, the reference voice and the measures (QualityMeter.cache_identity)."""
+    return {
+        "kind": "quality",
+        "version": KEY_VERSION,
+        "audio_sha256": audio_sha256,
+        "pcm_sample_rate": pcm_sample_rate,
+        "text": text,
+        "reference_sha256": reference_sha256,
+        "measures": dict(meter_identity),
     }
 
 
@@ -366,6 +391,30 @@ class ClipCache:
         body = {"text": entry.text, "flags": list(entry.flags), "language": entry.language, "details": entry.details}
         self.write_entry("transcripts", key, json.dumps(body, default=str).encode("utf-8"))
 
+    # --- quality figures (quality/meter.py) -----------------------------------------------------
+
+    def read_quality(self, key: str) -> tuple[dict[str, float | None] | None, ReadStatus]:
+        """A clip's stored figures (measure name → value) and what the read found."""
+        if not self.reads:
+            return None, "miss"
+        body, status = self.read_entry("quality", key)
+        if body is None:
+            return None, status
+        try:
+            data = json.loads(body)
+        except ValueError:
+            data = None
+        figures = data.get("figures") if isinstance(data, dict) else None
+        if not isinstance(figures, dict) or not all(isinstance(v, (int, float)) or v is None for v in figures.values()):
+            self.count_damaged("quality")  # sealed but not an entry this code writes: never figures
+            return None, "damaged"
+        return {str(k): v for k, v in figures.items()}, "hit"
+
+    def put_quality(self, key: str, figures: Mapping[str, float | None]) -> None:
+        if not self.writes:
+            return
+        self.write_entry("quality", key, json.dumps({"figures": dict(figures)}).encode("utf-8"))
+
     # --- parsed case files (yaml_documents.py) ---------------------------------------------------
     # Used in every mode but ``off``: a parse is not a measurement, and an entry is checked on read.
 
@@ -390,6 +439,7 @@ class ClipCache:
         audio = [p.stat().st_size for p in self._files("audio")]
         transcripts = [p.stat().st_size for p in self._files("transcripts")]
         parsed = [p.stat().st_size for p in self._files("parsed")]
+        quality = [p.stat().st_size for p in self._files("quality")]
         return CacheStats(
             root=self.root,
             audio_entries=len(audio),
@@ -398,6 +448,8 @@ class ClipCache:
             transcript_bytes=sum(transcripts),
             parsed_entries=len(parsed),
             parsed_bytes=sum(parsed),
+            quality_entries=len(quality),
+            quality_bytes=sum(quality),
         )
 
     def check(self) -> tuple[int, list[DamagedEntry]]:

@@ -74,6 +74,8 @@ class CacheUse:
     #: engine → row ``cache["audio"]`` value → rows
     clips: dict[str, Counter[str]] = field(default_factory=dict)
     transcripts: Counter[str] = field(default_factory=Counter)
+    #: row ``cache["quality"]`` value → clips (quality figures, ``--tts-quality``)
+    quality: Counter[str] = field(default_factory=Counter)
     #: entry kind → damaged entries found (each a miss); rows count clips and transcripts, the
     #: session adds parsed case files
     damaged: Counter[str] = field(default_factory=Counter)
@@ -106,6 +108,7 @@ class CacheUse:
                 },
             },
             "transcripts": {"reused": self.transcripts["hit"], "total": sum(self.transcripts.values())},
+            "quality": {"reused": self.quality["hit"], "total": sum(self.quality.values())},
             "damaged_entries": dict(sorted(self.damaged.items())),
         }
 
@@ -113,12 +116,14 @@ class CacheUse:
         """The terminal's line next to the gate's outcome; None when the cache played no part
         (nothing reused, nothing damaged, nothing left unread by the reuse policy)."""
         reused = self.transcripts["hit"]
-        if not (self.clips_reused or reused or self.damaged or self.clips_not_read):
+        if not (self.clips_reused or reused or self.quality["hit"] or self.damaged or self.clips_not_read):
             return None
         text = (
             f"cache: {self.clips_reused} of {self.clips_total} clip(s) reused from an earlier run"
             f"{_engines_reused(self.clips)}, {reused} of {sum(self.transcripts.values())} transcript(s) reused"
         )
+        if self.quality:
+            text += f", quality figures of {self.quality['hit']} of {sum(self.quality.values())} clip(s) reused"
         if self.clips_not_read:
             text += (
                 f"; {self.clips_not_read} clip(s) of engines that are not reproducible made afresh, "
@@ -130,6 +135,10 @@ class CacheUse:
         if self.clips_reused:
             text += "; --tts-cache=off asks the engines afresh"
         return text
+
+
+# a row's cache source → the cache entry kind it read (every other source is a route's transcript)
+_KINDS = {"audio": "audio", "quality": "quality"}
 
 
 def _engines_reused(clips: Mapping[str, Counter[str]]) -> str:
@@ -151,8 +160,10 @@ def cache_use(results: Sequence[ItemResult], damaged: Mapping[str, int] | None =
             seen.add(clip)
             if source_of == "audio":
                 use.clips.setdefault(row.engine, Counter())[source] += 1
+            elif source_of == "quality":
+                use.quality[source] += 1
             else:
                 use.transcripts[source] += 1
             if source == "damaged" and damaged is None:
-                use.damaged["audio" if source_of == "audio" else "transcripts"] += 1
+                use.damaged[_KINDS.get(source_of, "transcripts")] += 1
     return use

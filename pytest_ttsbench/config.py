@@ -217,10 +217,10 @@ def _quoted_line(path: Path, error: Exception) -> str:
 
 
 def _schema_errors(raw: dict[str, Any]) -> list[Any]:
-    # Imported here: a pytest run in a project without a configuration never pays for jsonschema.
-    import jsonschema
+    # Imported here: a pytest run in a project without a configuration never pays for a schema check.
+    from pytest_ttsbench.schema_check import schema_errors
 
-    return sorted(jsonschema.Draft202012Validator(CONFIG_SCHEMA).iter_errors(raw), key=lambda e: list(e.path))
+    return sorted(schema_errors(CONFIG_SCHEMA, raw), key=lambda e: list(e.path))
 
 
 def load_settings(rootdir: Path) -> Settings:

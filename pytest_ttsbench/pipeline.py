@@ -33,6 +33,7 @@ from pytest_ttsbench.cache import (
     ClipCache,
     audio_key_material,
     cache_key,
+    quality_key_material,
     transcript_key_material,
 )
 from pytest_ttsbench.cases.model import CaseItem, Target
@@ -125,6 +126,9 @@ class Synthesized:
     #: the clip decoded, and its quality measures under way, when they could start with the synthesis
     decoded: DecodedAudio | None = None
     quality: Future[dict[str, float | None]] | None = None
+    #: the clip's quality cache entry (None when the cache is off) and what reading it found
+    quality_key: str | None = None
+    quality_source: str = "off"
 
 
 @dataclass(frozen=True)
@@ -176,6 +180,7 @@ class Evaluator:
         self._routes: dict[str, list[AsrRoute]] = {}
         self._clips: dict[tuple[str, str, str, int], Clip] = {}
         self._probed: set[str] = set()
+        self._reference_sha256: dict[Path, str] = {}
         self._ahead: SynthesisPool[Synthesized] = SynthesisPool(self._concurrency)
 
     # --- engines ---------------------------------------------------------------------------
@@ -261,8 +266,37 @@ class Evaluator:
         except AudioDecodeError:
             return  # the test decodes it again and records why it failed
         profile = self.profiles[engine_name]
-        measured = ClipToMeasure(outcome.decoded.samples, outcome.request.text, reference_audio(profile))
+        reference = reference_audio(profile)
+        figures = self._cached_quality(outcome, synthesis, reference)
+        if figures is not None:  # measured before, on these very bytes with these very measures
+            outcome.quality = Future()
+            outcome.quality.set_result(figures)
+            return
+        measured = ClipToMeasure(outcome.decoded.samples, outcome.request.text, reference)
         outcome.quality = quality.measure_later(measured)
+
+    def _cached_quality(
+        self, outcome: Synthesized, synthesis: Synthesis, reference: Path | None
+    ) -> dict[str, float | None] | None:
+        """The clip's figures from the cache, keyed by its bytes, the text, the reference voice and the measures."""
+        cache, quality = self.options.cache, self.options.quality
+        if cache is None or cache.mode == "off" or quality is None:
+            return None
+        if reference is not None and reference not in self._reference_sha256:
+            self._reference_sha256[reference] = hashlib.sha256(reference.read_bytes()).hexdigest()
+        material = quality_key_material(
+            hashlib.sha256(synthesis.audio).hexdigest(),
+            synthesis.pcm_sample_rate,
+            outcome.request.text,
+            self._reference_sha256.get(reference) if reference is not None else None,
+            quality.cache_identity(),
+        )
+        outcome.quality_key = cache_key(material)
+        figures, outcome.quality_source = cache.read_quality(outcome.quality_key)
+        if figures is not None and list(figures) != quality.measure_names:
+            figures, outcome.quality_source = None, "damaged"  # not what these measures write
+            cache.count_damaged("quality")
+        return figures
 
     def _decode(self, synthesis: Synthesis, engine_name: str) -> DecodedAudio:
         """The clip's samples, decoding stopped at the engine's max_clip_seconds (AudioDecodeError)."""
@@ -400,6 +434,9 @@ class Evaluator:
         finally:
             if pending is not None:
                 clip.quality = pending.result()
+                clip.cache["quality"] = made.quality_source
+                if cache is not None and made.quality_key is not None and made.quality_source != "hit":
+                    cache.put_quality(made.quality_key, clip.quality)
 
     def _transcribe(self, route: AsrRoute, decoded: Any, language: str, clip: Clip) -> tuple[Transcription, str]:
         """A route's transcript of the clip, from the cache when the same route heard the same audio before."""

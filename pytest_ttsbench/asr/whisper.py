@@ -343,6 +343,7 @@ class WhisperRoute:
         self.batch_size = resolve_batch_size(batch_size, device)
         self.batching = batching_mode(self.batch_size)
         self.name = f"whisper:{_route_label(model)}"
+        self._identities: dict[str, dict[str, object]] = {}
 
     def model_name_for(self, language: str) -> str:
         """The model name or path this route uses for items in ``language``."""
@@ -359,12 +360,16 @@ class WhisperRoute:
     def cache_identity(self, language: str) -> dict[str, object]:
         """Everything besides the audio that decides this route's transcript of a clip in ``language``
         (the transcript cache's key): the weights by content, the decoding settings and bounds, the
-        batching mode, and the faster-whisper and CTranslate2 versions."""
+        batching mode, and the faster-whisper and CTranslate2 versions. Worked out once per
+        language: every clip's transcript key asks for it, and a warm rerun asks for nothing else."""
+        known = self._identities.get(language)
+        if known is not None:  # the name is the one thing set after construction (asr/registry.py)
+            return {**known, "name": self.name}
         try:
             path = resolve_model(self.model_name_for(language))  # located, not loaded: a warm rerun loads nothing
         except ModelNotFound as exc:
             raise AsrError(str(exc)) from exc
-        return {
+        identity: dict[str, object] = {
             "type": "whisper",
             "name": self.name,
             "weights_sha256": weights_sha256(path),
@@ -379,6 +384,8 @@ class WhisperRoute:
             "faster_whisper": _package_version("faster-whisper"),
             "ctranslate2": _package_version("ctranslate2"),
         }
+        self._identities[language] = identity
+        return dict(identity)
 
     def transcribe(self, audio: DecodedAudio, language: str) -> Transcription:
         code = whisper_language(language)

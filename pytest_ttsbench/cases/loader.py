@@ -6,7 +6,7 @@ past the first problem so one bad item never hides the others. Nothing here synt
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,6 +15,7 @@ from pytest_ttsbench.cases.model import CaseFileError, CaseItem, Problem, Suite,
 from pytest_ttsbench.cases.schema import CASE_FILE_SCHEMA
 from pytest_ttsbench.cases.sources import jsonl_source_data
 from pytest_ttsbench.limits import DEFAULT_MAX_TEXT_CHARS
+from pytest_ttsbench.schema_check import schema_errors
 from pytest_ttsbench.scorers.registry import UnknownScorerError, get_scorer
 from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml_cached
 
@@ -39,43 +40,6 @@ def _item_label(items: Any, index: int) -> str:
         if isinstance(item_id, str) and item_id:
             return item_id
     return f"#{index + 1}"
-
-
-# schema id → (the schema, kept so its id is never reused; its compiled check, or None)
-_COMPILED: dict[int, tuple[Mapping[str, Any], Callable[[Any], Any] | None]] = {}
-
-
-def _compiled(schema: Mapping[str, Any]) -> Callable[[Any], Any] | None:
-    entry = _COMPILED.get(id(schema))
-    if entry is None or entry[0] is not schema:
-        import fastjsonschema
-
-        try:
-            check: Callable[[Any], Any] | None = fastjsonschema.compile(dict(schema))
-        except fastjsonschema.JsonSchemaDefinitionException:
-            check = None  # a schema it cannot compile: jsonschema alone decides
-        entry = _COMPILED[id(schema)] = (schema, check)
-    return entry[1]
-
-
-def schema_errors(schema: Mapping[str, Any], data: Any) -> list[Any]:
-    """Every jsonschema error of ``data`` against ``schema`` (Draft 2020-12), in jsonschema's words.
-
-    Valid documents, nearly all of them, are recognised by a check fastjsonschema compiles from
-    the schema once, several times faster than jsonschema walking it: collecting a large benchmark
-    validates every item. Only a document that check rejects is walked by jsonschema, whose errors
-    name the path and the problem.
-    """
-    check = _compiled(schema)
-    if check is not None:
-        try:
-            check(data)
-            return []
-        except ValueError:  # fastjsonschema's JsonSchemaValueException: the document is invalid
-            pass
-    import jsonschema
-
-    return list(jsonschema.Draft202012Validator(schema).iter_errors(data))
 
 
 def _schema_problems(path: Path, data: Any, schema: Mapping[str, Any]) -> list[Problem]:

@@ -43,6 +43,8 @@ def _cmd_stats(args: argparse.Namespace) -> int:
                     "transcript_bytes": stats.transcript_bytes,
                     "parsed_entries": stats.parsed_entries,
                     "parsed_bytes": stats.parsed_bytes,
+                    "quality_entries": stats.quality_entries,
+                    "quality_bytes": stats.quality_bytes,
                     "total_bytes": stats.total_bytes,
                 }
             )
@@ -51,8 +53,9 @@ def _cmd_stats(args: argparse.Namespace) -> int:
     print(f"cache: {stats.root}")
     print(f"  clips:       {stats.audio_entries:>7}  {_size(stats.audio_bytes)}")
     print(f"  transcripts: {stats.transcript_entries:>7}  {_size(stats.transcript_bytes)}")
+    print(f"  quality:     {stats.quality_entries:>7}  {_size(stats.quality_bytes)}")
     print(f"  case files:  {stats.parsed_entries:>7}  {_size(stats.parsed_bytes)}")
-    entries = stats.audio_entries + stats.transcript_entries + stats.parsed_entries
+    entries = stats.audio_entries + stats.transcript_entries + stats.quality_entries + stats.parsed_entries
     print(f"  total:       {entries:>7}  {_size(stats.total_bytes)}")
     return EXIT_OK
 

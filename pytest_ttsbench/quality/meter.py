@@ -9,6 +9,7 @@ uses the CPU Whisper leaves idle instead of adding its time to the clip's.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import threading
 from collections.abc import Sequence
@@ -16,14 +17,18 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from pytest_ttsbench.audio import ASR_SAMPLE_RATE
-from pytest_ttsbench.quality.dnsmos import Dnsmos, shared_dnsmos
 from pytest_ttsbench.quality.measures import DEFAULT_DNSMOS_WINDOWING, measure_names
-from pytest_ttsbench.quality.similarity import SpeakerEncoder, cosine, shared_encoder
-from pytest_ttsbench.quality.waveform import signal_measures, signal_provenance
+
+# Each set's module loads when that set is used: numpy, pyloudnorm and the models behind them cost
+# a listing (which measures nothing) or a rerun whose figures are all cached (cache.py) nothing.
+if TYPE_CHECKING:
+    import numpy as np
+
+    from pytest_ttsbench.quality.dnsmos import Dnsmos
+    from pytest_ttsbench.quality.similarity import SpeakerEncoder
 
 
 @dataclass(frozen=True)
@@ -47,18 +52,30 @@ class QualityMeter:
     def load(self) -> None:
         """Load every chosen model now, so a missing extra stops the run before anything is synthesized."""
         if "dnsmos" in self.sets:
+            from pytest_ttsbench.quality.dnsmos import shared_dnsmos
+
             shared_dnsmos(self.dnsmos_windowing)
         if "similarity" in self.sets:
+            from pytest_ttsbench.quality.similarity import shared_encoder
+
             shared_encoder()
 
     @property
     def measure_names(self) -> list[str]:
         return measure_names(self.sets)
 
+    def cache_identity(self) -> dict[str, object]:
+        """What the figures of a clip depend on besides the clip: the sets, each set's model and
+        versions (provenance), and the code that computes them, so a changed measure never reads
+        figures an earlier version of it stored (quality entries in cache.py)."""
+        return {"sets": list(self.sets), "models": self.provenance(), "code": _measuring_code_sha256()}
+
     def provenance(self) -> dict[str, str]:
         """Each chosen set's model and version, for the results rows and the gate file."""
         found: dict[str, str] = {}
         if "signal" in self.sets:
+            from pytest_ttsbench.quality.waveform import signal_provenance
+
             found["signal"] = signal_provenance()
         if "dnsmos" in self.sets:
             found["dnsmos"] = self._dnsmos.provenance
@@ -68,10 +85,14 @@ class QualityMeter:
 
     @property
     def _dnsmos(self) -> Dnsmos:
+        from pytest_ttsbench.quality.dnsmos import shared_dnsmos
+
         return shared_dnsmos(self.dnsmos_windowing)
 
     @property
     def _encoder(self) -> SpeakerEncoder:
+        from pytest_ttsbench.quality.similarity import shared_encoder
+
         return shared_encoder()
 
     def measure(self, clip: ClipToMeasure) -> dict[str, float | None]:
@@ -88,9 +109,13 @@ class QualityMeter:
             for found, scores in zip(figures, self._dnsmos.score([c.samples for c in clips]), strict=True):
                 found.update(scores)
         if "signal" in self.sets:
+            from pytest_ttsbench.quality.waveform import signal_measures
+
             for found, clip in zip(figures, clips, strict=True):
                 found.update(signal_measures(clip.samples, ASR_SAMPLE_RATE, clip.text))
         if "similarity" in self.sets:
+            from pytest_ttsbench.quality.similarity import cosine
+
             for found, clip in zip(figures, clips, strict=True):
                 reference = self._reference(clip.reference_audio)
                 found["speaker_similarity"] = cosine(self._encoder.embed(clip.samples), reference)
@@ -120,3 +145,14 @@ def _lower_priority() -> None:
 def _background() -> ThreadPoolExecutor:
     """One worker: clips are measured one after another, each beside the next pipeline step."""
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="ttsbench-quality", initializer=_lower_priority)
+
+
+@cache
+def _measuring_code_sha256() -> str:
+    """The SHA-256 of the modules that decode and measure a clip, read once per process."""
+    digest = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    measuring = ("meter.py", "measures.py", "waveform.py", "dnsmos.py", "similarity.py")
+    for path in (here.parent / "audio.py", *(here / name for name in measuring)):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()

@@ -15,13 +15,16 @@ from dataclasses import replace
 from functools import cache
 from importlib.metadata import version
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pytest_ttsbench.audio import ASR_SAMPLE_RATE, decode_audio
 from pytest_ttsbench.quality.measures import QualityUnavailable, install_hint
-from pytest_ttsbench.quality.repeats import GenerationSpread
-from pytest_ttsbench.results import ItemResult
+
+if TYPE_CHECKING:  # the summaries behind these import scipy.stats, which measuring a clip never needs
+    from pytest_ttsbench.quality.repeats import GenerationSpread
+    from pytest_ttsbench.results import ItemResult
 
 
 class SpeakerEncoder:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 from importlib.metadata import version
 
 import numpy as np
-import pyloudnorm
 
 from pytest_ttsbench.audio import spoken_units
 
@@ -84,6 +84,10 @@ def signal_measures(samples: np.ndarray, sample_rate: int, text: str) -> dict[st
         "loudness_lufs": None,
     }
     if seconds >= MIN_LOUDNESS_S:
+        # Imported here: pyloudnorm brings scipy.signal (about a second), which a run whose
+        # figures all come from the cache never needs.
+        import pyloudnorm
+
         lufs = pyloudnorm.Meter(sample_rate).integrated_loudness(samples.astype(np.float64))
         figures["loudness_lufs"] = round(float(lufs), 2) if math.isfinite(lufs) else None
     span = speech_span(samples, sample_rate)
@@ -101,5 +105,6 @@ def signal_measures(samples: np.ndarray, sample_rate: int, text: str) -> dict[st
     return figures
 
 
+@cache  # asked for every row; importlib.metadata reads the installed distributions each time
 def signal_provenance() -> str:
     return f"numpy {np.__version__} frame RMS; pyloudnorm {version('pyloudnorm')} (ITU-R BS.1770-4)"

@@ -1,5 +1,6 @@
 """Every cache entry is trusted only by its content: one changed, dropped or added byte anywhere in a
-clip, transcript or parsed case file is a counted ``damaged`` miss, never a hit with other content."""
+clip, transcript, clip's quality figures or parsed case file is a counted ``damaged`` miss, never a
+hit with other content."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ def _store(cache: ClipCache, kind: str, payload: bytes) -> Path:
     elif kind == "transcripts":
         text = payload.decode("latin-1")
         cache.put_transcript(KEY, CachedTranscript(text, ("flag",), "en", {"tokens": len(text)}))
+    elif kind == "quality":
+        cache.put_quality(KEY, {"speaking_rate": float(len(payload)), "dnsmos_ovrl": None, "peak_dbfs": -1.5})
     else:
         load_yaml_cached(CASE_FILE.replace("1776", str(len(payload))), cache)
     (path,) = (cache.root / kind).rglob("*.*")
@@ -39,6 +42,8 @@ def _read(cache: ClipCache, kind: str, payload: bytes) -> tuple[object, str]:
         return cache.read_audio(KEY)
     if kind == "transcripts":
         return cache.read_transcript(KEY)
+    if kind == "quality":
+        return cache.read_quality(KEY)
     text = CASE_FILE.replace("1776", str(len(payload)))
     return load_yaml_cached(text, cache), "parsed"
 
@@ -50,7 +55,7 @@ corruptions = st.tuples(
 
 @settings(max_examples=300, deadline=None)
 @given(
-    kind=st.sampled_from(["audio", "transcripts", "parsed"]),
+    kind=st.sampled_from(["audio", "transcripts", "quality", "parsed"]),
     payload=st.binary(min_size=1, max_size=300),
     corruption=corruptions,
 )
@@ -98,9 +103,11 @@ def test_an_intact_entry_of_each_kind_is_a_hit(tmp_path: Path) -> None:
     cache = ClipCache(tmp_path)
     _store(cache, "audio", b"RIFF....")
     _store(cache, "transcripts", b"heard")
+    _store(cache, "quality", b"four")
     entry, status = cache.read_audio(KEY)
     assert status == "hit" and entry == CachedAudio(b"RIFF....", "audio/wav", 16_000, {"seed": 3})
     assert cache.read_transcript(KEY)[1] == "hit"
+    assert cache.read_quality(KEY) == ({"speaking_rate": 4.0, "dnsmos_ovrl": None, "peak_dbfs": -1.5}, "hit")
     assert load_yaml_cached(CASE_FILE, cache) == load_yaml(CASE_FILE) == load_yaml_cached(CASE_FILE, cache)
     assert not cache.damaged
 

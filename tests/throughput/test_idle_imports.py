@@ -1,8 +1,10 @@
-"""A pytest run that selects no engine must not import the heavy libraries (issue: idle cost near zero).
+"""A pytest run that selects no engine, or only lists items, must not import the heavy libraries.
 
-The check compares two fresh interpreters running the same ``pytest --co`` in an empty folder,
-one with the plugin and one with ``-p no:ttsbench``: a heavy module the plugin adds is a
-regression, whatever other installed plugins import on their own.
+Issues: idle cost near zero; ``pytest --co --tts-engine=...`` close to the plugin-off start-up
+(#28). The check compares fresh interpreters running ``pytest --co``: a heavy module the plugin
+adds is a regression, whatever other installed plugins import on their own. A listing measures
+nothing, so the numeric stack (scipy, numpy, pyloudnorm, the DNSMOS runtime), the recognizer,
+the quality measures and jsonschema (only an invalid file's errors need it) stay unloaded.
 """
 
 from __future__ import annotations
@@ -13,17 +15,32 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 HEAVY = ("scipy", "numpy", "av", "faster_whisper", "ctranslate2", "matplotlib", "jsonschema", "jiwer", "httpx")
+#: What a listing with an engine chosen must not load either: it measures and scores nothing.
+LISTING_HEAVY = (*HEAVY, "pyloudnorm", "onnxruntime", "onnx", "speechmos", "resemblyzer", "torch")
+#: The plugin's own modules that only measuring, transcribing or summarizing needs.
+MEASURING_MODULES = (
+    "pytest_ttsbench.pipeline",
+    "pytest_ttsbench.asr.whisper",
+    "pytest_ttsbench.quality.waveform",
+    "pytest_ttsbench.quality.dnsmos",
+    "pytest_ttsbench.quality.similarity",
+    "pytest_ttsbench.quality.summary",
+)
 
 _PROBE = """
 import json, sys
 import pytest
-pytest.main(sys.argv[1:])
-print("MODULES=" + json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
+code = pytest.main(sys.argv[1:])
+print("EXIT=" + str(int(code)))
+print("MODULES=" + json.dumps(sorted(sys.modules)))
 """
 
 
-def _top_level_modules(folder: Path, *extra: str) -> set[str]:
+def _listing(folder: Path, *extra: str) -> tuple[int, set[str]]:
+    """A fresh ``pytest --co`` in ``folder``: its exit status and every module (dotted names) it imported."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[2]), env.get("PYTHONPATH")]))
     done = subprocess.run(
@@ -35,8 +52,18 @@ def _top_level_modules(folder: Path, *extra: str) -> set[str]:
         timeout=300,
         check=False,
     )
-    line = next(line for line in done.stdout.splitlines() if line.startswith("MODULES="))
-    return set(json.loads(line.removeprefix("MODULES=")))
+    lines = done.stdout.splitlines()
+    status = next(line for line in lines if line.startswith("EXIT="))
+    modules = next(line for line in lines if line.startswith("MODULES="))
+    return int(status.removeprefix("EXIT=")), set(json.loads(modules.removeprefix("MODULES=")))
+
+
+def _modules(folder: Path, *extra: str) -> set[str]:
+    return _listing(folder, *extra)[1]
+
+
+def _top_level_modules(folder: Path, *extra: str) -> set[str]:
+    return {name.split(".")[0] for name in _modules(folder, *extra)}
 
 
 def test_plugin_adds_no_heavy_import_to_an_idle_run(tmp_path: Path) -> None:
@@ -46,3 +73,30 @@ def test_plugin_adds_no_heavy_import_to_an_idle_run(tmp_path: Path) -> None:
     assert "pytest_ttsbench" in with_plugin and "pytest_ttsbench" not in without_plugin
     added = sorted(name for name in HEAVY if name in with_plugin and name not in without_plugin)
     assert added == [], f"an idle pytest run now imports {added} because of the plugin"
+
+
+def _one_item_project(folder: Path) -> None:
+    (folder / "cases").mkdir()
+    (folder / "cases" / "one.yaml").write_text(
+        "suite: one\nlanguage: en\nscorer: numbers\nitems:\n"
+        '  - {id: a, category: totals, text: "Order 1 came to 5 dollars.", expect: {values: ["5"]}}\n',
+        encoding="utf-8",
+    )
+    (folder / "ttsbench.yaml").write_text(
+        "cases: [cases]\nengines:\n  espeak: {type: espeak, voice: en-us}\n", encoding="utf-8"
+    )
+
+
+@pytest.mark.parametrize("quality", [[], ["--tts-quality=signal"]])
+def test_listing_with_an_engine_loads_nothing_it_would_only_need_to_measure(tmp_path: Path, quality: list[str]) -> None:
+    """``pytest --co --tts-engine=espeak`` lists the item without loading the measures, summaries or ASR.
+
+    (A chosen ``dnsmos`` or ``similarity`` set loads its model at start-up even then, so a
+    missing extra stops the run before anything else.)"""
+    _one_item_project(tmp_path)
+    status, listed = _listing(tmp_path, "--tts-engine=espeak", *quality)
+    without_plugin = _modules(tmp_path, "-p", "no:ttsbench")
+    assert status == 0, "the one item was not listed"
+    added = {name.split(".")[0] for name in listed - without_plugin}
+    assert sorted(added.intersection(LISTING_HEAVY)) == []
+    assert sorted(set(MEASURING_MODULES) & listed) == []
