@@ -52,6 +52,12 @@ engines:
     type: command
     command: [my-tts, --text-file, "{{text_file}}", --out, "{{out}}", --lang, "{{lang}}"]
     timeout_s: 60
+  # A local model loaded once per process: the factory returns an object whose
+  # synthesize(request) gives audio (see the README's "Local models").
+  mymodel:
+    type: python
+    factory: my_package.tts:load
+    options: {{device: cpu}}
   # OpenAI's speech endpoint, or any server speaking it (vLLM, a self-hosted voice …).
   openai:
     type: openai

@@ -272,6 +272,7 @@ def test_the_gate_file_holds_every_section() -> None:
         "known_gaps",
         "repeats",
         "nondeterministic",
+        "cache",
         "latency",
         "snapshots",
         "baseline",

@@ -57,7 +57,8 @@ def test_endless_stdout_is_an_error_row_not_a_memory_error(pytester: pytest.Pyte
     command = _program(pytester, endless)
     project = _project(pytester, {"type": "command", "command": command, "max_audio_bytes": 2_000_000})
     result = pytester.runpytest("-p", "no:xdist", "--tts-engine=under-test", "--tts-results=out/results.jsonl")
-    result.assert_outcomes(failed=1)
+    result.assert_outcomes(failed=2)  # the item, and the gate: an error is not a measurement
+    result.stdout.fnmatch_lines(["*--tts-max-error-rate*"])
     row = _only_row(project)
     assert row["verdict"] == "error"
     assert "more than 2,000,000 bytes (max_audio_bytes)" in row["error"]
@@ -102,7 +103,8 @@ def test_a_clip_decoding_past_max_clip_seconds_is_an_error_row(
     (pytester.path / "clips" / "year-2026.flac").write_bytes(_long_silent_flac())
     project = _project(pytester, {"type": "audio-dir", "path": "clips", **engine_extra}, **config_extra)
     result = pytester.runpytest("-p", "no:xdist", "--tts-engine=under-test", "--tts-results=out/results.jsonl")
-    result.assert_outcomes(failed=1)
+    result.assert_outcomes(failed=2)  # the item, and the gate: an error is not a measurement
+    result.stdout.fnmatch_lines(["*--tts-max-error-rate*"])
     row = _only_row(project)
     assert row["verdict"] == "error" and row["error_stage"] == "audio"
     assert "more than 45 s" in row["error"] and "max_clip_seconds" in row["error"]

@@ -92,7 +92,8 @@ def test_a_failed_audio_check_is_an_error_and_the_clip_is_kept(pytester: pytest.
     _silent_wav(pytester.path / "clips" / "year-2026.wav")
     pytester.path.joinpath("clips", "pct-45.wav").write_bytes(b"<html><title>Service Unavailable</title></html>")
     result = pytester.runpytest("--tts-engine=clips", "--tts-results=out/r.jsonl", "-k", "year or pct")
-    result.assert_outcomes(failed=2)
+    result.assert_outcomes(failed=3)  # the two items, and the gate: an error is not a measurement
+    result.stdout.fnmatch_lines(["*--tts-max-error-rate*"])
     rows = {r["id"]: r for r in read_jsonl(pytester.path / "out" / "r.jsonl")}
     silent = rows["demo-numerals/year-2026"]
     assert silent["verdict"] == "error"

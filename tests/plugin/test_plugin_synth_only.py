@@ -101,6 +101,7 @@ def test_synth_only_clips_are_scored_later_through_the_audio_dir_engine(pytester
     # a clip changed after the synthesize-only run is refused, never scored
     (pytester.path / "split" / clips["split-en/lease-date"]["audio_path"]).write_bytes(b"RIFF" + b"\0" * 64)
     tampered = pytester.runpytest("--tts-engine=later", "--tts-results=again.jsonl", "-k", "lease")
-    tampered.assert_outcomes(failed=1)
+    tampered.assert_outcomes(failed=2)  # the item, and the gate: an error is not a measurement
+    tampered.stdout.fnmatch_lines(["*--tts-max-error-rate*"])
     (row,) = read_jsonl(pytester.path / "again.jsonl")
     assert row["verdict"] == "error" and "changed since it was synthesized" in row["error"]

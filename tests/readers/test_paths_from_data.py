@@ -87,7 +87,8 @@ def test_audio_dir_row_pointing_outside_is_an_error_and_nothing_outside_is_copie
 
     scored = pytester.runpytest("--tts-engine=later", "--tts-results=results.jsonl", "--html=report.html")
 
-    scored.assert_outcomes(failed=1)
+    scored.assert_outcomes(failed=2)  # the item, and the gate: an error is not a measurement
+    scored.stdout.fnmatch_lines(["*--tts-max-error-rate*"])
     (row,) = read_jsonl(pytester.path / "results.jsonl")
     assert row["verdict"] == "error" and row["audio_path"] is None
     assert recorded in row["error"] and "inside" in row["error"]
