@@ -96,8 +96,8 @@ def _subset_project(folder: Path) -> None:
     pack = yaml.safe_load(pack_file("en-numerals").read_text(encoding="utf-8"))
     pack["items"] = pack["items"][:SUBSET]
     # Only the floors of the categories kept: a floor on a category the file no longer has is refused.
-    kept = {item["category"] for item in pack["items"]}
-    pack["thresholds"] = {key: floor for key, floor in pack.get("thresholds", {}).items() if key in kept or key == "default"}
+    kept = {item["category"] for item in pack["items"]} | {"default"}
+    pack["thresholds"] = {key: floor for key, floor in pack.get("thresholds", {}).items() if key in kept}
     (folder / "cases").mkdir(parents=True)
     (folder / "cases" / "en-numerals.yaml").write_text(yaml.safe_dump(pack, allow_unicode=True), encoding="utf-8")
     (folder / "ttsbench.yaml").write_text("asr: {model: tiny.en, beam_size: 5}\nengines: {}\n", encoding="utf-8")
