@@ -246,7 +246,7 @@ class Dashboard:
             self._leaderboard_row(rank, entry, selections[entry.system].ranked, selections[entry.system])
             for rank, entry in ranked(entries)
         ]
-        for engine, selection in selections.items():
+        for selection in selections.values():
             if selection.partial is None:
                 continue
             entry = entry_from_run(selection.partial)
