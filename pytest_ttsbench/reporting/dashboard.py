@@ -19,6 +19,7 @@ generations of an item (``--tts-repeats``) count once, under the run's repeat po
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,7 @@ from pytest_ttsbench.reporting.html import (
     heard_html,
     verdict_html,
 )
-from pytest_ttsbench.reporting.leaderboard import entries_from_runs, ranked
+from pytest_ttsbench.reporting.leaderboard import LeaderboardEntry, entries_from_runs, entry_from_run, ranked
 from pytest_ttsbench.reporting.templating import render, stylesheet
 from pytest_ttsbench.results import ItemResult
 from pytest_ttsbench.runs import Run, find_runs
@@ -52,6 +53,7 @@ LEADERBOARD_HEADER = (
     "wrong",
     "unknown",
     "n",
+    "items run",
     "date",
     "ASR routes",
     "note",
@@ -80,6 +82,45 @@ def _page(template: str, title: str, depth: int = 0, **context: Any) -> str:
     """A whole page: ``template`` extends ``dashboard/page.html.j2`` (nav, title, stylesheets)."""
     css = stylesheet("report.css") + stylesheet("dashboard.css")
     return str(render(template, title=title, css=css, up="../" * depth, **context)) + "\n"
+
+
+def accuracy_colour(accuracy: float) -> str:
+    """A light background for an accuracy grid cell: red at 0 %, amber at 50 %, green at 100 %.
+
+    Kept light (lightness 85 %) so the cell's dark text keeps WCAG AA contrast at every value.
+    """
+    return f"hsl({round(120 * max(0.0, min(1.0, accuracy)))}, 70%, 85%)"
+
+
+def selected_items(run: Run) -> set[str]:
+    """The item ids a run scored (auto-evaluable ones): what its figure covers."""
+    return {row.id for row in run.items if row.auto_evaluable}
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which of an engine's runs the leaderboard ranks, and a later partial one it shows unranked."""
+
+    ranked: Run
+    partial: Run | None
+    #: every item id any of the engine's runs scored: what "full" is measured against
+    universe: frozenset[str]
+
+    def coverage(self, run: Run) -> str:
+        return f"{len(selected_items(run))} of {len(self.universe)} items"
+
+
+def comparable_selection(runs: list[Run]) -> Selection:
+    """The latest of an engine's widest runs is ranked; a later run that covers fewer items is partial.
+
+    ``runs`` are one engine's runs, oldest first. The widest selection is the largest number of items
+    any run scored; a run selected with ``-k`` after it covers fewer and is shown, not ranked.
+    """
+    universe = frozenset().union(*(selected_items(run) for run in runs))
+    widest = max(len(selected_items(run)) for run in runs)
+    full = [run for run in runs if len(selected_items(run)) == widest][-1]
+    latest = runs[-1]
+    return Selection(ranked=full, partial=None if latest is full else latest, universe=universe)
 
 
 class Dashboard:
@@ -184,7 +225,8 @@ class Dashboard:
                     continue
                 low, high = bucket.ci95 or (0.0, 0.0)
                 cells.append(
-                    Markup('{}<br><span class="muted">{}</span>').format(
+                    Markup('<div class="grid-cell" style="background:{}">{}<br><span>{}</span></div>').format(
+                        accuracy_colour(bucket.strict_accuracy),
                         f"{100 * bucket.strict_accuracy:.1f}% ({bucket.correct}/{bucket.n})",
                         f"[{100 * low:.1f}, {100 * high:.1f}]",
                     )
@@ -193,29 +235,47 @@ class Dashboard:
         return {"header": ("category", *(run.name for run in runs)), "rows": rows}
 
     def leaderboard_rows(self) -> list[list[str]]:
-        entries = entries_from_runs([self.runs_with(engine)[-1] for engine in self.engines])
-        rows = []
-        for rank, entry in ranked(entries):
-            accuracy = "-" if entry.strict_accuracy is None else f"{100 * entry.strict_accuracy:.1f}%"
-            bucket = summarize(self.runs_with(entry.system)[-1].items, [])[()]
-            ci = bucket.ci95
-            interval = "-" if ci is None else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
-            rows.append(
-                [
-                    "-" if rank is None else str(rank),
-                    entry.system,
-                    accuracy,
-                    interval,
-                    str(entry.correct),
-                    str(entry.wrong),
-                    str(entry.unknown),
-                    str(bucket.n),
-                    entry.date,
-                    ", ".join(entry.asr_routes),
-                    entry.note,
-                ]
+        """Each engine ranked on its latest full selection; a later partial run is shown below, unranked.
+
+        A run of 10 items picked with ``-k`` says nothing comparable to a full run of 51, so it never
+        takes an engine's place on the board because it is the latest; every figure says what it covers.
+        """
+        selections = {engine: comparable_selection(self.runs_with(engine)) for engine in self.engines}
+        entries = entries_from_runs([selection.ranked for selection in selections.values()])
+        rows = [
+            self._leaderboard_row(rank, entry, selections[entry.system].ranked, selections[entry.system])
+            for rank, entry in ranked(entries)
+        ]
+        for selection in selections.values():
+            if selection.partial is None:
+                continue
+            entry = entry_from_run(selection.partial)
+            note = (
+                f"partial run ({selection.coverage(selection.partial)}): not ranked over the full run "
+                f"{selection.ranked.name}"
             )
+            rows.append(self._leaderboard_row(None, replace(entry, note=note), selection.partial, selection))
         return rows
+
+    def _leaderboard_row(self, rank: int | None, entry: LeaderboardEntry, run: Run, selection: Selection) -> list[str]:
+        accuracy = "-" if entry.strict_accuracy is None else f"{100 * entry.strict_accuracy:.1f}%"
+        bucket = summarize(run.items, [])[()]
+        ci = bucket.ci95
+        interval = "-" if ci is None else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+        return [
+            "-" if rank is None else str(rank),
+            entry.system,
+            accuracy,
+            interval,
+            str(entry.correct),
+            str(entry.wrong),
+            str(entry.unknown),
+            str(bucket.n),
+            selection.coverage(run),
+            entry.date,
+            ", ".join(entry.asr_routes),
+            entry.note,
+        ]
 
     def history_html(self, engine: str) -> Markup:
         runs = self.runs_with(engine)

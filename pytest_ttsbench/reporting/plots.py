@@ -9,6 +9,7 @@ depends on a display or on global pyplot state shared between threads.
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,43 +122,43 @@ class Point:
 
 
 def history_chart_svg(points: Sequence[Point], runs: Sequence[str], title: str) -> bytes:
-    """Strict accuracy over runs (x: the runs in order), one line per category with markers and a Wilson band.
+    """Strict accuracy over runs, one small chart per category (small multiples) on shared axes.
 
-    Sized to be read at a page's width. Lines are drawn above light bands, and each line is
-    nudged a little sideways, so categories that sit on top of each other (all at 100 %) stay
-    visible as separate markers instead of hiding behind one line and its band.
+    Each category gets its own panel, titled with its name, with its line, markers and Wilson 95 %
+    band: ten categories drawn on one axes become overlapping translucent bands that cannot be told
+    apart, while panels on the same 0-100 % scale can be compared at a glance.
     """
-    lines = list(dict.fromkeys(p.line for p in points))
-    figure = Figure(figsize=(max(10.0, 1.0 * len(runs) + 6.0), 5.2), layout="constrained")
-    axes = figure.add_subplot()
+    lines = list(dict.fromkeys(p.line for p in points)) or [""]
+    columns = min(4, len(lines))
+    rows = math.ceil(len(lines) / columns)
+    figure = Figure(figsize=(max(10.0, 3.2 * columns), 2.6 * rows + 0.8), layout="constrained")
+    grid = figure.subplots(rows, columns, sharex=True, sharey=True, squeeze=False)
     position = {run: i for i, run in enumerate(runs)}
-    spread = min(0.3, 0.06 * len(lines))
-    markers = "osD^v<>ph*"
-    for index, line in enumerate(lines):
+    for index, axes in enumerate(grid.flat):
+        if index >= len(lines):
+            axes.set_visible(False)
+            continue
+        line = lines[index]
         own = sorted(
             (p for p in points if p.line == line and p.bucket.strict_accuracy is not None),
             key=lambda p: position[p.run],
         )
-        nudge = (index - (len(lines) - 1) / 2) * (spread / max(1, len(lines) - 1)) if len(lines) > 1 else 0.0
-        xs = [position[p.run] + nudge for p in own]
+        xs = [position[p.run] for p in own]
         ys = [100 * (p.bucket.strict_accuracy or 0.0) for p in own]
         lows = [100 * (p.bucket.ci95 or (0.0, 0.0))[0] for p in own]
         highs = [100 * (p.bucket.ci95 or (0.0, 0.0))[1] for p in own]
-        (drawn,) = axes.plot(
-            xs, ys, marker=markers[index % len(markers)], markersize=6, linewidth=1.8, label=line, zorder=3
-        )
-        axes.fill_between(xs, lows, highs, alpha=0.07, color=drawn.get_color(), linewidth=0, zorder=1)
-    axes.set_xticks(range(len(runs)), list(runs), rotation=30, ha="right", rotation_mode="anchor", fontsize=9)
-    axes.set_xlim(-0.6, len(runs) - 0.4)
-    axes.set_ylim(0, 105)
-    axes.set_ylabel("strict accuracy (%)", fontsize=10)
-    axes.tick_params(axis="y", labelsize=9)
-    axes.set_title(title, fontsize=11)
-    axes.grid(alpha=0.3)
-    if axes.lines:
-        axes.legend(
-            fontsize=9, title="bands: Wilson 95%", title_fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5)
-        )
+        axes.fill_between(xs, lows, highs, alpha=0.2, color="C0", linewidth=0, zorder=1)
+        axes.plot(xs, ys, marker="o", markersize=4, linewidth=1.6, color="C0", zorder=3)
+        axes.set_title(line, fontsize=9)
+        axes.set_ylim(0, 105)
+        axes.set_xlim(-0.5, len(runs) - 0.5)
+        axes.grid(alpha=0.3)
+        axes.tick_params(labelsize=8)
+        axes.set_xticks(range(len(runs)), list(runs), rotation=30, ha="right", rotation_mode="anchor", fontsize=8)
+        if index % columns == 0:
+            axes.set_ylabel("strict %", fontsize=8)
+    figure.suptitle(title, fontsize=11)
+    figure.supxlabel("bands: Wilson 95% interval", fontsize=8)
     return _svg(figure)
 
 
