@@ -181,7 +181,8 @@ TEXT_STYLES = (
     ".ttsbench-failed-items td",
     ".ttsbench-summary td",
     "#environment td",
-    "#results-table td",  # the body text of pytest-html's own table
+    "#results-table td",  # the body text of pytest-html's own table, outcomes included
+    ".filters span",  # the outcome counts
 )
 
 
