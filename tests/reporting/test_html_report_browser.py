@@ -153,7 +153,10 @@ VERDICT_LAYOUT = """
 # among it and its ancestors (the canvas, white, when none is set).
 CONTRAST = """
 ((selectors) => {
-  const rgba = (css) => { const v = css.match(/[\\d.]+/g).map(Number); return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1]; };
+  const rgba = (css) => {
+    const v = css.match(/[\\d.]+/g).map(Number);
+    return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1];
+  };
   const lum = ([r, g, b]) => {
     const c = [r, g, b].map((x) => { x /= 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
     return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
