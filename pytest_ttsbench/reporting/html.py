@@ -273,7 +273,10 @@ FLOOR_HEADER = ("gate", "engine", "suite", "category", "correct/n", "strict accu
 
 
 def gate_html(outcome: GateOutcome | None, clips: ClipStore | None = None) -> Markup:
-    """The release gate: floors, verdict, known gaps, flaky items, the baseline; empty when nothing was gated."""
+    """The release gate's figures: floors, known gaps, flaky items, the baseline; empty when nothing was gated.
+
+    Its verdict and reasons are rendered by :func:`verdict_section_html`, at the top of the report.
+    """
     if outcome is None:
         return Markup("")
     gaps = {"xfailed": len(outcome.xfailed), "fixed": len(outcome.fixed_gaps)}
@@ -286,7 +289,6 @@ def gate_html(outcome: GateOutcome | None, clips: ClipStore | None = None) -> Ma
         floors=floor_rows(outcome),
         floor_header=FLOOR_HEADER,
         reasons=outcome.reasons,
-        passed=bool(outcome.checks or outcome.comparison is not None),
         gaps=gaps if outcome.fixed_gaps or outcome.xfailed else None,
         fixed_gaps=outcome.fixed_gaps,
         nondeterminism=outcome.nondeterminism_lines(),
@@ -300,6 +302,52 @@ def gate_html(outcome: GateOutcome | None, clips: ClipStore | None = None) -> Ma
         )
         if outcome.comparison
         else None,
+    )
+
+
+FAILED_ITEM_HEADER = ("item", "engine", "category", "verdict", "text sent", "heard", "evidence", "clip")
+
+
+def failed_item_rows(
+    items: Sequence[ItemResult], clips: ClipStore | None, page_dir: Path | None = None
+) -> list[list[Markup | str]]:
+    """Each item that was not judged correct, with what was said, heard and why, and its clip."""
+    rows: list[list[Markup | str]] = []
+    for result in items:
+        if result.verdict == "correct":
+            continue
+        player = clips.player(result, page_dir=page_dir) if clips is not None else escape(result.audio_path or "")
+        rows.append(
+            [
+                result.id,
+                result.engine,
+                result.category,
+                verdict_html(result.verdict),
+                result.text,
+                heard_html(result),
+                evidence_text(result),
+                player,
+            ]
+        )
+    return rows
+
+
+def verdict_section_html(
+    outcome: GateOutcome | None,
+    items: Sequence[ItemResult],
+    clips: ClipStore | None = None,
+    page_dir: Path | None = None,
+) -> Markup:
+    """What leads the report: the gate's verdict, each failing bound, then the items not correct with players."""
+    failed = failed_item_rows(items, clips, page_dir)
+    if outcome is None and not failed:
+        return Markup("")
+    return render(
+        "verdict.html.j2",
+        reasons=outcome.reasons if outcome is not None else [],
+        passed=outcome is not None and bool(outcome.checks or outcome.comparison is not None),
+        failed=failed,
+        failed_header=FAILED_ITEM_HEADER,
     )
 
 
@@ -526,7 +574,9 @@ class HtmlReport:
         return str(
             render(
                 "summary.html.j2",
-                css=stylesheet("report.css"),
+                # report_page.css restyles pytest-html's own page (grey body text, the section order)
+                css=stylesheet("report.css") + stylesheet("report_page.css"),
+                verdict=verdict_section_html(gate, items, self.clips, self.page_dir),
                 categories=category_table_html(items),
                 facets=[(facet, facet_table_html(items, facet)) for facet in breakdown],
                 gate=gate_html(gate, self.clips),

@@ -92,7 +92,8 @@ def test_report_in_chromium(runs: dict, browser: Browser, kind: str, tmp_path: P
     browser.wait_for(ROWS_READY)
     facts = browser.evaluate(PAGE_FACTS)
     _check_page(browser, facts, min_charts=2)  # accuracy by category, and by the form facet
-    assert len(facts["audios"]) == 3
+    # a player per result row, and one beside the failed item in the verdict section at the top
+    assert len(facts["audios"]) == 4
     for audio in facts["audios"]:
         assert audio["src"].startswith("data:audio/wav;base64," if kind == "single" else report.parent.as_uri())
         assert 0.5 < _decode_src(audio["src"]) < 10
@@ -118,6 +119,9 @@ def test_quality_columns_sort_by_number(runs: dict, browser: Browser) -> None:
     """The default signal measures get a column each; clicking one orders rows by the figure, not its text."""
     browser.open(runs["linked"].as_uri())
     browser.wait_for(ROWS_READY)
+    # the per-clip quality table is folded under its heading until opened
+    assert browser.evaluate("document.querySelector('details.ttsbench-quality-clips').open") is False
+    browser.evaluate("document.querySelector('details.ttsbench-quality-clips').open = true")
     text = browser.evaluate("document.body.innerText")
     assert "Quality per clip" in text and "bootstrap 95% CI" in text
     # the ttsbench::gate row (the release gate's own test) carries no clip and no figure
@@ -127,3 +131,81 @@ def test_quality_columns_sort_by_number(runs: dict, browser: Browser) -> None:
     assert len(shown) == 3 and shown == expected
     again = [float(v) for v in browser.evaluate(LUFS_SORTED) if v]
     assert again == shown[::-1]
+
+
+VERDICT_LAYOUT = """
+(() => {
+  const top = (el) => el.getBoundingClientRect().top + window.scrollY;
+  const verdict = document.querySelector('.ttsbench-gate-failed');
+  const reasons = [...document.querySelectorAll('.ttsbench-gate-reasons li')];
+  const failed = [...document.querySelectorAll('table.ttsbench-failed-items tbody tr')];
+  return {
+    verdict: verdict && {text: verdict.innerText, top: top(verdict)},
+    reasons: reasons.map((li) => ({text: li.innerText, top: top(li)})),
+    failed: failed.map((tr) => ({text: tr.innerText, players: tr.querySelectorAll('audio').length})),
+    environment: top(document.getElementById('environment')),
+    categories: top(document.querySelector('table.ttsbench-categories')),
+  };
+})()
+"""
+
+# WCAG 2 contrast of each element's computed text colour against the first opaque background
+# among it and its ancestors (the canvas, white, when none is set).
+CONTRAST = """
+((selectors) => {
+  const rgba = (css) => {
+    const v = css.match(/[\\d.]+/g).map(Number);
+    return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1];
+  };
+  const lum = ([r, g, b]) => {
+    const c = [r, g, b].map((x) => { x /= 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+  };
+  const background = (el) => {
+    for (let node = el; node && node.nodeType === 1; node = node.parentElement) {
+      const bg = rgba(getComputedStyle(node).backgroundColor);
+      if (bg[3] >= 1) return bg;
+    }
+    return [255, 255, 255, 1];
+  };
+  const out = {};
+  for (const selector of selectors) {
+    out[selector] = [...document.querySelectorAll(selector)].filter((el) => el.innerText.trim()).map((el) => {
+      const fg = lum(rgba(getComputedStyle(el).color)), bg = lum(background(el));
+      return {text: el.innerText.trim().slice(0, 40), ratio: (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05)};
+    });
+  }
+  return out;
+})
+"""
+TEXT_STYLES = (
+    ".ttsbench-gate-failed",  # the verdict
+    ".ttsbench-gate-reasons li",  # each failing bound
+    ".ttsbench-failed-items td",
+    ".ttsbench-summary td",
+    "#environment td",
+    "#results-table td",  # the body text of pytest-html's own table, outcomes included
+    ".filters span",  # the outcome counts
+)
+
+
+def test_the_report_leads_with_the_verdict_in_readable_text(runs: dict, browser: Browser) -> None:
+    """A failing run: the verdict, each failing bound and the failed items with their clips come first,
+    above the environment and the figures, in text with at least WCAG AA contrast (4.5:1)."""
+    browser.open(runs["linked"].as_uri(), width=1280, height=900)
+    browser.wait_for(ROWS_READY)
+    layout = browser.evaluate(VERDICT_LAYOUT)
+    assert layout["verdict"] is not None and layout["verdict"]["text"] == "Gate FAILED"
+    assert layout["verdict"]["top"] < 900
+    assert layout["reasons"] and all(reason["top"] < 900 for reason in layout["reasons"]), layout["reasons"]
+    assert any("years" in reason["text"] for reason in layout["reasons"])  # years is 1/2 against a 0.6 floor
+    assert layout["verdict"]["top"] < layout["environment"] and layout["verdict"]["top"] < layout["categories"]
+    (failed,) = layout["failed"]  # only the item that is wrong on purpose
+    assert "wrong-on-purpose" in failed["text"] and "missing: 2027" in failed["text"] and failed["players"] == 1
+
+    ratios = browser.evaluate(f"({CONTRAST})({list(TEXT_STYLES)!r})")
+    for selector in TEXT_STYLES:
+        assert ratios[selector], f"nothing rendered for {selector}"
+        low = [seen for seen in ratios[selector] if seen["ratio"] < 4.5]
+        assert not low, f"{selector}: contrast below 4.5:1 for {low[:3]}"
+    assert browser.errors() == []
