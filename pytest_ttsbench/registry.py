@@ -82,6 +82,10 @@ class Registry(Generic[T]):
         """Every name that can be looked up, sorted."""
         return sorted({*self._registered, *self._builtins, *self._plugins()})
 
+    def builtin_names(self) -> list[str]:
+        """The names this package ships, whatever a plugin or a test registered beside them."""
+        return sorted(self._builtins)
+
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name in self.names()
 

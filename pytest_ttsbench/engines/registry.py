@@ -63,6 +63,11 @@ def available_engine_types() -> list[str]:
     return ENGINES.names()
 
 
+def shipped_engine_types() -> list[str]:
+    """The engine types the package itself ships (``ttsbench init`` writes a profile for each)."""
+    return ENGINES.builtin_names()
+
+
 def adapter_module(type_name: str) -> ModuleType | None:
     """The module that implements an engine type (built in or from an entry point), None when unknown.
 

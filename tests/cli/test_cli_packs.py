@@ -16,7 +16,7 @@ from pytest_ttsbench.cases.packs import shipped_packs
 from pytest_ttsbench.cli import main
 from pytest_ttsbench.config import load_settings
 from pytest_ttsbench.engines.base import SynthesisRequest
-from pytest_ttsbench.engines.registry import adapter_module, available_engine_types
+from pytest_ttsbench.engines.registry import shipped_engine_types
 from pytest_ttsbench.engines.replay import AudioDirEngine
 from pytest_ttsbench.wav import pcm16_wav
 
@@ -123,18 +123,12 @@ def test_texts_ids_name_the_clips_an_audio_dir_profile_finds(
         )
 
 
-def _shipped_adapter(type_name: str) -> bool:
-    module = adapter_module(type_name)
-    return module is not None and module.__name__.startswith("pytest_ttsbench.")
-
-
 def test_init_writes_a_configuration_workflow_and_gitignore(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / ".gitignore").write_text("dist/", encoding="utf-8")  # no final newline: kept as it is
     assert main(["init", "--dir", str(tmp_path)]) == 0
     settings = load_settings(tmp_path)
     # each type the package ships (another test in this process may have registered one of its own)
-    shipped = {name for name in available_engine_types() if _shipped_adapter(name)}
-    assert len(shipped) >= 15 and shipped <= {profile.type for profile in settings.engines.values()}
+    assert set(shipped_engine_types()) <= {profile.type for profile in settings.engines.values()}
     assert settings.packs == tuple(shipped_packs())
     raw = yaml.safe_load((tmp_path / "ttsbench.yaml").read_text(encoding="utf-8"))
     for name, spec in raw["engines"].items():  # keys only by the name of their variable
