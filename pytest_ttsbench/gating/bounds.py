@@ -297,7 +297,11 @@ def floor_bounds(
             )
         )
     listed: set[tuple[str | None, str, str]] = set()
-    for floor in floors:
+    # The floor a bucket is asked of is the one resolve_floor would judge it against: sources in
+    # order, and within one source a suite's own floor before the general one on the same key, so
+    # the first floor to list a bucket is the one that holds there.
+    sources = list(dict.fromkeys(floor.source for floor in floors))
+    for floor in sorted(floors, key=lambda f: (sources.index(f.source), f.suite is None)):
         problem = floor_scope_problem(floor, scopes)  # a default on a suite no case file defines too
         if problem is not None:
             if (None, floor.suite or ALL_SUITES, floor.name) not in listed:

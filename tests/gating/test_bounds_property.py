@@ -107,6 +107,18 @@ def _argv(cli: list[tuple[str | None, str, float]], min_n: int, allow: bool, err
     allow=True,
     error_rate=0.0,
 )  # found by the property: a default floor on a suite no case file defines matches nothing
+@example(
+    items=[
+        Item("beta", "i0", "years", "western", "en", True, "correct"),
+        Item("beta", "i1", "dates", "western", "en", False, "correct"),
+        Item("alpha", "i2", "dates", "western", "en", True, "correct"),
+    ],
+    cli=[(None, "dates", 0.0), ("beta", "dates", 0.5)],
+    case=[],
+    min_n=1,
+    allow=False,
+    error_rate=0.0,
+)  # found by the property: a general floor listed beta's unmeasured bucket before beta's own floor on it
 def test_the_gate_never_passes_over_an_unmeasured_bound_and_both_front_ends_agree(
     tmp_path: Path, items: list[Item], cli: list, case: list, min_n: int, allow: bool, error_rate: float
 ) -> None:
