@@ -364,21 +364,31 @@ class ClipCache:
         header = json.dumps(meta, default=str, ensure_ascii=True).encode("ascii")
         self.write_entry("audio", key, header + b"\n" + entry.audio)
 
+    def _read_json_entry(self, kind: str, key: str) -> tuple[Any, ReadStatus]:
+        """A sealed JSON entry's document when the run reads the cache; a body that is not JSON is damaged.
+
+        The caller checks the document's shape and counts a wrong one as damaged too.
+        """
+        if not self.reads:
+            return None, "miss"
+        body, status = self.read_entry(kind, key)
+        if body is None:
+            return None, status
+        try:
+            return json.loads(body), "hit"
+        except ValueError:
+            self.count_damaged(kind)
+            return None, "damaged"
+
     # --- transcripts ---------------------------------------------------------------------------
 
     def get_transcript(self, key: str) -> CachedTranscript | None:
         return self.read_transcript(key)[0]
 
     def read_transcript(self, key: str) -> tuple[CachedTranscript | None, ReadStatus]:
-        if not self.reads:
-            return None, "miss"
-        body, status = self.read_entry("transcripts", key)
-        if body is None:
+        data, status = self._read_json_entry("transcripts", key)
+        if status != "hit":
             return None, status
-        try:
-            data = json.loads(body)
-        except ValueError:
-            data = None
         if not isinstance(data, dict) or not isinstance(data.get("text"), str):
             self.count_damaged("transcripts")
             return None, "damaged"
@@ -395,15 +405,9 @@ class ClipCache:
 
     def read_quality(self, key: str) -> tuple[dict[str, float | None] | None, ReadStatus]:
         """A clip's stored figures (measure name → value) and what the read found."""
-        if not self.reads:
-            return None, "miss"
-        body, status = self.read_entry("quality", key)
-        if body is None:
+        data, status = self._read_json_entry("quality", key)
+        if status != "hit":
             return None, status
-        try:
-            data = json.loads(body)
-        except ValueError:
-            data = None
         figures = data.get("figures") if isinstance(data, dict) else None
         if not isinstance(figures, dict) or not all(isinstance(v, (int, float)) or v is None for v in figures.values()):
             self.count_damaged("quality")  # sealed but not an entry this code writes: never figures
