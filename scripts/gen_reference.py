@@ -125,7 +125,7 @@ def options_page() -> str:
         "Options marked in the *`ttsbench gate`* column are gate options: `ttsbench gate` takes them",
         "under the same names and checks them the same way, so a merged run of shards is gated as the",
         "unsplit pytest run would have been (see [Gating](../gating.md)). Path options are best",
-        "written `--tts-option=PATH` (see [Running](../running.md#path-options-write-tts-optionpath)).",
+        "written `--tts-option=PATH` (see [Running](../running.md#path-options-write---tts-optionpath)).",
         "",
     ]
     for title, options in pytest_option_groups():
