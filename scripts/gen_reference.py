@@ -45,9 +45,10 @@ def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
-def _code(text: str) -> str:
-    """``text`` as a code span inside a table cell (a pipe inside one is escaped for the table)."""
-    return f"`{text}`".replace("|", "\\|")
+def _code(text: object) -> str:
+    """``text`` as a code span inside a table cell. A pipe would end the cell, and an escaped one
+    inside a code span shows its backslash on the site, so ``A|B`` becomes two spans around ``\\|``."""
+    return " \\| ".join(f"`{part}`" for part in str(text).split("|"))
 
 
 def _takes(option: DeclaredOption) -> str:
