@@ -181,3 +181,13 @@ def test_the_sharding_section_explains_every_option_of_merge_and_gate() -> None:
     merge_options = [name for a in commands.choices["merge"]._actions for name in a.option_strings]
     assert [name for name in merge_options if name not in ("-h", "--help") and name not in section] == []
     assert "--rootdir" in section and "--allow-partial" in section
+
+
+def test_ci_builds_the_site_strictly_before_the_tests() -> None:
+    # A broken link or a missing page must fail CI, not only a local build.
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    commands = [line.strip() for line in script.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    build = next(i for i, line in enumerate(commands) if "mkdocs build" in line)
+    assert "--strict" in commands[build] and "--site-dir" in commands[build]
+    assert any('pip install -e ".[docs]"' in line for line in commands[:build])
+    assert build < next(i for i, line in enumerate(commands) if line.startswith("pytest tests"))
