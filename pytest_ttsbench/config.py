@@ -44,68 +44,175 @@ _PROFILE_SCHEMA = {
     "type": "object",
     "required": ["type"],
     "properties": {
-        "type": {"type": "string", "minLength": 1},
+        "type": {
+            "type": "string",
+            "minLength": 1,
+            "description": "the adapter type: a built-in one (espeak, piper, openai, …) or one a plugin registers",
+        },
         "voice": {
+            "description": "the voice: one name, a mapping language → name, or null to send none",
             "oneOf": [
                 {"type": "string"},
                 {"type": "object", "additionalProperties": {"type": "string"}},
                 {"type": "null"},  # an explicit "send no voice" (the openai adapter's clone servers)
-            ]
+            ],
         },
-        "api_key_env": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_]*\Z"},
+        "api_key_env": {
+            "type": "string",
+            "pattern": r"^[A-Za-z_][A-Za-z0-9_]*\Z",
+            "description": "the name of the environment variable holding the key; the key itself is never written down",
+        },
         # generations per item for a stochastic voice (see gating/repeats.py)
-        "repeats": {"type": "integer", "minimum": 1},
-        "languages": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+        "repeats": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "generations per item, for a stochastic voice (--tts-repeats wins)",
+        },
+        "languages": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1},
+            "minItems": 1,
+            "description": (
+                "the languages this profile is judged on (default: every language); items in "
+                "others are left out unless --tts-all-languages"
+            ),
+        },
         # this engine's clips may decode to at most this many seconds (limits.max_clip_seconds otherwise)
-        "max_clip_seconds": {"type": "number", "exclusiveMinimum": 0},
+        "max_clip_seconds": {
+            "type": "number",
+            "exclusiveMinimum": 0,
+            "description": "this engine's clips may decode to at most this many seconds (else limits.max_clip_seconds)",
+        },
     },
 }
 
 CONFIG_SCHEMA = {
     "type": "object",
     "properties": {
-        "engines": {"type": "object", "additionalProperties": _PROFILE_SCHEMA},
-        "asr": {"type": "object"},
-        "cases": {"type": "array", "items": {"type": "string"}},
+        "engines": {
+            "type": "object",
+            "additionalProperties": _PROFILE_SCHEMA,
+            "description": "engine profiles by name, the names --tts-engine takes (espeak and piper exist without one)",
+        },
+        "asr": {
+            "type": "object",
+            "description": (
+                "the recognizer for every engine (a profile's own asr keys win): model, "
+                "beam_size, device, compute_type, batch_size, or routes"
+            ),
+        },
+        "cases": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "folders whose YAML files are case files (default: cases/)",
+        },
         # shipped benchmark packs to run beside the case folders (see pytest_ttsbench/cases/packs.py)
-        "packs": {"type": "array", "items": {"type": "string", "minLength": 1}},
+        "packs": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1},
+            "description": "shipped benchmark packs to run beside the case folders (--tts-pack overrides)",
+        },
         # full external benchmark files (a CN-NewsTTS split, a Thai eval set), pinned by SHA-256
         "external": {
+            "description": "full benchmark files kept outside the repository, each pinned by the SHA-256 of its copy",
             "type": "array",
             "items": {
                 "type": "object",
                 "required": ["path", "sha256"],
                 "additionalProperties": False,
                 "properties": {
-                    "path": {"type": "string", "minLength": 1},
-                    "sha256": {"type": "string", "pattern": "^[0-9a-fA-F]{64}\\Z"},
-                    "source": {"type": "string"},  # where to obtain it, quoted when it is missing or differs
+                    "path": {
+                        "type": "string",
+                        "minLength": 1,
+                        "description": "the file, relative to the configuration",
+                    },
+                    "sha256": {
+                        "type": "string",
+                        "pattern": "^[0-9a-fA-F]{64}\\Z",
+                        "description": "the SHA-256 of the copy the floors and baselines were made on",
+                    },
+                    "source": {
+                        "type": "string",
+                        "description": "where to obtain it, quoted when it is missing or differs",
+                    },
                 },
             },
         },
-        "runs_dir": {"type": "string"},
-        "thresholds": {"type": "object"},
-        "known_gaps_dir": {"type": "string"},
+        "runs_dir": {
+            "type": "string",
+            "description": "where run folders go when --tts-results is not given (default: .ttsbench/runs)",
+        },
+        "thresholds": {
+            "type": "object",
+            "description": "floors per category or slice, min_n and floor_on; a key holding a mapping names a suite",
+        },
+        "known_gaps_dir": {
+            "type": "string",
+            "description": (
+                "the folder of known_gaps/<engine>.yaml files (default: known_gaps beside the configuration)"
+            ),
+        },
         # measures: [signal, dnsmos]; floors / ceilings / tolerance (see pytest_ttsbench/quality/gates.py)
         "quality": {
+            "description": "per-clip quality measures and their gates, apart from accuracy",
             "type": "object",
             "additionalProperties": False,
             "properties": {
-                "measures": {"type": "array", "items": {"type": "string"}},
-                "dnsmos_windowing": {"enum": list(DNSMOS_WINDOWINGS)},
-                "floors": {"type": "object"},
-                "ceilings": {"type": "object"},
-                "tolerance": {"type": "object"},
+                "measures": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "the quality measure sets taken when --tts-quality is not given (default: signal)",
+                },
+                "dnsmos_windowing": {
+                    "enum": list(DNSMOS_WINDOWINGS),
+                    "description": "how DNSMOS cuts a clip (--tts-dnsmos-windowing wins)",
+                },
+                "floors": {
+                    "type": "object",
+                    "description": "lowest mean per measure; a key holding a mapping names a scope",
+                },
+                "ceilings": {
+                    "type": "object",
+                    "description": "highest mean per measure; a key holding a mapping names a scope",
+                },
+                "tolerance": {"type": "object", "description": "the largest move per measure against --tts-baseline"},
                 # judge tolerance even against figures measured by other models (--tts-allow-quality-model-change)
-                "allow_model_change": {"type": "boolean"},
+                "allow_model_change": {
+                    "type": "boolean",
+                    "description": (
+                        "judge tolerance against figures measured by another model (--tts-allow-quality-model-change)"
+                    ),
+                },
             },
         },
-        "latency_budgets": {"type": "object", "additionalProperties": {"type": "object"}},
-        "cache_dir": {"type": "string", "minLength": 1},
+        "latency_budgets": {
+            "type": "object",
+            "additionalProperties": {"type": "object"},
+            "description": (
+                "synthesis latency budgets per engine, e.g. {openai: {p95: 800ms}} (the command "
+                "line wins per engine and figure)"
+            ),
+        },
+        "cache_dir": {
+            "type": "string",
+            "minLength": 1,
+            "description": "the clip and transcript cache folder (--tts-cache-dir wins)",
+        },
         # an LRU cap on the clip and transcript cache: bytes, or a size such as "2GB"
-        "cache_max_size": {"type": ["string", "integer"]},
+        "cache_max_size": {
+            "type": ["string", "integer"],
+            "description": (
+                "least recently used cache entries go when a run ends above this: bytes, or a size such as 2GB"
+            ),
+        },
         # whose clips a run reads from the cache: reproducible local engines only (default) or all
-        "cache_reuse": {"enum": ["local", "all"]},
+        "cache_reuse": {
+            "enum": ["local", "all"],
+            "description": (
+                "whose clips a run reads from the cache: reproducible local engines' (local, the "
+                "default) or every engine's (all)"
+            ),
+        },
         "limits": LIMITS_SCHEMA,
     },
 }

@@ -37,11 +37,24 @@ class Limits:
 
 
 LIMITS_SCHEMA = {
+    "description": "size limits checked where the data arrives; crossing one is an error naming it",
     "type": "object",
     "additionalProperties": False,
     "properties": {
-        "max_text_chars": {"type": "integer", "minimum": 1},
-        "max_audio_bytes": {"type": "integer", "minimum": 1},
-        "max_clip_seconds": {"type": "number", "exclusiveMinimum": 0},
+        "max_text_chars": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "characters of an item's text (default 5,000)",
+        },
+        "max_audio_bytes": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "bytes of audio one synthesis returns (default 64 MiB)",
+        },
+        "max_clip_seconds": {
+            "type": "number",
+            "exclusiveMinimum": 0,
+            "description": "seconds of audio one clip decodes to (default 600)",
+        },
     },
 }

@@ -1,5 +1,6 @@
-"""The README and the docs pages never point at nothing: every in-document anchor and every
-relative link resolves (see tests/support/markdown_links.py for what is checked, and how)."""
+"""The README, the top-level documents and the docs site's pages never point at nothing: every
+in-document anchor and every relative link resolves (see tests/support/markdown_links.py for what
+is checked, and how), and the site's navigation names every page and only pages that exist."""
 
 from __future__ import annotations
 
@@ -7,21 +8,31 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 from markdown_links import anchors, broken_links, github_slug, links
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+DOCS = ROOT / "docs"
+DOCUMENTS = [
+    *(ROOT / name for name in ("README.md", "CONTRIBUTING.md", "CHANGELOG.md")),
+    *sorted(DOCS.rglob("*.md")),
+]
 
 
 def test_every_link_in_the_readme_and_the_docs_resolves() -> None:
     assert broken_links(DOCUMENTS, ROOT) == []
 
 
-def test_the_readme_has_in_document_links_to_check() -> None:
-    # So that the test above cannot pass by reading nothing.
-    found = links(ROOT / "README.md")
-    assert sum(link.target.startswith("#") for link in found) >= 5
-    assert any(link.target.startswith("docs/") for link in found)
+def test_the_readme_is_a_front_door_into_the_docs() -> None:
+    # So that the test above cannot pass by reading nothing: the README links into the site, and
+    # the site's pages link to one another and into their own sections.
+    readme = ROOT / "README.md"
+    assert len(readme.read_text(encoding="utf-8").splitlines()) <= 200
+    into_docs = {link.target.split("#")[0] for link in links(readme) if link.target.startswith("docs/")}
+    assert len(into_docs) >= 15
+    assert all((ROOT / target).exists() for target in into_docs)
+    page_links = [link for page in sorted(DOCS.rglob("*.md")) for link in links(page)]
+    assert sum("#" in link.target for link in page_links) >= 20
 
 
 @pytest.mark.parametrize(
@@ -80,20 +91,38 @@ def test_a_link_to_nothing_is_found_and_named(tmp_path: Path) -> None:
     assert "other.md#nowhere" in joined and "#usage-1" not in joined and "part-two" not in joined
 
 
-# --- what the README must explain ------------------------------------------------------------
+# --- the site's navigation ------------------------------------------------------------------
 
 
-class _OptionNames:
-    """Stands in for pytest's parser and its groups: records the option names declared."""
+class _MkdocsLoader(yaml.SafeLoader):
+    """Reads mkdocs.yml without running its ``!!python/...`` tags (the slug function)."""
 
-    def __init__(self) -> None:
-        self.names: list[str] = []
 
-    def getgroup(self, *args: object, **kwargs: object) -> _OptionNames:
-        return self
+_MkdocsLoader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
 
-    def addoption(self, *names: str, **kwargs: object) -> None:
-        self.names.extend(names)
+
+def _nav_pages(nav: object) -> list[str]:
+    if isinstance(nav, str):
+        return [nav]
+    if isinstance(nav, list):
+        return [page for entry in nav for page in _nav_pages(entry)]
+    if isinstance(nav, dict):
+        return [page for value in nav.values() for page in _nav_pages(value)]
+    return []
+
+
+def test_the_navigation_names_every_page_and_only_pages_that_exist() -> None:
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_MkdocsLoader)
+    assert config["docs_dir"] == "docs" and config["strict"] is True
+    listed = _nav_pages(config["nav"])
+    assert [page for page in listed if not (DOCS / page).is_file()] == []
+    pages = {str(path.relative_to(DOCS)) for path in DOCS.rglob("*.md")}
+    assert sorted(pages - set(listed)) == []
+    for page in ("getting-started.md", "engines.md", "gating.md", "architecture.md", "reference/options.md"):
+        assert page in listed
+
+
+# --- what the docs must explain -------------------------------------------------------------
 
 
 def _section(document: str, slug: str) -> str:
@@ -108,14 +137,35 @@ def _section(document: str, slug: str) -> str:
     return "\n".join(lines[start:end])
 
 
-def test_every_pytest_option_of_the_plugin_is_in_the_readme() -> None:
+def _declared_options() -> list[str]:
+    from _pytest.config.argparsing import Parser
+
     from pytest_ttsbench import plugin
 
-    declared = _OptionNames()
-    plugin.pytest_addoption(declared)  # type: ignore[arg-type]
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "--tts-shard" in declared.names
-    assert [name for name in declared.names if name not in readme] == []
+    parser = Parser(_ispytest=True)
+    plugin.pytest_addoption(parser)
+    return [name for group in parser._groups for option in group.options for name in option.names()]
+
+
+def _mentions(text: str, option: str) -> bool:
+    # --tts-cache is not mentioned by --tts-cache-dir
+    return re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", text) is not None
+
+
+def test_every_pytest_option_is_in_the_reference_and_explained_on_a_guide_page() -> None:
+    declared = _declared_options()
+    assert "--tts-shard" in declared and len(declared) > 40
+    reference = (DOCS / "reference" / "options.md").read_text(encoding="utf-8")
+    guides = "\n".join(
+        page.read_text(encoding="utf-8") for page in sorted(DOCS.rglob("*.md")) if "reference" not in page.parts
+    )
+    assert [name for name in declared if f"| `{name}` |" not in reference] == []
+    assert [name for name in declared if not _mentions(guides, name)] == []
+
+
+def test_an_option_missing_from_the_pages_is_found() -> None:
+    assert _mentions("use `--tts-cache-dir DIR`", "--tts-cache-dir")
+    assert not _mentions("use `--tts-cache-dir DIR`", "--tts-cache")
 
 
 def test_the_sharding_section_explains_every_option_of_merge_and_gate() -> None:
@@ -123,7 +173,7 @@ def test_the_sharding_section_explains_every_option_of_merge_and_gate() -> None:
 
     from pytest_ttsbench.cli import build_parser
 
-    section = _section((ROOT / "README.md").read_text(encoding="utf-8"), "sharded-ci-one-gate")
+    section = _section((DOCS / "product-guide.md").read_text(encoding="utf-8"), "sharded-ci-one-gate")
     assert "--tts-shard" in section
     (commands,) = (a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     for command in ("merge", "gate"):
@@ -131,3 +181,13 @@ def test_the_sharding_section_explains_every_option_of_merge_and_gate() -> None:
     merge_options = [name for a in commands.choices["merge"]._actions for name in a.option_strings]
     assert [name for name in merge_options if name not in ("-h", "--help") and name not in section] == []
     assert "--rootdir" in section and "--allow-partial" in section
+
+
+def test_ci_builds_the_site_strictly_before_the_tests() -> None:
+    # A broken link or a missing page must fail CI, not only a local build.
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    commands = [line.strip() for line in script.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    build = next(i for i, line in enumerate(commands) if "mkdocs build" in line)
+    assert "--strict" in commands[build] and "--site-dir" in commands[build]
+    assert any('pip install -e ".[docs]"' in line for line in commands[:build])
+    assert build < next(i for i, line in enumerate(commands) if line.startswith("pytest tests"))
