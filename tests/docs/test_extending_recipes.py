@@ -121,14 +121,19 @@ def test_each_recipe_has_one_complete_example_and_registers_it_in_its_group(page
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The recipes' package as an installed distribution: its files and a dist-info with its entry points."""
     site = tmp_path_factory.mktemp("site")
-    for block in every_block():
-        if block.language == "python" and block.path:
-            path = site / block.path
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(block.body, encoding="utf-8")
-    (site / "my_tts_plugin" / "__init__.py").write_text("", encoding="utf-8")
+    write_package(site)
     write_dist(site, "my-tts-plugin", entry_points())
     return site
+
+
+def write_package(folder: Path) -> None:
+    """The recipes' ``my_tts_plugin`` package, from the pages' blocks, in ``folder``."""
+    for block in every_block():
+        if block.language == "python" and block.path and block.path.startswith("my_tts_plugin/"):
+            path = folder / block.path
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(block.body, encoding="utf-8")
+    (folder / "my_tts_plugin" / "__init__.py").write_text("", encoding="utf-8")
 
 
 def _project(folder: Path, config: dict[str, Any], cases: dict[str, str]) -> Path:
@@ -146,11 +151,14 @@ def _run(site: Path, folder: Path, command: list[str]) -> subprocess.CompletedPr
 
 def _pytest(site: Path, folder: Path, engine: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", f"--tts-engine={engine}"]
+    # the cache off: a test run leaves nothing in the user's cache folder
     return _run(site, folder, [*command, "--tts-results=out/r.jsonl", "--tts-cache=off"])
 
 
-CASE_FILES = {path: file_block(page, path) for page, path in (("scorer.md", "cases/greetings.yaml"),)} | {
-    "cases/de-numbers.yaml": file_block("number-parser.md", "cases/de-numbers.yaml")
+#: the case files the scorer's and the number parser's pages show
+CASE_FILES = {
+    "cases/greetings.yaml": file_block("scorer.md", "cases/greetings.yaml"),
+    "cases/de-numbers.yaml": file_block("number-parser.md", "cases/de-numbers.yaml"),
 }
 
 
@@ -203,20 +211,24 @@ REPLAYED = {
 }
 
 
-@pytest.fixture(scope="module")
-def replayed_run(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A run of the scorer's and the parser's case files on fixed transcripts; its project folder."""
-    folder = tmp_path_factory.mktemp("replayed")
+def _replayed_project(folder: Path) -> Path:
+    """The scorer's and the parser's case files, and an engine that replays fixed transcripts of them."""
     config = {"engines": {"replay": {"type": "transcripts", "path": "runs/replay.jsonl"}}}
     transcripts = "".join(json.dumps({"id": k, "text": v}, ensure_ascii=False) + "\n" for k, v in REPLAYED.items())
-    _project(folder, config, {**CASE_FILES, "runs/replay.jsonl": transcripts})
+    return _project(folder, config, {**CASE_FILES, "runs/replay.jsonl": transcripts})
+
+
+@pytest.fixture(scope="module")
+def replayed_run(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run of the replayed project with the package installed (entry points); its project folder."""
+    folder = _replayed_project(tmp_path_factory.mktemp("replayed"))
     done = _pytest(site, folder, "replay")
     assert done.returncode == 1, done.stdout + done.stderr  # two targets wrong on purpose
     return folder
 
 
-def test_the_scorer_and_the_number_parser_give_their_verdicts(replayed_run: Path) -> None:
-    rows = {row["id"]: row for row in read_jsonl(replayed_run / "out" / "r.jsonl")}
+def assert_replayed_verdicts(folder: Path) -> None:
+    rows = {row["id"]: row for row in read_jsonl(folder / "out" / "r.jsonl")}
     assert {k: row["verdict"] for k, row in rows.items()} == {
         "greetings/welcome": "correct",
         "greetings/thanks": "wrong",
@@ -229,6 +241,19 @@ def test_the_scorer_and_the_number_parser_give_their_verdicts(replayed_run: Path
     assert rows["de-numbers/guests"]["evidence"]["heard"] == ["27"]
     assert rows["de-numbers/train"]["evidence"]["heard"] == ["8"]
     assert rows["de-numbers/train"]["evidence"]["missing"] == ["7"]
+
+
+def test_the_scorer_and_the_number_parser_give_their_verdicts(replayed_run: Path) -> None:
+    assert_replayed_verdicts(replayed_run)
+
+
+def test_the_conftest_registration_works_without_an_installed_package(tmp_path: Path) -> None:
+    folder = _replayed_project(tmp_path)
+    (folder / "conftest.py").write_text(file_block("index.md", "conftest.py"), encoding="utf-8")
+    write_package(folder)  # beside the conftest, as the page says; no dist-info anywhere
+    done = _pytest(tmp_path / "nowhere", folder, "replay")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert_replayed_verdicts(folder)
 
 
 def test_the_report_recipe_writes_the_file_the_page_shows(site: Path, replayed_run: Path) -> None:
