@@ -35,12 +35,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.cases.loader import CASE_SUFFIXES
-from pytest_ttsbench.cases.packs import packs_root
 from pytest_ttsbench.config import Settings
 from pytest_ttsbench.data_paths import OutsideFolderError, inside_folder
 from pytest_ttsbench.json_documents import load_json
+from pytest_ttsbench.package_data import packs_root
 from pytest_ttsbench.results import iter_results
+from pytest_ttsbench.yaml_documents import YAML_SUFFIXES
 
 MANIFEST_NAME = "manifest.sha256.json"
 MANIFEST_SUFFIX = ".manifest.sha256.json"
@@ -101,7 +101,7 @@ def _locate(key: str, base: Path) -> Path:
     return path if path.is_absolute() else base / path
 
 
-def expand_inputs(paths: Iterable[Path], suffixes: tuple[str, ...] = (*CASE_SUFFIXES, ".jsonl")) -> list[Path]:
+def expand_inputs(paths: Iterable[Path], suffixes: tuple[str, ...] = (*YAML_SUFFIXES, ".jsonl")) -> list[Path]:
     """Files for the given paths: a file as is, a folder as its files with one of ``suffixes``."""
     found: list[Path] = []
     for path in paths:

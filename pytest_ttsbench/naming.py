@@ -6,6 +6,11 @@ import hashlib
 import re
 from pathlib import Path
 
+#: a category name, in case files and in a readings scorer's table: categories become pytest markers,
+#: and pytest refuses marker names that start with an underscore (a leading "." or "-" would become
+#: one once made marker-safe)
+CATEGORY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*\Z"
+
 
 def safe_name(text: str) -> str:
     """A file name that cannot leave its directory, whatever ``text`` holds.

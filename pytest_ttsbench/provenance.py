@@ -24,12 +24,11 @@ of those changes mean a verdict change may be the recognizer's rather than the v
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
@@ -153,25 +152,9 @@ def software_versions() -> dict[str, str | None]:
 # --- the header ---------------------------------------------------------------------------------
 
 
-def hash_files(files: Sequence[Path]) -> str:
-    digest = hashlib.sha256()
-    for path in files:
-        with path.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-    return digest.hexdigest()
-
-
 def header_path(results_path: Path) -> Path:
     """``results.jsonl`` → ``results.run.json`` beside it."""
     return results_path.with_name(f"{results_path.stem}{HEADER_SUFFIX}")
-
-
-def sha256_of(path: Path) -> str | None:
-    try:
-        return hash_files([path])
-    except OSError:
-        return None
 
 
 @dataclass

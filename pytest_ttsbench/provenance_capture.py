@@ -14,8 +14,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_ttsbench.file_hashes import hash_files, sha256_of
 from pytest_ttsbench.json_documents import load_json
-from pytest_ttsbench.provenance import RunHeader, clean_settings, clean_value, endpoint_host, hash_files, sha256_of
+from pytest_ttsbench.provenance import RunHeader, clean_settings, clean_value, endpoint_host
 
 if TYPE_CHECKING:
     from pytest_ttsbench.cases.model import Suite

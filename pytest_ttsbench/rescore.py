@@ -16,10 +16,10 @@ from pytest_ttsbench.cases.loader import CaseFileError, load_case_paths
 from pytest_ttsbench.cases.model import Suite
 from pytest_ttsbench.config import EngineProfile
 from pytest_ttsbench.engines.replay import TranscriptsEngine
-from pytest_ttsbench.gating.summary import MISSING, overall, summarize
+from pytest_ttsbench.gating.summary import overall, summarize
 from pytest_ttsbench.pipeline import Evaluator, RunOptions
 from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, Protocol
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.results import MISSING, ItemResult
 
 _RESULT_FIELDS = frozenset(f.name for f in fields(ItemResult))
 

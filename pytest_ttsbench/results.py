@@ -324,3 +324,20 @@ def write_results(path: Path, results: Iterable[ItemResult]) -> None:
         for result in results:
             handle.write(relative_to_folder(result, path.parent).to_json() + "\n")
     tmp.replace(path)
+
+
+# --- grouping rows: shared by the accuracy and the quality summaries --------------------------------
+
+#: shown for a row whose grouping field is empty
+MISSING = "(none)"
+#: a ``by`` name that groups by one of the rows' facets: ``facet:<name>``
+FACET_PREFIX = "facet:"
+
+
+def group_value(result: ItemResult, name: str) -> str:
+    """The value of one ``by`` name for a row, as a string (:data:`MISSING` when absent)."""
+    if name.startswith(FACET_PREFIX):
+        value: Any = result.facets.get(name[len(FACET_PREFIX) :])
+    else:
+        value = getattr(result, name)
+    return MISSING if value is None or value == "" else str(value)

@@ -27,6 +27,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pytest_ttsbench.cache import ClipCache
 
+#: the suffixes of the YAML files the project reads (case files, packs, the configuration)
+YAML_SUFFIXES = (".yaml", ".yml")
+
 # Bump when what a cached parse holds changes: old entries then simply miss.
 # 3: entries sealed with a checksum (cache.py), and duplicate keys refused, so a parse cached by a
 # loader that took the last one must miss.

@@ -17,12 +17,12 @@ from pytest_ttsbench.cases.sources import jsonl_source_data
 from pytest_ttsbench.limits import DEFAULT_MAX_TEXT_CHARS
 from pytest_ttsbench.schema_check import schema_errors
 from pytest_ttsbench.scorers.registry import UnknownScorerError, get_scorer
-from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml_cached
+from pytest_ttsbench.yaml_documents import YAML_SUFFIXES, YamlSyntaxError, load_yaml_cached
 
 if TYPE_CHECKING:
     from pytest_ttsbench.cache import ClipCache
 
-CASE_SUFFIXES = (".yaml", ".yml")
+CASE_SUFFIXES = YAML_SUFFIXES  # a case file is a YAML file
 #: the fields an item's text may be sent from (--tts-contract chooses)
 TEXT_FIELDS = ("text", "text_mono", "text_bilingual")
 

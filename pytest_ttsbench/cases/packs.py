@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_ttsbench.cases.loader import find_case_files
+from pytest_ttsbench.package_data import packs_root
 from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml
 
 MANIFEST_NAME = "pack.yaml"
@@ -44,11 +45,6 @@ class Pack:
     @property
     def label(self) -> str:
         return f"{self.name} {self.version}"
-
-
-def packs_root() -> Path:
-    """The folder the shipped packs live in (inside the installed package, or this repository's tree)."""
-    return Path(__file__).resolve().parent.parent / "packs"
 
 
 def _read_manifest(path: Path) -> Pack:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_ttsbench.naming import CATEGORY_PATTERN
+
 # Every pattern ends in \Z, never $: JSON Schema patterns are searched with Python's re, where $
 # also matches before a final newline, so "years\n" would pass as a separate category.
 SUITE_PATTERN = r"^[a-z0-9-]+\Z"
 ITEM_ID_PATTERN = r"^[A-Za-z0-9_.-]+\Z"
-# Categories and facet keys become pytest markers, and pytest refuses marker names that start
-# with an underscore (a leading "." or "-" would become one once made marker-safe).
-CATEGORY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*\Z"
+# Facet keys become pytest markers like categories (CATEGORY_PATTERN says why they start as they do).
 FACET_KEY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]*\Z"
 # BCP-47, loosely: a primary subtag and optional subtags (en, en-US, zh-Hans-CN, cmn).
 LANGUAGE_PATTERN = r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*\Z"

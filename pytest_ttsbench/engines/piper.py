@@ -181,7 +181,7 @@ class PiperEngine:
             if self._identity is None:
                 import importlib.metadata
 
-                from pytest_ttsbench.provenance import hash_files
+                from pytest_ttsbench.file_hashes import hash_files
 
                 # by name, not by path: the same voice installed elsewhere (another CI runner) is the same key
                 files = [[path.name, hash_files([path])] for path in self._model_files()]

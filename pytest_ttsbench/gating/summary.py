@@ -24,13 +24,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.results import FACET_PREFIX, ItemResult, group_value
 from pytest_ttsbench.stats import wilson_interval
 from pytest_ttsbench.verdict import OUTCOMES
 
 #: Group key used when a row has no value for a ``by`` attribute or facet.
-MISSING = "(none)"
-FACET_PREFIX = "facet:"
 _FIELDS = frozenset(f.name for f in fields(ItemResult))
 
 
@@ -159,15 +157,6 @@ def _check_by(by: Sequence[str]) -> None:
                 raise ValueError(f"{name!r}: a facet name is needed after {FACET_PREFIX!r}")
         elif name not in _FIELDS:
             raise ValueError(f"cannot group by {name!r}: not an ItemResult field nor 'facet:<name>'")
-
-
-def group_value(result: ItemResult, name: str) -> str:
-    """The value of one ``by`` name for a row, as a string (:data:`MISSING` when absent)."""
-    if name.startswith(FACET_PREFIX):
-        value: Any = result.facets.get(name[len(FACET_PREFIX) :])
-    else:
-        value = getattr(result, name)
-    return MISSING if value is None or value == "" else str(value)
 
 
 def summarize(results: Iterable[ItemResult], by: Sequence[str]) -> dict[tuple[str, ...], Bucket]:

@@ -14,9 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from pytest_ttsbench.gating.summary import group_value
 from pytest_ttsbench.quality.measures import MEASURES
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.results import ItemResult, group_value
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 17

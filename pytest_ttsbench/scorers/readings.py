@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from pytest_ttsbench.cases.schema import CATEGORY_PATTERN
+from pytest_ttsbench.naming import CATEGORY_PATTERN
 from pytest_ttsbench.scorers.base import ScoreContext, Scorer
 from pytest_ttsbench.scorers.text import readings_canon
 from pytest_ttsbench.verdict import Verdict

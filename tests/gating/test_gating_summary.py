@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from result_rows import make_result
 
-from pytest_ttsbench.gating.summary import MISSING, Bucket, overall, summarize
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.gating.summary import Bucket, overall, summarize
+from pytest_ttsbench.results import MISSING, ItemResult
 from pytest_ttsbench.stats import wilson_interval
 
 _ids = count()
