@@ -135,12 +135,6 @@ def _floor_key(key: str, where: str) -> str:
     return _check_slice(key, where) if is_slice(key) else key
 
 
-def case_file_settings(thresholds: Mapping[str, Any], where: str) -> tuple[dict[str, float], int | None, str | None]:
-    """A case file's ``thresholds``: its floors (slices included), ``min_n`` and ``floor_on``."""
-    layer = config_layer({k: v for k, v in thresholds.items() if not isinstance(v, Mapping)}, where)
-    return dict(layer.general), layer.min_n, layer.floor_on
-
-
 def parse_cli_thresholds(values: Sequence[str], min_n: int | None = None, floor_on: str | None = None) -> FloorLayer:
     """``["years=0.9", "en-numerals/default=0.5", "form=arabic_indic=0.8"]`` → a layer; a bad entry names itself."""
     general: dict[str, float] = {}
