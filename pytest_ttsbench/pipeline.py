@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.asr.base import AsrError, AsrRoute, Transcription
+from pytest_ttsbench.atomic_files import write_atomically
 from pytest_ttsbench.audio import (
     AudioDecodeError,
     AudioPolicy,
@@ -494,11 +495,8 @@ class Evaluator:
         path = folder / f"{stem}-{clip.audio_sha256[:12]}{suffix}"
         if not path.resolve().is_relative_to(root):  # defence in depth; safe_name already prevents it
             raise ValueError(f"audio path escapes the audio directory: {path}")
-        folder.mkdir(parents=True, exist_ok=True)
         if not path.exists():
-            tmp = path.with_suffix(path.suffix + ".part")
-            tmp.write_bytes(data)
-            tmp.replace(path)
+            write_atomically(path, data)
         clip.audio_path = str(path)
 
     # --- one target ------------------------------------------------------------------------

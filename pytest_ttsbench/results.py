@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
+from pytest_ttsbench.atomic_files import write_atomically
 from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.messages import shorten
 from pytest_ttsbench.redaction import scrub
@@ -318,9 +319,4 @@ def latest_per_target(rows: Iterable[ItemResult]) -> list[ItemResult]:
 
 def write_results(path: Path, results: Iterable[ItemResult]) -> None:
     """Write a whole results file at once (used by ``ttsbench rescore``)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        for result in results:
-            handle.write(relative_to_folder(result, path.parent).to_json() + "\n")
-    tmp.replace(path)
+    write_atomically(path, "".join(relative_to_folder(result, path.parent).to_json() + "\n" for result in results))

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_ttsbench.atomic_files import write_atomically
 from pytest_ttsbench.messages import shorten
 from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml
 
@@ -164,9 +165,6 @@ def updated_gaps(gaps: KnownGaps, verdicts: Mapping[tuple[str, str], str]) -> li
 def write_known_gaps(path: Path, engine: str, gaps: Iterable[Gap]) -> None:
     """Write a file in the documented shape (atomically, so a crash never leaves half a file)."""
     body = {"engine": engine, "gaps": [gap.to_dict() for gap in gaps]}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
     import yaml
 
-    tmp.write_text(yaml.safe_dump(body, sort_keys=False, allow_unicode=True), encoding="utf-8")
-    tmp.replace(path)
+    write_atomically(path, yaml.safe_dump(body, sort_keys=False, allow_unicode=True))
