@@ -39,6 +39,7 @@ from typing import Any
 from pytest_ttsbench.gating.repeats import group_generations
 from pytest_ttsbench.item_content import CONTENT_FIELDS, content_changes
 from pytest_ttsbench.provenance import RunHeader, differences, recognizer_changes
+from pytest_ttsbench.record_dicts import record_dict
 from pytest_ttsbench.results import ItemResult
 from pytest_ttsbench.stats import mcnemar_exact
 
@@ -124,15 +125,7 @@ class Change:
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "kind": self.kind,
-            "category": self.category,
-            "text": self.text,
-            "before": self.before.to_dict(),
-            "after": self.after.to_dict(),
-            "duration_ratio": _round(self.duration_ratio),
-        }
+        return record_dict(self, computed={"duration_ratio": _round(self.duration_ratio)})
 
 
 @dataclass(frozen=True)
@@ -375,7 +368,7 @@ class RegressionRule:
     max_rate: float | None = DEFAULT_MAX_RATE
 
     def to_dict(self) -> dict[str, Any]:
-        return {"alpha": self.alpha, "max_count": self.max_count, "max_rate": self.max_rate}
+        return record_dict(self)
 
 
 def regression_reasons(comparison: Comparison, blocking: Sequence[str], rule: RegressionRule) -> list[str]:

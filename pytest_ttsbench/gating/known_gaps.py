@@ -22,6 +22,7 @@ from typing import Any
 
 from pytest_ttsbench.atomic_files import write_atomically
 from pytest_ttsbench.messages import shorten
+from pytest_ttsbench.record_dicts import WRITTEN_WHEN_SET, record_dict
 from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml
 
 FAILING = frozenset({"wrong", "unknown", "error"})
@@ -60,17 +61,14 @@ class Gap:
 
     id: str
     reason: str = ""
-    link: str | None = None
+    link: str | None = field(default=None, metadata=WRITTEN_WHEN_SET)
 
     def describe(self) -> str:
         text = f"known gap: {self.reason or '(no reason given)'}"
         return f"{text} ({self.link})" if self.link else text
 
     def to_dict(self) -> dict[str, str]:
-        data = {"id": self.id, "reason": self.reason}
-        if self.link:
-            data["link"] = self.link
-        return data
+        return record_dict(self)
 
 
 @dataclass

@@ -29,10 +29,11 @@ by a margin before the release manager can say the floor holds.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_ttsbench.gating.summary import bucket_of
+from pytest_ttsbench.record_dicts import record_dict, written_as
 from pytest_ttsbench.results import ItemResult
 
 DEFAULT_KEY = "default"
@@ -207,6 +208,12 @@ def resolve_policy(
 
 PASSED, BREACHED, TOO_FEW = "passed", "breached", "too few to gate"
 
+#: the keys of a floor check in the gate file, in their order there
+_FLOOR_CHECK_LAYOUT = (
+    "engine", "suite", "category", "n", "correct", "strict_accuracy", "floor", "floor_on", "measured", "min_n",
+    "ci95", "status", "breached",
+)  # fmt: skip
+
 
 @dataclass(frozen=True)
 class FloorCheck:
@@ -221,7 +228,7 @@ class FloorCheck:
     category: str
     n: int
     correct: int
-    accuracy: float
+    accuracy: float = field(metadata=written_as("strict_accuracy"))
     floor: float
     ci95: tuple[float, float]
     min_n: int = 1
@@ -251,21 +258,11 @@ class FloorCheck:
         return f"{self.engine} {self.suite}/{self.category}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "engine": self.engine,
-            "suite": self.suite,
-            "category": self.category,
-            "n": self.n,
-            "correct": self.correct,
-            "strict_accuracy": self.accuracy,
-            "floor": self.floor,
-            "floor_on": self.floor_on,
-            "measured": self.measured,
-            "min_n": self.min_n,
-            "ci95": list(self.ci95),
-            "status": self.status,
-            "breached": self.breached,
-        }
+        return record_dict(
+            self,
+            computed={"measured": self.measured, "status": self.status, "breached": self.breached},
+            order=_FLOOR_CHECK_LAYOUT,
+        )
 
 
 def _split_case_thresholds(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -33,6 +34,7 @@ from pytest_ttsbench.quality.gates import QualityCheck
 from pytest_ttsbench.quality.measures import MEASURES as QUALITY_MEASURES
 from pytest_ttsbench.quality.repeats import GenerationSpread
 from pytest_ttsbench.quality.summary import MeasureSummary
+from pytest_ttsbench.record_dicts import NOT_WRITTEN, WRITTEN_WHEN_SET, record_dict, written_as
 
 # --- the old bodies, verbatim but for ``self`` ------------------------------------------------
 
@@ -426,3 +428,34 @@ def test_a_record_writes_what_its_hand_written_body_wrote(record_type: type, dat
     written = record.to_dict()
     assert _same(written, old(record)), (written, old(record))
     assert json.dumps(written, ensure_ascii=False) == json.dumps(old(record), ensure_ascii=False)
+
+
+# --- the mechanism itself -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Probe:
+    name: str
+    figure: float = field(metadata=written_as("mean"))
+    note: str | None = field(default=None, metadata=WRITTEN_WHEN_SET)
+    cache: tuple[int, ...] = field(default=(), metadata=NOT_WRITTEN)
+    parts: tuple[Gap, ...] = ()
+
+
+def test_fields_in_order_renamed_left_out_then_computed() -> None:
+    probe = _Probe("a", 0.5, None, (1, 2), (Gap("x", link="L"),))
+    assert list(record_dict(probe, computed={"twice": (1.0, 2.0)}).items()) == [
+        ("name", "a"),
+        ("mean", 0.5),
+        ("parts", [{"id": "x", "reason": "", "link": "L"}]),
+        ("twice", [1.0, 2.0]),
+    ]
+    assert record_dict(_Probe("a", 0.5, "n"))["note"] == "n"
+
+
+def test_an_order_that_does_not_list_the_keys_is_refused() -> None:
+    with pytest.raises(ValueError, match="does not list the keys"):
+        record_dict(_Probe("a", 0.5), order=("mean", "name"))
+    with pytest.raises(ValueError, match="both a field and a computed figure"):
+        record_dict(_Probe("a", 0.5), computed={"name": "b"})
+    assert list(record_dict(_Probe("a", 0.5), order=("parts", "mean", "name"))) == ["parts", "mean", "name"]
