@@ -20,7 +20,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 from result_rows import make_result
 
-from pytest_ttsbench.gating.baseline import Change, RegressionRule, Side, _round
+from pytest_ttsbench.gating.baseline import (
+    AudioChange,
+    CategoryComparison,
+    Change,
+    Comparison,
+    ContentChange,
+    RegressionRule,
+    Side,
+    _round,
+)
 from pytest_ttsbench.gating.bounds import Bound
 from pytest_ttsbench.gating.coverage import EngineCoverage
 from pytest_ttsbench.gating.known_gaps import Gap
@@ -245,6 +254,33 @@ def OLD_workflow_report(self: WorkflowReport) -> dict[str, Any]:
     }
 
 
+def OLD_category_comparison(self: CategoryComparison) -> dict[str, Any]:
+    return {
+        "regressions": list(self.regressions),
+        "fixes": list(self.fixes),
+        "flaky": list(self.flaky),
+        "unchanged": self.unchanged,
+        "mcnemar_p": self.mcnemar_p,
+    }
+
+
+def OLD_comparison(self: Comparison) -> dict[str, Any]:
+    data = OLD_category_comparison(self)
+    mcnemar_p = data.pop("mcnemar_p")
+    data.update(new=list(self.new), missing=list(self.missing), mcnemar_p=mcnemar_p)
+    data["changed"] = list(self.changed)
+    data["changed_details"] = [self.changed_details[cid].to_dict() for cid in self.changed]
+    data["by_category"] = {name: OLD_category_comparison(cat) for name, cat in sorted(self.by_category.items())}
+    data["details"] = [OLD_change(change) for change in self.details.values()]
+    data["audio"] = self.audio.to_dict() if self.audio else None
+    data.update(
+        changes=list(self.changes),
+        recognizer_changes=list(self.recognizer_changes),
+        provenance_note=self.provenance_note,
+    )
+    return data
+
+
 # --- instances ----------------------------------------------------------------------------------
 
 names = st.text(max_size=8)
@@ -270,6 +306,38 @@ def _sides() -> st.SearchStrategy[Side]:
 
 
 route_figures = st.builds(RouteFigures, counts, counts, counts, counts, counts)
+
+
+id_lists = st.lists(names, max_size=3)
+category_comparisons = st.builds(CategoryComparison, id_lists, id_lists, counts, id_lists)
+changes = st.builds(Change, names, st.sampled_from(["regression", "fix", "flaky"]), names, names, _sides(), _sides())
+
+
+def _comparisons() -> st.SearchStrategy[Comparison]:
+    row = st.builds(make_result, text=names)
+    content_change = st.builds(lambda i, f, b, a: (i, ContentChange(i, f, b, a)), names, name_tuples, row, row)
+    audio = st.builds(AudioChange, st.integers(1, 9), seconds, seconds, counts)
+    return st.lists(content_change, max_size=2).flatmap(
+        lambda changed: st.builds(
+            Comparison,
+            id_lists,
+            id_lists,
+            counts,
+            id_lists,
+            new=id_lists,
+            missing=id_lists,
+            changed=st.just([i for i, _ in changed]),
+            changed_details=st.just(dict(changed)),
+            by_category=st.dictionaries(names, category_comparisons, max_size=2),
+            single_engine=st.booleans(),
+            details=st.dictionaries(names, changes, max_size=2),
+            audio=st.none() | audio,
+            changes=id_lists,
+            recognizer_changes=id_lists,
+            provenance_note=st.none() | names,
+        )
+    )
+
 
 RECORDS: dict[type, tuple[st.SearchStrategy[Any], Callable[[Any], Any]]] = {
     MeasureSummary: (
@@ -390,6 +458,8 @@ RECORDS: dict[type, tuple[st.SearchStrategy[Any], Callable[[Any], Any]]] = {
         ),
         OLD_first_audio,
     ),
+    CategoryComparison: (category_comparisons, OLD_category_comparison),
+    Comparison: (_comparisons(), OLD_comparison),
     WorkflowReport: (
         st.builds(
             WorkflowReport,
