@@ -13,7 +13,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -60,12 +60,46 @@ def run_bounded(
         start_new_session=True,  # its own process group, so killing it ends its children too
     )
     assert proc.stdout is not None and proc.stderr is not None
-    stdout, stderr = proc.stdout.fileno(), proc.stderr.fileno()
-    chunks: list[bytes] = []
-    stderr_tail = bytearray()
+    try:
+        read = _read_pipes(proc.stdout.fileno(), proc.stderr.fileno(), start, due, max_stdout_bytes)
+        timed_out = read.timed_out
+        if not (read.too_large or timed_out):
+            try:  # the pipes are closed: the program has until the deadline to exit
+                proc.wait(timeout=max(due - time.monotonic(), 0.0))
+            except subprocess.TimeoutExpired:
+                timed_out = True
+        if read.too_large or timed_out:
+            _kill_group(proc.pid)
+        code = proc.wait()
+    finally:
+        proc.stdout.close()
+        proc.stderr.close()
+    return ProcessOutcome(
+        code=None if (read.too_large or timed_out) else code,
+        stdout=b"" if read.too_large else b"".join(read.chunks),
+        stderr=bytes(read.stderr_tail),
+        first_byte_seconds=read.first_byte_seconds,
+        seconds=time.perf_counter() - start,
+        timed_out=timed_out,
+        too_large=read.too_large,
+    )
+
+
+@dataclass
+class _PipeReading:
+    """What was read from a program's two pipes, and why the reading stopped early if it did."""
+
+    chunks: list[bytes] = field(default_factory=list)
+    stderr_tail: bytearray = field(default_factory=bytearray)
+    first_byte_seconds: float | None = None
+    too_large: bool = False
+    timed_out: bool = False
+
+
+def _read_pipes(stdout: int, stderr: int, start: float, due: float, max_stdout_bytes: int) -> _PipeReading:
+    """Read both pipes to their end, the stdout cap or the deadline, whichever comes first."""
+    read = _PipeReading()
     size = 0
-    first: float | None = None
-    too_large = timed_out = False
     selector = selectors.DefaultSelector()
     selector.register(stdout, selectors.EVENT_READ)
     selector.register(stderr, selectors.EVENT_READ)
@@ -75,45 +109,25 @@ def run_bounded(
         while selector.get_map():
             left = due - time.monotonic()
             if left <= 0:
-                timed_out = True
-                break
+                read.timed_out = True
+                return read
             for key, _ in selector.select(left):
                 chunk = os.read(key.fd, 65536)
                 if not chunk:
                     selector.unregister(key.fd)
                 elif key.fd == stderr:
-                    keep_tail(stderr_tail, chunk)
+                    keep_tail(read.stderr_tail, chunk)
                 else:
-                    if first is None:
-                        first = time.perf_counter() - start
+                    if read.first_byte_seconds is None:
+                        read.first_byte_seconds = time.perf_counter() - start
                     size += len(chunk)
                     if size > max_stdout_bytes:
-                        too_large = True
-                        break
-                    chunks.append(chunk)
-            if too_large:
-                break
-        if not (too_large or timed_out):
-            try:  # the pipes are closed: the program has until the deadline to exit
-                proc.wait(timeout=max(due - time.monotonic(), 0.0))
-            except subprocess.TimeoutExpired:
-                timed_out = True
-        if too_large or timed_out:
-            _kill_group(proc.pid)
-        code = proc.wait()
+                        read.too_large = True
+                        return read
+                    read.chunks.append(chunk)
+        return read
     finally:
         selector.close()
-        proc.stdout.close()
-        proc.stderr.close()
-    return ProcessOutcome(
-        code=None if (too_large or timed_out) else code,
-        stdout=b"" if too_large else b"".join(chunks),
-        stderr=bytes(stderr_tail),
-        first_byte_seconds=first,
-        seconds=time.perf_counter() - start,
-        timed_out=timed_out,
-        too_large=too_large,
-    )
 
 
 def _kill_group(pid: int) -> None:

@@ -17,8 +17,8 @@ Four kinds of entries live under one folder:
   (yaml_documents.py), never by its modification time or size.
 
 Every entry is one file, written to a temporary file in its own folder and moved into place
-with ``os.replace``, which is atomic on one file system, so concurrent writers (xdist workers,
-two runs sharing a CI cache) never leave a half-written entry: a reader sees the old entry or
+with ``os.replace`` (atomic_files.py), which is atomic on one file system, so concurrent writers
+(xdist workers, two runs sharing a CI cache) never leave a half-written entry: a reader sees the old entry or
 the new one. Every entry, whatever its kind, is sealed the same way (:func:`seal_entry`): a
 first line naming its kind, its key and the SHA-256 of the body that follows, and every read
 goes through one check (:func:`open_entry`) that accepts the entry only when that line is
@@ -43,6 +43,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+
+from pytest_ttsbench.atomic_files import write_atomically
 
 MODES = ("off", "read", "write", "readwrite")
 DEFAULT_MODE = "readwrite"
@@ -241,21 +243,6 @@ def resolve_cache_dir(option: str | None, configured: str | None, base_dir: Path
     return (base_dir / DEFAULT_FOLDER).resolve()
 
 
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` to a unique temporary file beside ``path``, then move it into place in one step."""
-    import tempfile  # here: the plugin imports this module in every pytest run, most of which write nothing
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def _seal_line(kind: str, key: str, body: bytes) -> bytes:
     seal = {"entry": kind, "format": KEY_VERSION, "key": key, "sha256": hashlib.sha256(body).hexdigest()}
     return json.dumps(seal, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
@@ -327,7 +314,8 @@ class ClipCache:
         return body, "hit"
 
     def write_entry(self, kind: str, key: str, body: bytes) -> None:
-        write_atomically(self._path(kind, key, _SUFFIX[kind]), seal_entry(kind, key, body))
+        # Owner-only, as tempfile.mkstemp made every cache entry before this helper.
+        write_atomically(self._path(kind, key, _SUFFIX[kind]), seal_entry(kind, key, body), mode=0o600)
 
     def count_damaged(self, kind: str, count: int = 1) -> None:
         with self._lock:

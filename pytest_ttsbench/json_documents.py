@@ -7,6 +7,11 @@ of each occurrence. Callers name the file (and, for JSON lines, pass the line th
 
 The fast path is the C decoder with an ``object_pairs_hook`` that only checks the keys; the line
 of a duplicate is found by a second, slower walk that runs only when there is one.
+
+:func:`read_json_lines` is the one JSON-lines reader (results files, transcripts files, benchmark
+source files): lines end at ``\n`` only, as JSON lines are written (``str.splitlines`` would also
+break a row at a raw U+2028 or form feed inside a string, which ``json.dumps(ensure_ascii=False)``
+writes as it is), blank lines are passed over, and each line is read by :func:`load_json`.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ import contextlib
 import json
 import json.decoder
 import json.scanner
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 
@@ -140,3 +147,44 @@ def load_json(text: str | bytes, *, first_line: int = 1) -> Any:
             raise DuplicateKeyError(exc.key, doc, 0, None, first_line) from None
         key, pos, first_pos = located
         raise DuplicateKeyError(key, doc, pos, first_pos, first_line) from None
+
+
+@dataclass(frozen=True)
+class JsonLine:
+    """One non-blank line of a JSON-lines file: its document, or why it is not one."""
+
+    path: Path
+    number: int  # counted from 1
+    value: Any = None
+    #: why the line is no JSON document ("not valid JSON: ... (column N)"); None when it is one
+    problem: str | None = None
+    #: the file's last line with no newline after it: the line a writer killed mid-row leaves
+    unfinished: bool = False
+
+    @property
+    def where(self) -> str:
+        """``FILE: line N``, the start of every message about this line."""
+        return f"{self.path}: line {self.number}"
+
+
+def read_json_lines(path: Path) -> list[JsonLine]:
+    """Every non-blank line of a JSON-lines file, in order, each read strictly (a bad one says why).
+
+    A line that is not one JSON document is returned with its ``problem``, never skipped: the
+    caller decides whether that ends the read. The file itself is read with ``Path.read_text``, so
+    an unreadable file raises ``OSError`` and one that is not UTF-8 ``UnicodeDecodeError``.
+    """
+    lines = path.read_text(encoding="utf-8").split("\n")
+    read: list[JsonLine] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        unfinished = number == len(lines)
+        try:
+            value = load_json(line, first_line=number)
+        except json.JSONDecodeError as exc:
+            problem = f"not valid JSON: {exc.msg} (column {exc.colno})"
+            read.append(JsonLine(path, number, problem=problem, unfinished=unfinished))
+            continue
+        read.append(JsonLine(path, number, value, unfinished=unfinished))
+    return read

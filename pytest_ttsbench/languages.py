@@ -17,6 +17,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from pytest_ttsbench.record_dicts import record_dict
+
 # Item and voice languages written under another code (Mandarin as ``cmn`` in eSpeak NG).
 _ALIASES = {"cmn": "zh"}
 
@@ -55,7 +57,7 @@ class LanguageSkip:
         )
 
     def to_dict(self) -> dict[str, object]:
-        return {"engine": self.engine, "counts": dict(self.counts), "languages": list(self.languages)}
+        return record_dict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, object]) -> LanguageSkip:

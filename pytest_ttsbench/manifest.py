@@ -35,6 +35,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from pytest_ttsbench.atomic_files import write_atomically
 from pytest_ttsbench.config import Settings
 from pytest_ttsbench.data_paths import OutsideFolderError, inside_folder
 from pytest_ttsbench.json_documents import load_json
@@ -161,9 +162,7 @@ def write_manifest(
         "owned_dirs": sorted({_key(folder, base) if folder != base else "." for folder in folders}),
         "files": dict(sorted(files.items())),
     }
-    tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(target)
+    write_atomically(target, json.dumps(document, ensure_ascii=False, indent=2) + "\n")
     return target
 
 

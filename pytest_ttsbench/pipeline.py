@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.asr.base import AsrError, AsrRoute, Transcription
+from pytest_ttsbench.atomic_files import write_atomically
 from pytest_ttsbench.audio import (
     AudioDecodeError,
     AudioPolicy,
@@ -52,7 +53,7 @@ from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, PROTOCOLS, Protocol
 from pytest_ttsbench.quality.meter import ClipToMeasure, QualityMeter
 from pytest_ttsbench.redaction import scrub
 from pytest_ttsbench.results import SYNTH_ONLY, ErrorStage, ItemResult
-from pytest_ttsbench.scorers.base import ScoreContext
+from pytest_ttsbench.scorers.base import ScoreContext, Scorer
 from pytest_ttsbench.scorers.registry import get_scorer
 from pytest_ttsbench.verdict import Verdict
 
@@ -129,6 +130,20 @@ class Synthesized:
     #: the clip's quality cache entry (None when the cache is off) and what reading it found
     quality_key: str | None = None
     quality_source: str = "off"
+
+
+@dataclass(frozen=True)
+class _Judgement:
+    """One target's verdicts on one clip: the run protocol's, and every protocol's beside it."""
+
+    verdict: str
+    evidence: dict[str, Any]
+    #: the run protocol's outcome per route that spoke, and "error" per route that failed
+    route_outcomes: dict[str, str]
+    #: every protocol's {"verdict", "route_verdicts"}
+    protocols: dict[str, dict[str, Any]]
+    #: the strict rules that make the protocols' verdicts differ (protocol_scoring.route_rules)
+    rules: list[str]
 
 
 @dataclass(frozen=True)
@@ -338,105 +353,119 @@ class Evaluator:
         return outcome
 
     def _make_clip(self, item: CaseItem, engine_name: str, repeat: int) -> Clip:
+        """The clip's steps in order; each may end it early with the clip's error recorded."""
         key = (engine_name, item.full_id, self.options.contract, repeat)
         made = self._ahead.run(key, engine_name, lambda: self.synthesize(item, engine_name, repeat))
         clip = Clip(started_at=made.started_at)
         if engine_name not in self._engines:  # unavailable or misconfigured: nothing was asked
             clip.error, clip.error_stage = made.error, "engine"
             return clip
-        profile = self.profiles[engine_name]
-        text, voice = made.request.text, made.request.voice
-        clip.generation = generation_record(profile, voice, {}, clip.started_at)
-        cache = self.options.cache
-        clip.cache["audio"] = made.cache_source
-        if made.synthesis is None:
-            clip.synth_seconds = made.seconds
-            clip.error, clip.error_stage = made.error, "synthesis"
+        synthesis = _record_synthesis(clip, made, self.profiles[engine_name])
+        if synthesis is None:
             return clip
-        synthesis = made.synthesis
-        # A clip from the cache cost no request: no latency figure, so workflow statistics stay true.
-        clip.synth_seconds = None if made.from_cache else made.seconds
-        clip.first_byte_seconds = synthesis.first_byte_seconds
-        clip.metadata = dict(synthesis.metadata)
-        clip.generation = generation_record(profile, voice, synthesis.metadata, clip.started_at)
-        if synthesis.streamed and synthesis.first_audio_seconds is not None:
-            clip.first_audio_seconds, clip.first_audio_measure = synthesis.first_audio_seconds, "first_chunk"
-        else:  # nothing playable before the whole clip is there
-            clip.first_audio_seconds, clip.first_audio_measure = clip.synth_seconds, "total"
-        if made.from_cache:
-            clip.first_audio_seconds, clip.first_audio_measure = None, None
         if synthesis.transcripts is not None:  # a replay engine: fixed transcripts, no audio
-            clip.cache["audio"] = "off"
-            clip.transcripts = dict(synthesis.transcripts)
-            clip.routes = list(synthesis.metadata.get("routes") or clip.transcripts)
+            _take_replayed_transcripts(clip, synthesis)
             return clip
-        problem = _size_problem(synthesis.audio, synthesis.pcm_sample_rate, self.options.max_audio_bytes)
-        if problem is not None:  # the same checks for every engine, whatever fetched the bytes
-            if len(synthesis.audio) <= self.options.max_audio_bytes:
-                self._keep_audio(clip, item, engine_name, repeat, synthesis.audio, synthesis.media_type)
-            clip.error = f"audio check failed: {problem}"
+        if self._refused_for_size(clip, item, engine_name, repeat, synthesis):
             return clip
-        # Only a clip synthesized now: one from the cache says nothing about what the engine does.
-        probing = engine_name in self.options.probe_engines and not made.from_cache
-        if probing and engine_name not in self._probed:
-            self._probed.add(engine_name)
-            clip.audio_varies = _differs_on_repeat(self._engines[engine_name], made.request, synthesis.audio)
-        try:
-            decoded = made.decoded if made.decoded is not None else self._decode(synthesis, engine_name)
-        except AudioDecodeError as exc:
-            self._keep_audio(clip, item, engine_name, repeat, synthesis.audio, synthesis.media_type)
-            clip.error, clip.error_stage = f"audio check failed: {exc}", "audio"
+        self._probe_repeatability(clip, made, engine_name)
+        decoded = self._decode_and_keep(clip, made, item, engine_name, repeat)
+        if decoded is None:
             return clip
-        stored = encode_wav(decoded) if synthesis.pcm_sample_rate else synthesis.audio
-        media = "audio/wav" if synthesis.pcm_sample_rate else synthesis.media_type
-        self._keep_audio(clip, item, engine_name, repeat, stored, media)
-        check = check_audio(decoded, text, self.options.audio_policy)
+        check = check_audio(decoded, made.request.text, self.options.audio_policy)
         clip.audio_seconds = round(check.seconds, 4)
         clip.audio_checks = {"problems": list(check.problems), **check.figures}
         # The measures started with the synthesis (see _measure_ahead), for every clip that gets this
         # far: before the verdict on purpose, so a clip that fails its checks keeps its figures too.
         # They are joined before the clip is returned, so its row never goes out without them.
-        pending = made.quality
         try:
             if not check.ok:
                 clip.error, clip.error_stage = "audio check failed: " + "; ".join(check.problems), "audio"
                 return clip
-            if cache is not None and made.audio_key is not None and not made.from_cache:
-                # Only audio that passed its checks is kept: a glitch must not be replayed forever.
-                cache.put_audio(
-                    made.audio_key,
-                    CachedAudio(
-                        synthesis.audio, synthesis.media_type, synthesis.pcm_sample_rate, dict(synthesis.metadata)
-                    ),
-                )
-            if not get_scorer(item.scorer).needs_transcript:
-                return clip  # judged by listeners: kept and checked, never transcribed
-            if self.options.synth_only:
-                return clip
-            asr_started = time.perf_counter()
-            routes = self._routes_for(engine_name)
-            clip.routes = [route.name for route in routes]
-            for route in routes:
-                try:
-                    heard, clip.cache[f"asr:{route.name}"] = self._transcribe(route, decoded, item.language, clip)
-                except AsrError as exc:
-                    clip.route_errors[route.name] = str(exc)
-                    continue
-                clip.transcripts[route.name] = heard.text
-                if isinstance(heard.details.get("batching"), str):
-                    clip.asr_decoding[route.name] = str(heard.details["batching"])
-                clip.asr_flags.extend(f"{route.name}:{flag}" for flag in heard.flags)
-            clip.asr_seconds = time.perf_counter() - asr_started
-            if not clip.transcripts:
-                clip.error = "ASR failed: " + "; ".join(f"{k}: {v}" for k, v in clip.route_errors.items())
-                clip.error_stage = "asr"
+            self._cache_checked_audio(made, synthesis)
+            # A listener-judged item is kept and checked, never transcribed; so is every synthesize-only clip.
+            if get_scorer(item.scorer).needs_transcript and not self.options.synth_only:
+                self._transcribe_routes(clip, decoded, item, engine_name)
             return clip
         finally:
-            if pending is not None:
-                clip.quality = pending.result()
-                clip.cache["quality"] = made.quality_source
-                if cache is not None and made.quality_key is not None and made.quality_source != "hit":
-                    cache.put_quality(made.quality_key, clip.quality)
+            self._join_quality(clip, made)
+
+    def _refused_for_size(
+        self, clip: Clip, item: CaseItem, engine_name: str, repeat: int, synthesis: Synthesis
+    ) -> bool:
+        """Refuse a clip over the byte limit or shorter than its WAV header, for every engine alike."""
+        problem = _size_problem(synthesis.audio, synthesis.pcm_sample_rate, self.options.max_audio_bytes)
+        if problem is None:
+            return False
+        if len(synthesis.audio) <= self.options.max_audio_bytes:  # a truncated WAV is kept; an over-size clip is not
+            self._keep_audio(clip, item, engine_name, repeat, synthesis.audio, synthesis.media_type)
+        clip.error = f"audio check failed: {problem}"
+        return True
+
+    def _probe_repeatability(self, clip: Clip, made: Synthesized, engine_name: str) -> None:
+        """For a probed engine's first clip, whether the same request gives the same audio again."""
+        # Only a clip synthesized now: one from the cache says nothing about what the engine does.
+        probing = engine_name in self.options.probe_engines and not made.from_cache
+        if probing and engine_name not in self._probed:
+            assert made.synthesis is not None
+            self._probed.add(engine_name)
+            clip.audio_varies = _differs_on_repeat(self._engines[engine_name], made.request, made.synthesis.audio)
+
+    def _decode_and_keep(
+        self, clip: Clip, made: Synthesized, item: CaseItem, engine_name: str, repeat: int
+    ) -> DecodedAudio | None:
+        """The clip decoded (None on a decode error, recorded) and its audio kept in the audio directory."""
+        synthesis = made.synthesis
+        assert synthesis is not None
+        try:
+            decoded = made.decoded if made.decoded is not None else self._decode(synthesis, engine_name)
+        except AudioDecodeError as exc:
+            self._keep_audio(clip, item, engine_name, repeat, synthesis.audio, synthesis.media_type)
+            clip.error, clip.error_stage = f"audio check failed: {exc}", "audio"
+            return None
+        stored = encode_wav(decoded) if synthesis.pcm_sample_rate else synthesis.audio
+        media = "audio/wav" if synthesis.pcm_sample_rate else synthesis.media_type
+        self._keep_audio(clip, item, engine_name, repeat, stored, media)
+        return decoded
+
+    def _cache_checked_audio(self, made: Synthesized, synthesis: Synthesis) -> None:
+        """Write a clip made now to the cache; only audio that passed its checks is kept."""
+        cache = self.options.cache
+        if cache is None or made.audio_key is None or made.from_cache:
+            return
+        # A glitch must not be replayed forever, so this runs only after the checks pass.
+        cached = CachedAudio(synthesis.audio, synthesis.media_type, synthesis.pcm_sample_rate, dict(synthesis.metadata))
+        cache.put_audio(made.audio_key, cached)
+
+    def _transcribe_routes(self, clip: Clip, decoded: DecodedAudio, item: CaseItem, engine_name: str) -> None:
+        """What each of the engine's ASR routes heard; a route's failure is kept and the others go on."""
+        asr_started = time.perf_counter()
+        routes = self._routes_for(engine_name)
+        clip.routes = [route.name for route in routes]
+        for route in routes:
+            try:
+                heard, clip.cache[f"asr:{route.name}"] = self._transcribe(route, decoded, item.language, clip)
+            except AsrError as exc:
+                clip.route_errors[route.name] = str(exc)
+                continue
+            clip.transcripts[route.name] = heard.text
+            if isinstance(heard.details.get("batching"), str):
+                clip.asr_decoding[route.name] = str(heard.details["batching"])
+            clip.asr_flags.extend(f"{route.name}:{flag}" for flag in heard.flags)
+        clip.asr_seconds = time.perf_counter() - asr_started
+        if not clip.transcripts:
+            clip.error = "ASR failed: " + "; ".join(f"{k}: {v}" for k, v in clip.route_errors.items())
+            clip.error_stage = "asr"
+
+    def _join_quality(self, clip: Clip, made: Synthesized) -> None:
+        """Wait for the clip's quality measures (started with its synthesis) and cache figures measured now."""
+        if made.quality is None:
+            return
+        clip.quality = made.quality.result()
+        clip.cache["quality"] = made.quality_source
+        cache = self.options.cache
+        if cache is not None and made.quality_key is not None and made.quality_source != "hit":
+            cache.put_quality(made.quality_key, clip.quality)
 
     def _transcribe(self, route: AsrRoute, decoded: Any, language: str, clip: Clip) -> tuple[Transcription, str]:
         """A route's transcript of the clip, from the cache when the same route heard the same audio before."""
@@ -466,11 +495,8 @@ class Evaluator:
         path = folder / f"{stem}-{clip.audio_sha256[:12]}{suffix}"
         if not path.resolve().is_relative_to(root):  # defence in depth; safe_name already prevents it
             raise ValueError(f"audio path escapes the audio directory: {path}")
-        folder.mkdir(parents=True, exist_ok=True)
         if not path.exists():
-            tmp = path.with_suffix(path.suffix + ".part")
-            tmp.write_bytes(data)
-            tmp.replace(path)
+            write_atomically(path, data)
         clip.audio_path = str(path)
 
     # --- one target ------------------------------------------------------------------------
@@ -478,37 +504,27 @@ class Evaluator:
     def evaluate(self, item: CaseItem, target: Target, engine_name: str, repeat: int = 0) -> ItemResult:
         """The verdict for one target of one item on one engine, with all its evidence."""
         clip = self.clip(item, engine_name, repeat)
-        # Every protocol judges every transcript; the run's protocol gives the row its verdict.
+        judged = self._judge(clip, item, target)
+        result = self._result_row(item, target, engine_name, repeat, clip, judged)
+        # Redacted here, once, so the failure message, the report and the results file agree; the
+        # content hash is of the row as written, so no secret is hashed into the file.
+        row = ItemResult.from_dict(scrub(asdict(result)))
+        row.content_sha256 = content_sha256(row)
+        return row
+
+    def _judge(self, clip: Clip, item: CaseItem, target: Target) -> _Judgement:
+        """Every protocol judges every transcript; the run's protocol gives the row its verdict."""
         by_protocol_scorer = scorers_by_protocol(item.scorer)
         scorer = by_protocol_scorer[self.options.protocol]
         context = ScoreContext(language=item.language, text=item.text, span=target.span)
-        by_protocol: dict[str, dict[str, Verdict]] = {protocol: {} for protocol in PROTOCOLS}
-        if clip.error is None:
-            for protocol, protocol_scorer in by_protocol_scorer.items():
-                for route, text in clip.transcripts.items():
-                    by_protocol[protocol][route] = protocol_scorer.score(text, target.expect, context)
-        route_verdicts = by_protocol[self.options.protocol]
+        by_protocol = _score_every_protocol(clip, target, by_protocol_scorer, context)
         all_outcomes: dict[str, dict[str, str]] = {
             protocol: {route: str(v.outcome) for route, v in verdicts.items()}
             | dict.fromkeys(clip.route_errors, "error")
             for protocol, verdicts in by_protocol.items()
         }
         outcomes: dict[str, str] = all_outcomes[self.options.protocol]
-        evidence: dict[str, Any]
-        if clip.error is not None:
-            final, evidence = "error", {"reason": clip.error}
-        elif not scorer.needs_transcript:
-            final, evidence = "unknown", scorer.score("", target.expect, context).evidence()
-        elif self.options.synth_only:
-            final, evidence = "unknown", {SYNTH_ONLY: True, "note": "synthesize-only run: clip kept, not transcribed"}
-        elif not clip.transcripts:
-            final, evidence = "unknown", {"note": "no transcript for this item"}
-        else:
-            final = vote(outcomes, self.options.quorum, routes=clip.routes)
-            primary = _primary_verdict(route_verdicts, final)
-            evidence = primary.evidence() if primary else {}
-            if len(route_verdicts) > 1:
-                evidence["routes"] = {r: v.evidence() | {"verdict": v.outcome} for r, v in route_verdicts.items()}
+        final, evidence = self._verdict_and_evidence(clip, scorer, target, context, by_protocol, outcomes)
         voted = (
             bool(clip.transcripts) and clip.error is None and scorer.needs_transcript and not self.options.synth_only
         )
@@ -519,9 +535,42 @@ class Evaluator:
             }
             for protocol, o in all_outcomes.items()
         }
+        rules = route_rules(item.scorer, target.expect, by_protocol)
+        return _Judgement(final, evidence, outcomes, protocols, rules)
+
+    def _verdict_and_evidence(
+        self,
+        clip: Clip,
+        scorer: Scorer,
+        target: Target,
+        context: ScoreContext,
+        by_protocol: Mapping[str, Mapping[str, Verdict]],
+        outcomes: Mapping[str, str],
+    ) -> tuple[str, dict[str, Any]]:
+        """The row's verdict under the run's protocol, and the evidence that explains it."""
+        if clip.error is not None:
+            return "error", {"reason": clip.error}
+        if not scorer.needs_transcript:
+            return "unknown", scorer.score("", target.expect, context).evidence()
+        if self.options.synth_only:
+            return "unknown", {SYNTH_ONLY: True, "note": "synthesize-only run: clip kept, not transcribed"}
+        if not clip.transcripts:
+            return "unknown", {"note": "no transcript for this item"}
+        route_verdicts = by_protocol[self.options.protocol]
+        final = vote(outcomes, self.options.quorum, routes=clip.routes)
+        primary = _primary_verdict(route_verdicts, final)
+        evidence = primary.evidence() if primary else {}
+        if len(route_verdicts) > 1:
+            evidence["routes"] = {r: v.evidence() | {"verdict": v.outcome} for r, v in route_verdicts.items()}
+        return final, evidence
+
+    def _result_row(
+        self, item: CaseItem, target: Target, engine_name: str, repeat: int, clip: Clip, judged: _Judgement
+    ) -> ItemResult:
+        """The results row of one target: the item, the clip's evidence and the judgement, not yet redacted."""
         transcript = next(iter(clip.transcripts.values()), None)
         cer, wer = _error_rates(item.text_for(self.options.contract), transcript)
-        result = ItemResult(
+        return ItemResult(
             engine=engine_name,
             suite=item.suite,
             id=item.full_id,
@@ -529,10 +578,10 @@ class Evaluator:
             category=target.category,
             language=item.language,
             facets=dict(item.facets),
-            verdict=final,  # type: ignore[arg-type]
+            verdict=judged.verdict,  # type: ignore[arg-type]
             transcript=transcript,
             expected=dict(target.expect),
-            evidence=evidence,
+            evidence=judged.evidence,
             audio_path=clip.audio_path,
             audio_sha256=clip.audio_sha256,
             audio_seconds=clip.audio_seconds,
@@ -547,7 +596,7 @@ class Evaluator:
             pinned_recognizer=list(item.recognizer),
             auto_evaluable=target.auto_evaluable,
             transcripts=dict(clip.transcripts),
-            route_verdicts={**{route: "unknown" for route in clip.routes}, **outcomes},
+            route_verdicts={**{route: "unknown" for route in clip.routes}, **judged.route_outcomes},
             asr_flags=list(clip.asr_flags),
             cer=cer,
             wer=wer,
@@ -569,14 +618,52 @@ class Evaluator:
             quality=dict(clip.quality),
             quality_models=self.options.quality.provenance() if clip.quality and self.options.quality else {},
             protocol=self.options.protocol,
-            protocols=protocols,
-            protocol_rules=route_rules(item.scorer, target.expect, by_protocol),
+            protocols=judged.protocols,
+            protocol_rules=judged.rules,
         )
-        # Redacted here, once, so the failure message, the report and the results file agree; the
-        # content hash is of the row as written, so no secret is hashed into the file.
-        row = ItemResult.from_dict(scrub(asdict(result)))
-        row.content_sha256 = content_sha256(row)
-        return row
+
+
+def _score_every_protocol(
+    clip: Clip, target: Target, by_protocol_scorer: Mapping[Protocol, Scorer], context: ScoreContext
+) -> dict[str, dict[str, Verdict]]:
+    """Each protocol's verdict on each route's transcript (none when the clip failed)."""
+    by_protocol: dict[str, dict[str, Verdict]] = {protocol: {} for protocol in PROTOCOLS}
+    if clip.error is None:
+        for protocol, protocol_scorer in by_protocol_scorer.items():
+            for route, text in clip.transcripts.items():
+                by_protocol[protocol][route] = protocol_scorer.score(text, target.expect, context)
+    return by_protocol
+
+
+def _record_synthesis(clip: Clip, made: Synthesized, profile: EngineProfile) -> Synthesis | None:
+    """Record what the request gave (timings, metadata, generation); None when it failed, recorded."""
+    synthesis = made.synthesis
+    metadata = synthesis.metadata if synthesis is not None else {}
+    clip.generation = generation_record(profile, made.request.voice, metadata, clip.started_at)
+    clip.cache["audio"] = made.cache_source
+    if synthesis is None:
+        clip.synth_seconds = made.seconds
+        clip.error, clip.error_stage = made.error, "synthesis"
+        return None
+    # A clip from the cache cost no request: no latency figure, so workflow statistics stay true.
+    clip.synth_seconds = None if made.from_cache else made.seconds
+    clip.first_byte_seconds = synthesis.first_byte_seconds
+    clip.metadata = dict(synthesis.metadata)
+    if made.from_cache:
+        clip.first_audio_seconds, clip.first_audio_measure = None, None
+    elif synthesis.streamed and synthesis.first_audio_seconds is not None:
+        clip.first_audio_seconds, clip.first_audio_measure = synthesis.first_audio_seconds, "first_chunk"
+    else:  # nothing playable before the whole clip is there
+        clip.first_audio_seconds, clip.first_audio_measure = clip.synth_seconds, "total"
+    return synthesis
+
+
+def _take_replayed_transcripts(clip: Clip, synthesis: Synthesis) -> None:
+    """A replay engine's clip: its fixed transcripts stand for the routes' (no audio, no cache)."""
+    assert synthesis.transcripts is not None
+    clip.cache["audio"] = "off"
+    clip.transcripts = dict(synthesis.transcripts)
+    clip.routes = list(synthesis.metadata.get("routes") or clip.transcripts)
 
 
 def _size_problem(audio: bytes, pcm_sample_rate: int | None, max_bytes: int) -> str | None:

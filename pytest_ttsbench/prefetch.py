@@ -32,7 +32,6 @@ class SynthesisPool(Generic[Outcome]):
         self._pending: dict[Hashable, Future[Outcome]] = {}
         self._engine_of: dict[Hashable, str] = {}
         self._lock = threading.Lock()
-        self.submitted = 0
 
     def _pool(self, engine: str) -> ThreadPoolExecutor:
         if engine not in self._pools:
@@ -60,7 +59,6 @@ class SynthesisPool(Generic[Outcome]):
         with self._lock:
             self._pending[key] = future
             self._engine_of[key] = engine
-            self.submitted += 1
         return True
 
     def run(self, key: Hashable, engine: str, job: Callable[[], Outcome]) -> Outcome:

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from pytest_ttsbench.atomic_files import write_atomically
 from pytest_ttsbench.json_documents import load_json
 
 if TYPE_CHECKING:
@@ -201,10 +202,7 @@ class RunHeader:
 
 
 def write_header(path: Path, header: RunHeader) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(header.to_dict(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_atomically(path, json.dumps(header.to_dict(), ensure_ascii=False, indent=2) + "\n")
 
 
 def read_header(results_path: Path) -> RunHeader | None:

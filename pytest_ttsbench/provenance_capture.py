@@ -7,13 +7,14 @@ finder, so it lives here, on the synthesis side.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_ttsbench.atomic_files import write_atomically
 from pytest_ttsbench.file_hashes import hash_files, sha256_of
 from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.provenance import RunHeader, clean_settings, clean_value, endpoint_host
@@ -65,13 +66,9 @@ def weights_sha256(model_dir: Path) -> str:
     digest = hash_files(files)
     cache = cache if isinstance(cache, dict) else {}
     cache[key] = digest
-    try:
-        cache_path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache_path.with_name(f"{cache_path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(seal_entry(_WEIGHTS_ENTRY, _WEIGHTS_ENTRY, json.dumps(cache, indent=1).encode("utf-8")))
-        tmp.replace(cache_path)
-    except OSError:
-        pass  # a read-only cache costs time on the next run, never a wrong figure
+    body = seal_entry(_WEIGHTS_ENTRY, _WEIGHTS_ENTRY, json.dumps(cache, indent=1).encode("utf-8"))
+    with contextlib.suppress(OSError):  # a read-only cache costs time on the next run, never a wrong figure
+        write_atomically(cache_path, body)
     return digest
 
 

@@ -15,7 +15,7 @@ raises :class:`UnknownName` listing the known ones.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from importlib import import_module
 from importlib.metadata import EntryPoint, entry_points
 from threading import Lock
@@ -126,7 +126,3 @@ class Registry(Generic[T]):
             return import_module(entry.partition(":")[0])
         plugin = self._plugins().get(name)
         return import_module(plugin.module) if plugin is not None else None
-
-    def load_all(self, names: Iterable[str] | None = None) -> dict[str, T]:
-        """Several entries at once (every name by default)."""
-        return {name: self.get(name) for name in (self.names() if names is None else names)}

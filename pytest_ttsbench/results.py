@@ -23,7 +23,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
-from pytest_ttsbench.json_documents import load_json
+from pytest_ttsbench.atomic_files import write_atomically
+from pytest_ttsbench.json_documents import JsonLine, load_json, read_json_lines
 from pytest_ttsbench.messages import shorten
 from pytest_ttsbench.redaction import scrub
 from pytest_ttsbench.verdict import OUTCOMES, Outcome
@@ -243,13 +244,11 @@ def _row_validator() -> Any:
     return jsonschema.Draft202012Validator(ROW_SCHEMA)
 
 
-def parse_row(path: Path, number: int, line: str) -> ItemResult:
+def parse_row(line: JsonLine) -> ItemResult:
     """One line of a results file as a row; raises :class:`ResultsFileError` naming file, line and field."""
-    where = f"{path}: line {number}"
-    try:
-        data = load_json(line, first_line=number)
-    except json.JSONDecodeError as exc:
-        raise ResultsFileError(f"{where}: not valid JSON: {exc.msg} (column {exc.colno})") from None
+    where, data, path = line.where, line.value, line.path
+    if line.problem is not None:
+        raise ResultsFileError(f"{where}: {line.problem}")
     if not isinstance(data, dict):
         raise ResultsFileError(f"{where}: a results row must be a JSON object, found a {type(data).__name__}")
     error = next(iter(sorted(_row_validator().iter_errors(data), key=lambda e: list(map(str, e.path)))), None)
@@ -276,20 +275,17 @@ def read_results(path: Path, *, partial_last_line: bool = False) -> list[ItemRes
 def iter_results(path: Path, *, partial_last_line: bool = False) -> Iterator[ItemResult]:
     """The rows of a results file as written (repeated rows included); see :func:`read_results`."""
     try:
-        text = path.read_text(encoding="utf-8")
+        lines = read_json_lines(path)
     except UnicodeDecodeError as exc:
         raise ResultsFileError(f"{path}: not UTF-8 text (byte {exc.start}): not a results file") from None
-    lines = text.split("\n")
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        if partial_last_line and number == len(lines):
+    for line in lines:
+        if partial_last_line and line.unfinished:
             try:
-                yield parse_row(path, number, line)
+                yield parse_row(line)
             except ResultsFileError:
                 return  # the unfinished row of a killed run: redone on resume
             continue
-        yield parse_row(path, number, line)
+        yield parse_row(line)
 
 
 def row_identity(row: ItemResult) -> tuple[str | None, str, str, int]:
@@ -318,12 +314,7 @@ def latest_per_target(rows: Iterable[ItemResult]) -> list[ItemResult]:
 
 def write_results(path: Path, results: Iterable[ItemResult]) -> None:
     """Write a whole results file at once (used by ``ttsbench rescore``)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        for result in results:
-            handle.write(relative_to_folder(result, path.parent).to_json() + "\n")
-    tmp.replace(path)
+    write_atomically(path, "".join(relative_to_folder(result, path.parent).to_json() + "\n" for result in results))
 
 
 # --- grouping rows: shared by the accuracy and the quality summaries --------------------------------

@@ -6,12 +6,11 @@ let a leaderboard be re-derived years later without re-running any engine or rec
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_ttsbench.json_documents import load_json
+from pytest_ttsbench.json_documents import read_json_lines
 
 SINGLE_ROUTE = "transcript"
 
@@ -74,23 +73,18 @@ def load_transcripts(path: Path) -> TranscriptStore:
     store = TranscriptStore(sources=files)
     for file in files:
         try:
-            lines = file.read_text(encoding="utf-8").splitlines()
+            lines = read_json_lines(file)
         except UnicodeDecodeError as exc:
             raise TranscriptsError(f"{file}: not UTF-8 text (byte {exc.start}): transcripts files are UTF-8") from None
         except OSError as exc:
             raise TranscriptsError(f"{file}: cannot read: {exc.strerror or exc}") from None
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = load_json(line, first_line=number)
-            except json.JSONDecodeError as exc:
-                raise TranscriptsError(
-                    f"{file}: line {number}: not valid JSON: {exc.msg} (column {exc.colno})"
-                ) from None
+        for line in lines:
+            if line.problem is not None:
+                raise TranscriptsError(f"{line.where}: {line.problem}")
+            row = line.value
             if not isinstance(row, dict) or not isinstance(row.get("id"), str) or not row["id"]:
-                raise TranscriptsError(f"{file}: line {number}: field 'id' must be a non-empty string")
-            routes = _row_routes(file, number, row)
+                raise TranscriptsError(f"{line.where}: field 'id' must be a non-empty string")
+            routes = _row_routes(file, line.number, row)
             known = store.rows.setdefault(row["id"], {})
             if set(routes) & set(known) and row["id"] not in store.overwritten:
                 store.overwritten.append(row["id"])

@@ -163,7 +163,6 @@ def _parse_item(
             expect=t,
             auto_evaluable=bool(t.get("auto_evaluable", True)),
             group=t.get("group"),
-            target_id=t.get("target_id"),
         )
         for t in scorer.targets(expect)
     )

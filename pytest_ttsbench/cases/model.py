@@ -23,7 +23,6 @@ class Target:
     expect: Mapping[str, Any]
     auto_evaluable: bool = True
     group: str | None = None
-    target_id: str | None = None
 
 
 @dataclass(frozen=True)

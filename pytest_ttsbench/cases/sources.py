@@ -11,14 +11,13 @@ Supported JSON-lines formats, recognised by their fields:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.cases.model import CaseFileError, Problem
-from pytest_ttsbench.json_documents import load_json
+from pytest_ttsbench.json_documents import read_json_lines
 
 
 def _slug(text: str) -> str:
@@ -29,21 +28,16 @@ def _read_records(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[Pr
     records: list[tuple[int, dict[str, Any]]] = []
     problems: list[Problem] = []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = read_json_lines(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise CaseFileError([Problem(path, None, "(file)", f"cannot read: {exc}")]) from exc
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = load_json(line, first_line=number)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(path, f"line {number}", "(record)", f"not valid JSON: {exc.msg}"))
-            continue
-        if not isinstance(record, dict):
-            problems.append(Problem(path, f"line {number}", "(record)", "each line must be a JSON object"))
-            continue
-        records.append((number, record))
+    for line in lines:  # every bad line is reported, not only the first
+        if line.problem is not None:
+            problems.append(Problem(path, f"line {line.number}", "(record)", line.problem))
+        elif not isinstance(line.value, dict):
+            problems.append(Problem(path, f"line {line.number}", "(record)", "each line must be a JSON object"))
+        else:
+            records.append((line.number, line.value))
     return records, problems
 
 

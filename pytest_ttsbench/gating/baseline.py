@@ -39,6 +39,7 @@ from typing import Any
 from pytest_ttsbench.gating.repeats import group_generations
 from pytest_ttsbench.item_content import CONTENT_FIELDS, content_changes
 from pytest_ttsbench.provenance import RunHeader, differences, recognizer_changes
+from pytest_ttsbench.record_dicts import NOT_WRITTEN, record_dict
 from pytest_ttsbench.results import ItemResult
 from pytest_ttsbench.stats import mcnemar_exact
 
@@ -124,15 +125,7 @@ class Change:
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "kind": self.kind,
-            "category": self.category,
-            "text": self.text,
-            "before": self.before.to_dict(),
-            "after": self.after.to_dict(),
-            "duration_ratio": _round(self.duration_ratio),
-        }
+        return record_dict(self, computed={"duration_ratio": _round(self.duration_ratio)})
 
 
 @dataclass(frozen=True)
@@ -170,6 +163,14 @@ def _content_changes(before: Side, after: Side) -> tuple[str, ...]:
     return tuple(name for name in (*CONTENT_FIELDS, "content_sha256") if name in changed)
 
 
+#: the keys of a comparison in the files that hold one, in their order there
+_CATEGORY_COMPARISON_LAYOUT = ("regressions", "fixes", "flaky", "unchanged", "mcnemar_p")
+_COMPARISON_LAYOUT = (
+    "regressions", "fixes", "flaky", "unchanged", "new", "missing", "mcnemar_p", "changed", "changed_details",
+    "by_category", "details", "audio", "changes", "recognizer_changes", "provenance_note",
+)  # fmt: skip
+
+
 @dataclass
 class CategoryComparison:
     """Regressions and fixes of one category."""
@@ -188,13 +189,7 @@ class CategoryComparison:
         return mcnemar_exact(len(self.regressions), len(self.fixes))
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "regressions": list(self.regressions),
-            "fixes": list(self.fixes),
-            "flaky": list(self.flaky),
-            "unchanged": self.unchanged,
-            "mcnemar_p": self.mcnemar_p,
-        }
+        return record_dict(self, computed={"mcnemar_p": self.mcnemar_p}, order=_CATEGORY_COMPARISON_LAYOUT)
 
 
 @dataclass(frozen=True)
@@ -249,12 +244,14 @@ class Comparison(CategoryComparison):
     missing: list[str] = field(default_factory=list)
     #: targets in both runs whose content changed: not compared (neither paired, new nor missing)
     changed: list[str] = field(default_factory=list)
-    changed_details: dict[str, ContentChange] = field(default_factory=dict)
-    by_category: dict[str, CategoryComparison] = field(default_factory=dict)
+    #: written as a list, in the order of ``changed``
+    changed_details: dict[str, ContentChange] = field(default_factory=dict, metadata=NOT_WRITTEN)
+    #: written by category name
+    by_category: dict[str, CategoryComparison] = field(default_factory=dict, metadata=NOT_WRITTEN)
     #: ids are bare target keys when each side held one engine, else ``<key>@<engine>``
-    single_engine: bool = True
-    #: regressions, fixes and flaky pairs in detail, by id
-    details: dict[str, Change] = field(default_factory=dict)
+    single_engine: bool = field(default=True, metadata=NOT_WRITTEN)
+    #: regressions, fixes and flaky pairs in detail, by id (written as a list)
+    details: dict[str, Change] = field(default_factory=dict, metadata=NOT_WRITTEN)
     audio: AudioChange | None = None
     #: what differs between the two runs' headers (``field: old → new``); see provenance.differences
     changes: list[str] = field(default_factory=list)
@@ -264,20 +261,13 @@ class Comparison(CategoryComparison):
     provenance_note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
-        mcnemar_p = data.pop("mcnemar_p")
-        data.update(new=list(self.new), missing=list(self.missing), mcnemar_p=mcnemar_p)
-        data["changed"] = list(self.changed)
-        data["changed_details"] = [self.changed_details[cid].to_dict() for cid in self.changed]
-        data["by_category"] = {name: cat.to_dict() for name, cat in sorted(self.by_category.items())}
-        data["details"] = [change.to_dict() for change in self.details.values()]
-        data["audio"] = self.audio.to_dict() if self.audio else None
-        data.update(
-            changes=list(self.changes),
-            recognizer_changes=list(self.recognizer_changes),
-            provenance_note=self.provenance_note,
-        )
-        return data
+        computed = {
+            "mcnemar_p": self.mcnemar_p,
+            "changed_details": [self.changed_details[cid] for cid in self.changed],
+            "by_category": dict(sorted(self.by_category.items())),
+            "details": list(self.details.values()),
+        }
+        return record_dict(self, computed=computed, order=_COMPARISON_LAYOUT)
 
 
 def comparison_id(row: ItemResult, single_engine: bool) -> str:
@@ -375,7 +365,7 @@ class RegressionRule:
     max_rate: float | None = DEFAULT_MAX_RATE
 
     def to_dict(self) -> dict[str, Any]:
-        return {"alpha": self.alpha, "max_count": self.max_count, "max_rate": self.max_rate}
+        return record_dict(self)
 
 
 def regression_reasons(comparison: Comparison, blocking: Sequence[str], rule: RegressionRule) -> list[str]:

@@ -43,6 +43,7 @@ from pytest_ttsbench.gating.thresholds import (
 )
 from pytest_ttsbench.gating.thresholds import BREACHED as FLOOR_BREACHED
 from pytest_ttsbench.gating.thresholds import TOO_FEW as FLOOR_TOO_FEW
+from pytest_ttsbench.record_dicts import record_dict
 
 HELD, BREACHED, TOO_FEW, NOT_MEASURED, MATCHES_NOTHING = (
     "held",
@@ -121,14 +122,7 @@ class Bound:
         return f"{self.kind} {self.name}{engine} ({self.source}){detail}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "name": self.name,
-            "source": self.source,
-            "engine": self.engine,
-            "status": self.status,
-            "detail": self.detail,
-        }
+        return record_dict(self, order=("kind", "name", "source", "engine", "status", "detail"))
 
 
 @dataclass(frozen=True)

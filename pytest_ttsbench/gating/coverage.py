@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_ttsbench.record_dicts import record_dict
 from pytest_ttsbench.results import ItemResult
 
 # pytest's exit statuses for a session that did not run to its end (interrupted, internal error, usage error).
@@ -43,13 +44,7 @@ class EngineCoverage:
         return self.errors / rows if rows else 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "engine": self.engine,
-            "selected": self.selected,
-            "measured": self.measured,
-            "errors": self.errors,
-            "unavailable": self.unavailable,
-        }
+        return record_dict(self, order=("engine", "selected", "measured", "errors", "unavailable"))
 
     def describe(self) -> str:
         of = f" of {self.selected}" if self.selected is not None else ""

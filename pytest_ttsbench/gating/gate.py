@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_ttsbench.atomic_files import write_atomically
 from pytest_ttsbench.clip_reuse import CacheUse, cache_use
 from pytest_ttsbench.gating.baseline import (
     Comparison,
@@ -552,7 +553,4 @@ def final_status(outcome: GateOutcome, status: int) -> int:
 
 
 def write_gate(path: Path, outcome: GateOutcome) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(outcome.to_dict(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_atomically(path, json.dumps(outcome.to_dict(), ensure_ascii=False, indent=2) + "\n")

@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_ttsbench.atomic_files import write_atomically
 from pytest_ttsbench.messages import shorten
+from pytest_ttsbench.record_dicts import WRITTEN_WHEN_SET, record_dict
 from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml
 
 FAILING = frozenset({"wrong", "unknown", "error"})
@@ -59,17 +61,14 @@ class Gap:
 
     id: str
     reason: str = ""
-    link: str | None = None
+    link: str | None = field(default=None, metadata=WRITTEN_WHEN_SET)
 
     def describe(self) -> str:
         text = f"known gap: {self.reason or '(no reason given)'}"
         return f"{text} ({self.link})" if self.link else text
 
     def to_dict(self) -> dict[str, str]:
-        data = {"id": self.id, "reason": self.reason}
-        if self.link:
-            data["link"] = self.link
-        return data
+        return record_dict(self)
 
 
 @dataclass
@@ -164,9 +163,6 @@ def updated_gaps(gaps: KnownGaps, verdicts: Mapping[tuple[str, str], str]) -> li
 def write_known_gaps(path: Path, engine: str, gaps: Iterable[Gap]) -> None:
     """Write a file in the documented shape (atomically, so a crash never leaves half a file)."""
     body = {"engine": engine, "gaps": [gap.to_dict() for gap in gaps]}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
     import yaml
 
-    tmp.write_text(yaml.safe_dump(body, sort_keys=False, allow_unicode=True), encoding="utf-8")
-    tmp.replace(path)
+    write_atomically(path, yaml.safe_dump(body, sort_keys=False, allow_unicode=True))

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_ttsbench.gating.workflow import Latency, WorkflowFigures, workflow_figures
+from pytest_ttsbench.record_dicts import record_dict, written_as
 from pytest_ttsbench.results import ItemResult
 
 METRICS = ("p50", "p95", "first_audio_p50", "first_audio_p95")
@@ -113,10 +114,10 @@ NOT_MEASURED, WITHIN, OVER = "not measured", "within budget", "over budget"
 @dataclass(frozen=True)
 class LatencyCheck:
     engine: str
-    metric: str
-    budget: float
-    measured: float | None
-    n: int
+    metric: str = field(metadata=written_as("figure"))
+    budget: float = field(metadata=written_as("budget_seconds"))
+    measured: float | None = field(metadata=written_as("measured_seconds"))
+    n: int = field(metadata=written_as("requests"))
 
     @property
     def status(self) -> str:
@@ -129,14 +130,7 @@ class LatencyCheck:
         return self.status == OVER
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "engine": self.engine,
-            "figure": self.metric,
-            "budget_seconds": self.budget,
-            "measured_seconds": self.measured,
-            "requests": self.n,
-            "status": self.status,
-        }
+        return record_dict(self, computed={"status": self.status})
 
 
 def check_budgets(results: Iterable[ItemResult], budgets: Sequence[LatencyBudget]) -> list[LatencyCheck]:
@@ -170,12 +164,18 @@ def parse_compare_fail(values: Sequence[str]) -> list[SlowdownRule]:
     return rules
 
 
+#: the keys of a latency change in the gate file, in their order there
+_LATENCY_CHANGE_LAYOUT = (
+    "engine", "figure", "baseline_seconds", "candidate_seconds", "ratio", "tolerance", "slower_than_tolerated",
+)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class LatencyChange:
     engine: str
-    metric: str
-    baseline: float
-    candidate: float
+    metric: str = field(metadata=written_as("figure"))
+    baseline: float = field(metadata=written_as("baseline_seconds"))
+    candidate: float = field(metadata=written_as("candidate_seconds"))
     tolerance: float
 
     @property
@@ -187,15 +187,11 @@ class LatencyChange:
         return self.ratio > 1 + self.tolerance
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "engine": self.engine,
-            "figure": self.metric,
-            "baseline_seconds": self.baseline,
-            "candidate_seconds": self.candidate,
-            "ratio": self.ratio,
-            "tolerance": self.tolerance,
-            "slower_than_tolerated": self.slower,
-        }
+        return record_dict(
+            self,
+            computed={"ratio": self.ratio, "slower_than_tolerated": self.slower},
+            order=_LATENCY_CHANGE_LAYOUT,
+        )
 
 
 def _single(figures: dict[str, WorkflowFigures]) -> bool:

@@ -17,9 +17,10 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_ttsbench.record_dicts import NOT_WRITTEN, record_dict
 from pytest_ttsbench.results import ItemResult
 
 POLICIES = ("all", "majority", "any")
@@ -52,8 +53,9 @@ class RepeatedItem:
     key: str
     verdict: str
     verdicts: tuple[str, ...]  # by repeat index
-    transcripts: tuple[str | None, ...]
-    audio_hashes: tuple[str | None, ...] = ()
+    #: kept in memory for the consistency figures; the gate file holds the figures only
+    transcripts: tuple[str | None, ...] = field(metadata=NOT_WRITTEN)
+    audio_hashes: tuple[str | None, ...] = field(default=(), metadata=NOT_WRITTEN)
 
     @property
     def consistent(self) -> bool:
@@ -79,16 +81,13 @@ class RepeatedItem:
         return len({h for h in self.audio_hashes if h}) > 1
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "engine": self.engine,
-            "key": self.key,
-            "verdict": self.verdict,
-            "verdicts": list(self.verdicts),
+        figures = {
             "correct_rate": round(self.correct_rate, 4),
             "flaky": self.flaky,
             "consistent": self.consistent,
             "audio_varies": self.audio_varies,
         }
+        return record_dict(self, computed=figures)
 
 
 def group_generations(results: Iterable[ItemResult]) -> dict[tuple[str, str], list[ItemResult]]:

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from pytest_ttsbench.record_dicts import NOT_WRITTEN, record_dict
 from pytest_ttsbench.results import FACET_PREFIX, ItemResult, group_value
 from pytest_ttsbench.stats import wilson_interval
 from pytest_ttsbench.verdict import OUTCOMES
@@ -51,14 +52,7 @@ class RouteFigures:
         return _ratio(self.correct, self.n)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "correct": self.correct,
-            "wrong": self.wrong,
-            "unknown": self.unknown,
-            "error": self.error,
-            "strict_accuracy": self.strict_accuracy,
-        }
+        return record_dict(self, computed={"strict_accuracy": self.strict_accuracy})
 
 
 @dataclass
@@ -66,11 +60,12 @@ class Bucket(RouteFigures):
     """Counts for one group of results (the final, voted verdicts); the rates are derived from them."""
 
     excluded: int = 0
-    #: targets whose route verdicts were not unanimous
-    disagreements: int = 0
+    #: targets whose route verdicts were not unanimous (written as the rate)
+    disagreements: int = field(default=0, metadata=NOT_WRITTEN)
     #: targets that had at least two route verdicts (disagreement is only defined for those)
-    multi_route: int = 0
-    routes: dict[str, RouteFigures] = field(default_factory=dict)
+    multi_route: int = field(default=0, metadata=NOT_WRITTEN)
+    #: written by route name, after the rates
+    routes: dict[str, RouteFigures] = field(default_factory=dict, metadata=NOT_WRITTEN)
 
     @property
     def coverage(self) -> float | None:
@@ -93,20 +88,15 @@ class Bucket(RouteFigures):
         return wilson_interval(self.correct, self.n)
 
     def to_dict(self) -> dict[str, Any]:
-        ci = self.ci95
-        counts = super().to_dict()
-        strict = counts.pop("strict_accuracy")
-        return {
-            **counts,
-            "excluded": self.excluded,
-            "strict_accuracy": strict,
+        rates = {
+            "strict_accuracy": self.strict_accuracy,
             "coverage": self.coverage,
             "resolved_accuracy": self.resolved_accuracy,
             "unknown_rate": self.unknown_rate,
             "disagreement_rate": self.disagreement_rate,
-            "ci95": None if ci is None else [ci[0], ci[1]],
-            "routes": {name: figures.to_dict() for name, figures in sorted(self.routes.items())},
+            "ci95": self.ci95,
         }
+        return record_dict(self, computed=rates | {"routes": dict(sorted(self.routes.items()))})
 
 
 def _route_label(label: str | None) -> str:

@@ -29,10 +29,11 @@ by a margin before the release manager can say the floor holds.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_ttsbench.gating.summary import bucket_of
+from pytest_ttsbench.record_dicts import record_dict, written_as
 from pytest_ttsbench.results import ItemResult
 
 DEFAULT_KEY = "default"
@@ -135,12 +136,6 @@ def _floor_key(key: str, where: str) -> str:
     return _check_slice(key, where) if is_slice(key) else key
 
 
-def case_file_settings(thresholds: Mapping[str, Any], where: str) -> tuple[dict[str, float], int | None, str | None]:
-    """A case file's ``thresholds``: its floors (slices included), ``min_n`` and ``floor_on``."""
-    layer = config_layer({k: v for k, v in thresholds.items() if not isinstance(v, Mapping)}, where)
-    return dict(layer.general), layer.min_n, layer.floor_on
-
-
 def parse_cli_thresholds(values: Sequence[str], min_n: int | None = None, floor_on: str | None = None) -> FloorLayer:
     """``["years=0.9", "en-numerals/default=0.5", "form=arabic_indic=0.8"]`` → a layer; a bad entry names itself."""
     general: dict[str, float] = {}
@@ -213,6 +208,12 @@ def resolve_policy(
 
 PASSED, BREACHED, TOO_FEW = "passed", "breached", "too few to gate"
 
+#: the keys of a floor check in the gate file, in their order there
+_FLOOR_CHECK_LAYOUT = (
+    "engine", "suite", "category", "n", "correct", "strict_accuracy", "floor", "floor_on", "measured", "min_n",
+    "ci95", "status", "breached",
+)  # fmt: skip
+
 
 @dataclass(frozen=True)
 class FloorCheck:
@@ -227,7 +228,7 @@ class FloorCheck:
     category: str
     n: int
     correct: int
-    accuracy: float
+    accuracy: float = field(metadata=written_as("strict_accuracy"))
     floor: float
     ci95: tuple[float, float]
     min_n: int = 1
@@ -257,21 +258,11 @@ class FloorCheck:
         return f"{self.engine} {self.suite}/{self.category}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "engine": self.engine,
-            "suite": self.suite,
-            "category": self.category,
-            "n": self.n,
-            "correct": self.correct,
-            "strict_accuracy": self.accuracy,
-            "floor": self.floor,
-            "floor_on": self.floor_on,
-            "measured": self.measured,
-            "min_n": self.min_n,
-            "ci95": list(self.ci95),
-            "status": self.status,
-            "breached": self.breached,
-        }
+        return record_dict(
+            self,
+            computed={"measured": self.measured, "status": self.status, "breached": self.breached},
+            order=_FLOOR_CHECK_LAYOUT,
+        )
 
 
 def _split_case_thresholds(

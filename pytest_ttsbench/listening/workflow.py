@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.engines.registry import adapter_module
+from pytest_ttsbench.record_dicts import record_dict
 from pytest_ttsbench.runs import load_runs
 
 MEASURES = {
@@ -39,14 +40,14 @@ class FirstAudio:
         return statistics.median(self.seconds) if self.seconds else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            **asdict(self),
+        figures = {
             "attempts": len(self.seconds) + self.failed,
             "median": self.median,
             "min": min(self.seconds) if self.seconds else None,
             "max": max(self.seconds) if self.seconds else None,
             "measure_label": MEASURES.get(self.measure, "mixed: some attempts streamed, some not"),
         }
+        return record_dict(self, computed=figures)
 
 
 @dataclass(frozen=True)
@@ -63,10 +64,7 @@ class WorkflowReport:
     adapters: list[AdapterFacts] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "first_audio": [row.to_dict() for row in self.first_audio],
-            "adapters": [asdict(a) for a in self.adapters],
-        }
+        return record_dict(self)
 
 
 def adapter_facts(system: str, provider: str) -> AdapterFacts:

@@ -38,10 +38,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from pytest_ttsbench.quality.measures import MEASURES, QualityOptionError, measure
+from pytest_ttsbench.record_dicts import NOT_WRITTEN, record_dict, written_as
 
 if TYPE_CHECKING:  # the summaries need numpy and scipy: loaded only when a gate is evaluated
     from pytest_ttsbench.quality.summary import MeasureSummary
@@ -154,6 +155,13 @@ def _pick(
     return None
 
 
+#: the keys of a quality check in the gate file, in their order there
+_QUALITY_CHECK_LAYOUT = (
+    "engine", "suite", "category", "measure", "kind", "limit", "mean", "n", "ci95", "baseline_mean", "source",
+    "status", "breached", "models", "baseline_models", "models_differ",
+)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class QualityCheck:
     """One bucket's measure against one bound."""
@@ -165,16 +173,16 @@ class QualityCheck:
     kind: Kind
     limit: float
     #: the bucket's mean; None when none of its clips has a figure for the measure (not judged)
-    figure: float | None
+    figure: float | None = field(metadata=written_as("mean"))
     n: int
     ci95: tuple[float, float] | None
     source: str
-    baseline: float | None = None
+    baseline: float | None = field(default=None, metadata=written_as("baseline_mean"))
     #: tolerance only: the distinct provenance strings of the measure's set among the bucket's clips
     models: tuple[str, ...] = ()
     baseline_models: tuple[str, ...] = ()
-    #: judge the tolerance even when the two sides were measured differently
-    allow_model_change: bool = False
+    #: judge the tolerance even when the two sides were measured differently (an option, not a figure)
+    allow_model_change: bool = field(default=False, metadata=NOT_WRITTEN)
 
     @property
     def bucket(self) -> tuple[str, str, str]:
@@ -237,24 +245,11 @@ class QualityCheck:
         return f"{moved} (tolerance {self.limit:g})"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "engine": self.engine,
-            "suite": self.suite,
-            "category": self.category,
-            "measure": self.measure,
-            "kind": self.kind,
-            "limit": self.limit,
-            "mean": self.figure,
-            "n": self.n,
-            "ci95": None if self.ci95 is None else list(self.ci95),
-            "baseline_mean": self.baseline,
-            "source": self.source,
-            "status": self.status,
-            "breached": self.breached,
-            "models": list(self.models),
-            "baseline_models": list(self.baseline_models),
-            "models_differ": self.models_differ,
-        }
+        return record_dict(
+            self,
+            computed={"status": self.status, "breached": self.breached, "models_differ": self.models_differ},
+            order=_QUALITY_CHECK_LAYOUT,
+        )
 
 
 Bucket = tuple[str, ...]

@@ -17,6 +17,7 @@ import numpy as np
 
 from pytest_ttsbench.gating.repeats import group_generations
 from pytest_ttsbench.quality.summary import measures_present
+from pytest_ttsbench.record_dicts import record_dict, written_as
 from pytest_ttsbench.results import ItemResult
 
 
@@ -29,17 +30,11 @@ class GenerationSpread:
     generations: int
     spread: dict[str, float] = field(default_factory=dict)  # measure → max − min
     std: dict[str, float] = field(default_factory=dict)  # measure → standard deviation
-    speaker_similarity: float | None = None  # mean cosine between generations
+    #: mean cosine between generations
+    speaker_similarity: float | None = field(default=None, metadata=written_as("between_generations_similarity"))
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "engine": self.engine,
-            "key": self.key,
-            "generations": self.generations,
-            "spread": dict(self.spread),
-            "std": dict(self.std),
-            "between_generations_similarity": self.speaker_similarity,
-        }
+        return record_dict(self)
 
 
 def generation_spreads(results: Iterable[ItemResult]) -> list[GenerationSpread]:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from pytest_ttsbench.quality.measures import MEASURES
+from pytest_ttsbench.record_dicts import record_dict
 from pytest_ttsbench.results import ItemResult, group_value
 
 BOOTSTRAP_RESAMPLES = 2000
@@ -32,13 +33,7 @@ class MeasureSummary:
     ci95: tuple[float, float] | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "mean": self.mean,
-            "median": self.median,
-            "p10": self.p10,
-            "ci95": None if self.ci95 is None else list(self.ci95),
-        }
+        return record_dict(self)
 
 
 def describe(values: Sequence[float]) -> MeasureSummary:

@@ -96,7 +96,7 @@ def test_reports_import_only_the_run_model_and_figures(graph: grimp.ImportGraph,
     assert not chains, f"a report reaches {lower}: {sorted(chains)}"
 
 
-BOTTOM = ("naming", "wav", "verdict", "stats", "json_documents", "data_paths")
+BOTTOM = ("naming", "wav", "verdict", "stats", "json_documents", "data_paths", "atomic_files", "record_dicts")
 
 
 @pytest.mark.parametrize("module", BOTTOM)
