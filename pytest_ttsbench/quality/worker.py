@@ -1,0 +1,90 @@
+"""Where a clip's quality figures are computed: off the test's critical path, one clip after another.
+
+The pipeline hands a clip to :func:`measure_later` the moment it is synthesized (in the prefetch
+pool, several items ahead of its test) and joins the future just before the clip's row is
+built, so the figures are computed while earlier items are transcribed and every row still
+carries them. Two kinds of worker do it:
+
+``thread``
+    One thread of this process. onnxruntime, CTranslate2 and numpy's FFTs release the GIL, so
+    DNSMOS runs beside Whisper. The models load there on the first clip measured, so a run whose
+    figures all come from the cache never loads them.
+``process``
+    One spawned process holding its own copy of the models: no GIL shared with the test thread,
+    at the price of its start-up (an interpreter, numpy and onnxruntime) and of pickling each
+    clip's samples across.
+
+Which is used is :data:`WORKER_KIND` (``TTSBENCH_QUALITY_WORKER`` overrides it, for the benchmark
+that compares them: ``benchmarks/quality_overhead.py --workers-compared``).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pytest_ttsbench.quality.meter import ClipToMeasure, QualityMeter
+
+WORKER_KINDS = ("thread", "process")
+#: the kind a run uses unless ``TTSBENCH_QUALITY_WORKER`` says otherwise
+WORKER_KIND = "thread"
+#: the nice value the worker adds to its own (0: none); ``TTSBENCH_QUALITY_NICE`` overrides it
+WORKER_NICE = 0
+
+
+def worker_kind() -> str:
+    kind = os.environ.get("TTSBENCH_QUALITY_WORKER", WORKER_KIND)
+    if kind not in WORKER_KINDS:
+        raise ValueError(f"TTSBENCH_QUALITY_WORKER must be one of {', '.join(WORKER_KINDS)}, not {kind!r}")
+    return kind
+
+
+def worker_nice() -> int:
+    return int(os.environ.get("TTSBENCH_QUALITY_NICE", WORKER_NICE))
+
+
+def measure_later(meter: QualityMeter, clip: ClipToMeasure) -> Future[dict[str, float | None]]:
+    """Start measuring ``clip`` on the worker; ``.result()`` gives ``meter.measure(clip)``'s figures."""
+    return _worker(worker_kind()).submit(_measure, meter, clip)
+
+
+def _measure(meter: QualityMeter, clip: ClipToMeasure) -> dict[str, float | None]:
+    """On the worker: the figures of one clip (module level, so a process worker can unpickle it)."""
+    return _resident(meter).measure(clip)
+
+
+_meters: dict[tuple[tuple[str, ...], str], QualityMeter] = {}
+
+
+def _resident(meter: QualityMeter) -> QualityMeter:
+    """The worker's own meter for these sets: a process worker receives a fresh copy with every clip,
+    and the reference voices it embedded stay with the first one."""
+    return _meters.setdefault((meter.sets, meter.dnsmos_windowing), meter)
+
+
+def _lower_priority() -> None:
+    """Let the worker yield to synthesis and Whisper, when a nice value is set (see WORKER_NICE)."""
+    nice = worker_nice()
+    if nice <= 0:
+        return
+    import contextlib
+    import threading
+
+    with contextlib.suppress(AttributeError, OSError):  # another system, or not permitted: CPU shared alike
+        # Linux applies a thread's nice value to that thread alone (a process worker's main thread).
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), min(os.getpriority(os.PRIO_PROCESS, 0) + nice, 19))
+
+
+@cache
+def _worker(kind: str) -> Executor:
+    """One worker per process and kind: clips are measured one after another, each beside the next step."""
+    if kind == "process":
+        # spawn, not fork: the test process runs Whisper's and the prefetch pool's threads.
+        return ProcessPoolExecutor(
+            max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_lower_priority
+        )
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="ttsbench-quality", initializer=_lower_priority)
