@@ -36,22 +36,25 @@ VARIANTS = {
     "dnsmos,signal": ["--tts-quality=dnsmos,signal"],
     "dnsmos reference": ["--tts-quality=dnsmos,signal", "--tts-dnsmos-windowing=reference"],
 }
-#: ``--workers-compared``: dnsmos,signal on each kind of quality worker (quality/worker.py), by its variables
+#: ``--workers-compared``: dnsmos,signal on the other kinds of quality worker (quality/worker.py; the
+#: ``dnsmos,signal`` variant runs the default: one thread at the tests' own priority)
 WORKER_VARIANTS = {
-    "dnsmos thread": {"TTSBENCH_QUALITY_WORKER": "thread", "TTSBENCH_QUALITY_NICE": "0"},
     "dnsmos thread nice": {"TTSBENCH_QUALITY_WORKER": "thread", "TTSBENCH_QUALITY_NICE": "10"},
     "dnsmos process": {"TTSBENCH_QUALITY_WORKER": "process", "TTSBENCH_QUALITY_NICE": "0"},
 }
 MAIN_JOB = ["--tts-engine=espeak", "-k", "numerals", "--tts-snapshot=off", "-q", "-p", "no:cacheprovider"]
 
-# pytest in-process, then a line saying which model runtimes the run imported (a warm rerun whose
-# figures all come from the cache should import none).
+# pytest in-process, then a line saying whether the run imported onnxruntime (a warm rerun whose
+# figures all come from the cache should not) and how long its tests waited for figures still
+# being computed (quality/worker.py: the measures' share of the critical path).
 _REPORTING_PYTEST = """
 import json, os, sys
 import pytest
 code = pytest.main(sys.argv[1:])
+worker = sys.modules.get("pytest_ttsbench.quality.worker")
+waited = worker.WAITING.seconds if worker is not None else 0.0
 with open(os.environ["BENCH_OUT"], "w") as out:
-    json.dump({"code": int(code), "onnxruntime": "onnxruntime" in sys.modules}, out)
+    json.dump({"code": int(code), "onnxruntime": "onnxruntime" in sys.modules, "waited": waited}, out)
 sys.exit(int(code))
 """
 
@@ -97,8 +100,14 @@ def one_run(
     if finished.returncode not in (0, 1):  # 1: the gate's floors, which espeak breaches; anything else broke
         raise SystemExit(f"the {name} run stopped with status {finished.returncode}: {command}")
     rows = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines() if line.strip()]
-    loaded = json.loads(report.read_text(encoding="utf-8"))["onnxruntime"]
-    return {"wall": wall, "cpu": used, "rows": rows, "onnxruntime": loaded}
+    reported = json.loads(report.read_text(encoding="utf-8"))
+    return {
+        "wall": wall,
+        "cpu": used,
+        "rows": rows,
+        "onnxruntime": reported["onnxruntime"],
+        "waited": reported["waited"],
+    }
 
 
 def main() -> None:
@@ -123,6 +132,7 @@ def main() -> None:
     extra = ["-n", str(args.workers)] if args.workers else []
     times: dict[str, list[float]] = {name: [] for name in variants}
     cpu: dict[str, list[float]] = {name: [] for name in variants}
+    waited: dict[str, list[float]] = {name: [] for name in variants}
     with tempfile.TemporaryDirectory(prefix="ttsbench-quality-bench-") as tmp:
         project = Path(tmp)
         shutil.copy(ROOT / "ttsbench.yaml", project / "ttsbench.yaml")
@@ -136,7 +146,12 @@ def main() -> None:
                 run = one_run(options, project, cache, slug, cores, extra, WORKER_VARIANTS.get(name))
                 times[name].append(run["wall"])
                 cpu[name].append(run["cpu"])
-                print(f"round {round_index + 1}: {name:<19} {run['wall']:7.1f} s wall  {run['cpu']:7.1f} s CPU", flush=True)
+                waited[name].append(run["waited"])
+                print(
+                    f"round {round_index + 1}: {name:<19} {run['wall']:7.1f} s wall  {run['cpu']:7.1f} s CPU  "
+                    f"{run['waited']:5.1f} s waiting for figures",
+                    flush=True,
+                )
         # The warm rerun: the last round's dnsmos,signal job again, over the cache it filled.
         slug = f"r{args.rounds - 1}-dnsmos+signal"
         warm = one_run(VARIANTS["dnsmos,signal"], project, project / f"{slug}-cache", "warm", cores, extra)
@@ -146,7 +161,8 @@ def main() -> None:
         wall, used = statistics.median(times[name]), statistics.median(cpu[name])
         print(
             f"  {name:<19} wall {wall:7.1f} s  ratio {wall / signal:5.2f} × signal   "
-            f"CPU {used:7.1f} s  ratio {used / signal_cpu:5.2f}"
+            f"CPU {used:7.1f} s  ratio {used / signal_cpu:5.2f}   "
+            f"tests waited {statistics.median(waited[name]):5.1f} s for figures"
         )
     measured = sum(row.get("cache", {}).get("quality") != "hit" for row in warm["rows"])
     print(

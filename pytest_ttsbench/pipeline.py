@@ -50,6 +50,7 @@ from pytest_ttsbench.prefetch import SynthesisPool
 from pytest_ttsbench.protocol_scoring import route_rules, scorers_by_protocol
 from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, PROTOCOLS, Protocol
 from pytest_ttsbench.quality.meter import ClipToMeasure, QualityMeter
+from pytest_ttsbench.quality.worker import join as join_figures
 from pytest_ttsbench.redaction import scrub
 from pytest_ttsbench.results import SYNTH_ONLY, ErrorStage, ItemResult
 from pytest_ttsbench.scorers.base import ScoreContext
@@ -433,7 +434,7 @@ class Evaluator:
             return clip
         finally:
             if pending is not None:
-                clip.quality = pending.result()
+                clip.quality = join_figures(pending)
                 clip.cache["quality"] = made.quality_source
                 if cache is not None and made.quality_key is not None and made.quality_source != "hit":
                     cache.put_quality(made.quality_key, clip.quality)

@@ -20,9 +20,10 @@ that compares them: ``benchmarks/quality_overhead.py --workers-compared``).
 
 from __future__ import annotations
 
-import multiprocessing
 import os
+import time
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -50,6 +51,36 @@ def worker_nice() -> int:
 def measure_later(meter: QualityMeter, clip: ClipToMeasure) -> Future[dict[str, float | None]]:
     """Start measuring ``clip`` on the worker; ``.result()`` gives ``meter.measure(clip)``'s figures."""
     return _worker(worker_kind()).submit(_measure, meter, clip)
+
+
+@dataclass
+class Waiting:
+    """How long tests waited for figures still being computed: the measures' share of the critical path."""
+
+    joins: int = 0
+    waits: int = 0
+    seconds: float = 0.0
+
+
+#: this process's tally (read by benchmarks/quality_overhead.py)
+WAITING = Waiting()
+
+
+def join(pending: Future[dict[str, float | None]]) -> dict[str, float | None]:
+    """The figures of a clip handed to :func:`measure_later` (or read from the cache), waiting for them if need be.
+
+    The caller builds the clip's row only after this returns, so a row never goes out without
+    its figures: an interrupt while waiting stops the row from being written at all.
+    """
+    WAITING.joins += 1
+    if pending.done():
+        return pending.result()
+    started = time.perf_counter()
+    try:
+        return pending.result()
+    finally:
+        WAITING.waits += 1
+        WAITING.seconds += time.perf_counter() - started
 
 
 def _measure(meter: QualityMeter, clip: ClipToMeasure) -> dict[str, float | None]:
@@ -83,6 +114,8 @@ def _lower_priority() -> None:
 def _worker(kind: str) -> Executor:
     """One worker per process and kind: clips are measured one after another, each beside the next step."""
     if kind == "process":
+        import multiprocessing
+
         # spawn, not fork: the test process runs Whisper's and the prefetch pool's threads.
         return ProcessPoolExecutor(
             max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_lower_priority
