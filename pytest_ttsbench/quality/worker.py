@@ -6,23 +6,30 @@ built, so the figures are computed while earlier items are transcribed and every
 carries them. Two kinds of worker do it:
 
 ``thread``
-    One thread of this process. onnxruntime, CTranslate2 and numpy's FFTs release the GIL, so
-    DNSMOS runs beside Whisper. The models load there on the first clip measured, so a run whose
+    One thread of this process. onnxruntime and CTranslate2 release the GIL (DNSMOS's time is
+    almost all the P.835 model's convolutions), so DNSMOS runs beside Whisper. The models load there on the first clip measured, so a run whose
     figures all come from the cache never loads them.
 ``process``
     One spawned process holding its own copy of the models: no GIL shared with the test thread,
     at the price of its start-up (an interpreter, numpy and onnxruntime) and of pickling each
     clip's samples across.
 
-Which is used is :data:`WORKER_KIND` (``TTSBENCH_QUALITY_WORKER`` overrides it, for the benchmark
-that compares them: ``benchmarks/quality_overhead.py --workers-compared``).
+Which is used is :data:`WORKER_KIND` (``TTSBENCH_QUALITY_WORKER`` overrides it, and
+``TTSBENCH_QUALITY_NICE`` the worker's nice value, for the benchmark that compares them:
+``benchmarks/quality_overhead.py --workers-compared``). On this project's two cores (the 51-item
+main job, load 12 from other jobs) the thread at the tests' own priority came out best: the tests
+waited 0.8 s in all for figures, against 1.7 s with a process, which also cost 3 s more CPU (its
+own interpreter and imports), and 42 s with the thread niced by 10. A niced worker yields to
+everything else on the machine, so when a test does need its figures the worker is the last to
+get a core; the thread un-niced takes its fair share, and DNSMOS's one onnxruntime thread leaves
+Whisper the other core.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
@@ -33,7 +40,7 @@ if TYPE_CHECKING:
 WORKER_KINDS = ("thread", "process")
 #: the kind a run uses unless ``TTSBENCH_QUALITY_WORKER`` says otherwise
 WORKER_KIND = "thread"
-#: the nice value the worker adds to its own (0: none); ``TTSBENCH_QUALITY_NICE`` overrides it
+#: the nice value the worker adds to its own (0: none, see above); ``TTSBENCH_QUALITY_NICE`` overrides it
 WORKER_NICE = 0
 
 
@@ -98,7 +105,7 @@ def _resident(meter: QualityMeter) -> QualityMeter:
 
 
 def _lower_priority() -> None:
-    """Let the worker yield to synthesis and Whisper, when a nice value is set (see WORKER_NICE)."""
+    """Lower the worker's priority by the nice value set (none by default: see the module's note)."""
     nice = worker_nice()
     if nice <= 0:
         return
@@ -115,6 +122,7 @@ def _worker(kind: str) -> Executor:
     """One worker per process and kind: clips are measured one after another, each beside the next step."""
     if kind == "process":
         import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor  # imports multiprocessing: only when asked for
 
         # spawn, not fork: the test process runs Whisper's and the prefetch pool's threads.
         return ProcessPoolExecutor(

@@ -9,7 +9,9 @@ fixed line, so Whisper plays no part.
 from __future__ import annotations
 
 import json
+import os
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -23,7 +25,8 @@ from plugin_projects import read_jsonl, write_project
 
 from pytest_ttsbench.quality.measures import measure_names
 from pytest_ttsbench.quality.meter import ClipToMeasure, QualityMeter
-from pytest_ttsbench.quality.worker import WORKER_KINDS, measure_later
+from pytest_ttsbench.quality.dnsmos import Dnsmos, dnsmos_provenance
+from pytest_ttsbench.quality.worker import WORKER_KINDS, _lower_priority, measure_later
 
 CASES = """\
 suite: q-worker
@@ -164,3 +167,30 @@ def test_an_interrupt_mid_run_leaves_no_row_without_its_figures(pytester: pytest
     resumed = {row["id"]: row["cache"]["quality"] for row in read_jsonl(project / "resumed" / "results.jsonl")}
     assert resumed["q-worker/plant"] == "hit"
     assert resumed["q-worker/bridge"] == "miss"
+
+
+@pytest.mark.parametrize("windowing", ["clip", "reference"])
+def test_the_provenance_read_without_the_models_is_the_loaded_models(windowing: str) -> None:
+    # The cache key and the rows name the models by this string; computing it must load nothing.
+    assert dnsmos_provenance(windowing) == Dnsmos(windowing=windowing).provenance
+
+
+@pytest.mark.skipif(not hasattr(os, "setpriority"), reason="thread priorities are a POSIX feature")
+@pytest.mark.parametrize("nice", [0, 10])
+def test_a_nice_value_lowers_the_worker_thread_alone(nice: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TTSBENCH_QUALITY_NICE", str(nice))
+
+    def priority() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    own, seen = priority(), []
+
+    def initialize() -> None:
+        _lower_priority()
+        seen.append(priority())
+
+    worker = threading.Thread(target=initialize)
+    worker.start()
+    worker.join()
+    assert seen == [min(own + nice, 19)]
+    assert priority() == own  # the test thread keeps its priority
