@@ -7,8 +7,9 @@ carries them. Two kinds of worker do it:
 
 ``thread``
     One thread of this process. onnxruntime and CTranslate2 release the GIL (DNSMOS's time is
-    almost all the P.835 model's convolutions), so DNSMOS runs beside Whisper. The models load there on the first clip measured, so a run whose
-    figures all come from the cache never loads them.
+    almost all the P.835 model's convolutions), so DNSMOS runs beside Whisper. The models load
+    there with the first clip measured, so a run whose figures all come from the cache never
+    loads them.
 ``process``
     One spawned process holding its own copy of the models: no GIL shared with the test thread,
     at the price of its start-up (an interpreter, numpy and onnxruntime) and of pickling each

@@ -23,9 +23,9 @@ pytest.importorskip("onnx", reason='DNSMOS needs the [quality] extra: pip instal
 
 from plugin_projects import read_jsonl, write_project
 
+from pytest_ttsbench.quality.dnsmos import Dnsmos, dnsmos_provenance
 from pytest_ttsbench.quality.measures import measure_names
 from pytest_ttsbench.quality.meter import ClipToMeasure, QualityMeter
-from pytest_ttsbench.quality.dnsmos import Dnsmos, dnsmos_provenance
 from pytest_ttsbench.quality.worker import WORKER_KINDS, _lower_priority, measure_later
 
 CASES = """\
