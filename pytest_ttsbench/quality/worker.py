@@ -58,7 +58,10 @@ def worker_nice() -> int:
 
 def measure_later(meter: QualityMeter, clip: ClipToMeasure) -> Future[dict[str, float | None]]:
     """Start measuring ``clip`` on the worker; ``.result()`` gives ``meter.measure(clip)``'s figures."""
-    return _worker(worker_kind()).submit(_measure, meter, clip)
+    kind = worker_kind()
+    if kind == "process":
+        return _worker(kind).submit(_measure_in_process, meter, clip)
+    return _worker(kind).submit(meter.measure, clip)
 
 
 @dataclass
@@ -91,18 +94,13 @@ def join(pending: Future[dict[str, float | None]]) -> dict[str, float | None]:
         WAITING.seconds += time.perf_counter() - started
 
 
-def _measure(meter: QualityMeter, clip: ClipToMeasure) -> dict[str, float | None]:
-    """On the worker: the figures of one clip (module level, so a process worker can unpickle it)."""
-    return _resident(meter).measure(clip)
-
-
 _meters: dict[tuple[tuple[str, ...], str], QualityMeter] = {}
 
 
-def _resident(meter: QualityMeter) -> QualityMeter:
-    """The worker's own meter for these sets: a process worker receives a fresh copy with every clip,
-    and the reference voices it embedded stay with the first one."""
-    return _meters.setdefault((meter.sets, meter.dnsmos_windowing), meter)
+def _measure_in_process(meter: QualityMeter, clip: ClipToMeasure) -> dict[str, float | None]:
+    """In a process worker: the figures of one clip, by the worker's own meter for these sets (each
+    clip brings a fresh copy of the caller's; the reference voices embedded stay with the first)."""
+    return _meters.setdefault((meter.sets, meter.dnsmos_windowing), meter).measure(clip)
 
 
 def _lower_priority() -> None:
@@ -122,11 +120,14 @@ def _lower_priority() -> None:
 def _worker(kind: str) -> Executor:
     """One worker per process and kind: clips are measured one after another, each beside the next step."""
     if kind == "process":
+        import atexit
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor  # imports multiprocessing: only when asked for
 
         # spawn, not fork: the test process runs Whisper's and the prefetch pool's threads.
-        return ProcessPoolExecutor(
+        pool = ProcessPoolExecutor(
             max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_lower_priority
         )
+        atexit.register(pool.shutdown)  # while the interpreter is whole: left to its teardown, it complains
+        return pool
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="ttsbench-quality", initializer=_lower_priority)

@@ -129,20 +129,20 @@ def test_a_warm_rerun_loads_no_model_and_a_damaged_entry_is_measured_again(
 # the test thread (as a terminal's does) at the moment the worker is busy with that clip.
 INTERRUPTING_CONFTEST = """
 import _thread, threading
-from pytest_ttsbench.quality import worker
+from pytest_ttsbench.quality.meter import QualityMeter
 
 second_test_started = threading.Event()
 measured = []
-measure = worker._measure
+measure = QualityMeter.measure
 
-def interrupting(meter, clip):
+def interrupting(self, clip):
     measured.append(clip)
     if len(measured) == 2:
         second_test_started.wait(timeout=120)
         _thread.interrupt_main()
-    return measure(meter, clip)
+    return measure(self, clip)
 
-worker._measure = interrupting
+QualityMeter.measure = interrupting
 
 def pytest_runtest_setup(item):
     if item.name.endswith("[numbers/gate]"):
