@@ -24,7 +24,7 @@ pytest.importorskip("onnx", reason='DNSMOS needs the [quality] extra: pip instal
 from plugin_projects import read_jsonl, write_project
 
 from pytest_ttsbench.quality.dnsmos import Dnsmos, dnsmos_provenance
-from pytest_ttsbench.quality.measures import measure_names
+from pytest_ttsbench.quality.measures import QualityUnavailable, measure_names
 from pytest_ttsbench.quality.meter import ClipToMeasure, QualityMeter
 from pytest_ttsbench.quality.worker import WORKER_KINDS, _lower_priority, measure_later
 
@@ -194,3 +194,25 @@ def test_a_nice_value_lowers_the_worker_thread_alone(nice: int, monkeypatch: pyt
     worker.join()
     assert seen == [min(own + nice, 19)]
     assert priority() == own  # the test thread keeps its priority
+
+
+def test_the_start_up_check_and_the_cache_key_load_no_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[str] = []
+
+    def counting(self: Dnsmos, threads: int | None = 1, windowing: str = "clip") -> None:
+        built.append(windowing)
+        raise AssertionError("a DNSMOS model pair was built")
+
+    monkeypatch.setattr(Dnsmos, "__init__", counting)
+    meter = QualityMeter(SETS)
+    meter.check_available()
+    identity = meter.cache_identity()  # what every clip's cache key is made of
+    assert "sig_bak_ovr.onnx sha256:" in str(identity["models"])
+    assert meter.provenance()["dnsmos"] == dnsmos_provenance("clip")
+    assert built == []
+    for missing, windowing in (("onnxruntime", "clip"), ("onnx", "clip"), ("speechmos", "reference")):
+        with monkeypatch.context() as absent:
+            absent.setitem(sys.modules, missing, None)
+            with pytest.raises(QualityUnavailable, match=rf'needs {missing}: pip install "pytest-ttsbench\[quality\]"'):
+                QualityMeter(SETS, windowing).check_available()
+    assert built == []
