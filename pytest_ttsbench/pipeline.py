@@ -51,6 +51,7 @@ from pytest_ttsbench.prefetch import SynthesisPool
 from pytest_ttsbench.protocol_scoring import route_rules, scorers_by_protocol
 from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, PROTOCOLS, Protocol
 from pytest_ttsbench.quality.meter import ClipToMeasure, QualityMeter
+from pytest_ttsbench.quality.worker import join as join_figures
 from pytest_ttsbench.redaction import scrub
 from pytest_ttsbench.results import SYNTH_ONLY, ErrorStage, ItemResult
 from pytest_ttsbench.scorers.base import ScoreContext, Scorer
@@ -461,7 +462,7 @@ class Evaluator:
         """Wait for the clip's quality measures (started with its synthesis) and cache figures measured now."""
         if made.quality is None:
             return
-        clip.quality = made.quality.result()
+        clip.quality = join_figures(made.quality)
         clip.cache["quality"] = made.quality_source
         cache = self.options.cache
         if cache is not None and made.quality_key is not None and made.quality_source != "hit":

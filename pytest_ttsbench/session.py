@@ -483,7 +483,7 @@ def _shard_option(config: pytest.Config) -> str | None:
 
 
 def _quality_config(config: pytest.Config, settings: Settings, engines: Sequence[str]) -> tuple[tuple[str, ...], str]:
-    """Measure sets and DNSMOS windowing; the chosen models load now (a missing extra stops the run).
+    """Measure sets and DNSMOS windowing; the chosen sets are checked now (a missing extra stops the run).
 
     The quality bounds are gate options (gating/options.py)."""
     from pytest_ttsbench.quality.measures import QualityOptionError, QualityUnavailable, parse_measure_sets
@@ -497,7 +497,7 @@ def _quality_config(config: pytest.Config, settings: Settings, engines: Sequence
         if engines and sets:
             from pytest_ttsbench.quality.meter import QualityMeter
 
-            QualityMeter(sets, windowing).load()
+            QualityMeter(sets, windowing).check_available()
     except (QualityOptionError, QualityUnavailable) as exc:
         raise pytest.UsageError(str(exc)) from exc
     return sets, windowing

@@ -39,7 +39,7 @@ import hashlib
 import importlib.util
 from collections.abc import Sequence
 from functools import cache
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import numpy as np
@@ -207,13 +207,7 @@ class Dnsmos:
             import onnxruntime
         except ImportError as exc:
             raise QualityUnavailable(f"--tts-quality dnsmos needs onnxruntime: {install_hint('dnsmos')}") from exc
-        # The models only: importing speechmos.dnsmos would import librosa, which nothing here needs.
-        spec = importlib.util.find_spec("speechmos")
-        if spec is None or not spec.submodule_search_locations:
-            raise QualityUnavailable(f"--tts-quality dnsmos needs speechmos: {install_hint('dnsmos')}")
-        folder = Path(next(iter(spec.submodule_search_locations))) / "dnsmos_models"
-        self.primary_path = folder / "sig_bak_ovr.onnx"
-        self.p808_path = folder / "model_v8.onnx"
+        self.primary_path, self.p808_path = model_paths()
         options = onnxruntime.SessionOptions()
         if threads:
             # One thread by default: DNSMOS scores beside Whisper, and spinning pool threads on a
@@ -229,11 +223,7 @@ class Dnsmos:
             primary, p808 = str(self.primary_path), str(self.p808_path)
         self._primary = onnxruntime.InferenceSession(primary, options, providers=providers)
         self._p808 = onnxruntime.InferenceSession(p808, options, providers=providers)
-        self.provenance = (
-            f"speechmos {version('speechmos')} DNSMOS {self.primary_path.name} sha256:{_digest(self.primary_path)} "
-            f"+ P.808 {self.p808_path.name} sha256:{_digest(self.p808_path)}; {windowing} windowing; "
-            f"onnxruntime {onnxruntime.__version__} CPU"
-        )
+        self.provenance = dnsmos_provenance(windowing)
 
     def inputs(self, clip: np.ndarray) -> list[np.ndarray]:
         """The pieces of one 16 kHz mono clip the models score, cut as ``windowing`` says."""
@@ -277,6 +267,57 @@ class Dnsmos:
         sig_bak_ovr = self._primary.run(None, {"input_1": batch})[0]
         sig, bak, ovr = SIG_POLY(sig_bak_ovr[:, 0]), BAK_POLY(sig_bak_ovr[:, 1]), OVR_POLY(sig_bak_ovr[:, 2])
         return np.column_stack([ovr, sig, bak, p808])
+
+
+def model_paths() -> tuple[Path, Path]:
+    """The P.835 and P.808 ONNX files inside the installed ``speechmos`` (found, not imported)."""
+    # The models only: importing speechmos.dnsmos would import librosa, which nothing here needs.
+    spec = importlib.util.find_spec("speechmos")
+    if spec is None or not spec.submodule_search_locations:
+        raise QualityUnavailable(f"--tts-quality dnsmos needs speechmos: {install_hint('dnsmos')}")
+    folder = Path(next(iter(spec.submodule_search_locations))) / "dnsmos_models"
+    return folder / "sig_bak_ovr.onnx", folder / "model_v8.onnx"
+
+
+def check_available(windowing: str = DEFAULT_DNSMOS_WINDOWING) -> None:
+    """Raise :class:`QualityUnavailable` (with the install line) unless DNSMOS can run here, loading nothing.
+
+    A run checks this at start-up instead of loading the models, so a rerun whose figures all
+    come from the cache never imports onnxruntime; the models load on the first clip measured.
+    """
+    needed = ("onnxruntime", "onnx") if windowing == "clip" else ("onnxruntime",)
+    for module in needed:
+        if importlib.util.find_spec(module) is None:
+            raise QualityUnavailable(f"--tts-quality dnsmos needs {module}: {install_hint('dnsmos')}")
+    for path in model_paths():
+        if not path.is_file():
+            raise QualityUnavailable(f"DNSMOS model {path} is missing: {install_hint('dnsmos')}")
+
+
+@cache
+def dnsmos_provenance(windowing: str = DEFAULT_DNSMOS_WINDOWING) -> str:
+    """The models' files, checksums, windowing and runtime version, worked out without loading them.
+
+    Part of each clip's quality cache key (meter.py), so reading cached figures costs no model load.
+    """
+    primary, p808 = model_paths()
+    return (
+        f"speechmos {version('speechmos')} DNSMOS {primary.name} sha256:{_digest(primary)} "
+        f"+ P.808 {p808.name} sha256:{_digest(p808)}; {windowing} windowing; "
+        f"onnxruntime {_onnxruntime_version()} CPU"
+    )
+
+
+def _onnxruntime_version() -> str:
+    """onnxruntime's version from its distribution's metadata (the CPU, GPU or other build), not an import."""
+    for distribution in ("onnxruntime", "onnxruntime-gpu", "onnxruntime-openvino", "onnxruntime-directml"):
+        try:
+            return version(distribution)
+        except PackageNotFoundError:
+            continue
+    import onnxruntime  # installed some other way: ask the module itself
+
+    return str(onnxruntime.__version__)
 
 
 def _digest(path: Path) -> str:

@@ -1,19 +1,17 @@
 """Measuring clips with the chosen measure sets: one entry point for the pipeline, rescoring and benchmarks.
 
-:meth:`QualityMeter.measure_later` scores a clip on one background thread while the caller goes
-on (the pipeline starts it as soon as a clip is synthesized, in the prefetch pool, so it runs
-while earlier clips are transcribed); onnxruntime and CTranslate2 release the GIL, so DNSMOS
-uses the CPU Whisper leaves idle instead of adding its time to the clip's.
+:meth:`QualityMeter.measure_later` scores a clip on the quality worker (worker.py) while the
+caller goes on: the pipeline starts it as soon as a clip is synthesized, in the prefetch pool, so
+it runs while earlier clips are transcribed. Nothing here loads a model before a clip is
+measured: the cache key (:meth:`QualityMeter.cache_identity`) names each model by its files'
+checksums, so a rerun whose figures all come from the cache never loads one.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
-import threading
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -49,12 +47,16 @@ class QualityMeter:
     dnsmos_windowing: str = DEFAULT_DNSMOS_WINDOWING
     _references: dict[Path, np.ndarray | None] = field(default_factory=dict)
 
-    def load(self) -> None:
-        """Load every chosen model now, so a missing extra stops the run before anything is synthesized."""
-        if "dnsmos" in self.sets:
-            from pytest_ttsbench.quality.dnsmos import shared_dnsmos
+    def check_available(self) -> None:
+        """Stop the run before anything is synthesized when a chosen set cannot run here (QualityUnavailable).
 
-            shared_dnsmos(self.dnsmos_windowing)
+        DNSMOS is only looked for (packages and model files), not loaded: its models load on the
+        worker with the first clip measured, so a rerun served from the cache never loads them.
+        """
+        if "dnsmos" in self.sets:
+            from pytest_ttsbench.quality.dnsmos import check_available
+
+            check_available(self.dnsmos_windowing)
         if "similarity" in self.sets:
             from pytest_ttsbench.quality.similarity import shared_encoder
 
@@ -78,7 +80,9 @@ class QualityMeter:
 
             found["signal"] = signal_provenance()
         if "dnsmos" in self.sets:
-            found["dnsmos"] = self._dnsmos.provenance
+            from pytest_ttsbench.quality.dnsmos import dnsmos_provenance
+
+            found["dnsmos"] = dnsmos_provenance(self.dnsmos_windowing)
         if "similarity" in self.sets:
             found["similarity"] = self._encoder.provenance
         return found
@@ -99,8 +103,10 @@ class QualityMeter:
         return self.measure_many([clip])[0]
 
     def measure_later(self, clip: ClipToMeasure) -> Future[dict[str, float | None]]:
-        """Start measuring ``clip`` on the background thread; ``.result()`` gives :meth:`measure`'s figures."""
-        return _background().submit(self.measure, clip)
+        """Start measuring ``clip`` on the quality worker; ``.result()`` gives :meth:`measure`'s figures."""
+        from pytest_ttsbench.quality.worker import measure_later
+
+        return measure_later(self, clip)
 
     def measure_many(self, clips: Sequence[ClipToMeasure]) -> list[dict[str, float | None]]:
         """Figures per clip, in order, keyed by measure name; DNSMOS scores the clips as one batch."""
@@ -128,23 +134,6 @@ class QualityMeter:
         if path not in self._references:
             self._references[path] = self._encoder.embed_file(path)
         return self._references[path]
-
-
-def _lower_priority() -> None:
-    """Let the measures yield to synthesis and Whisper, which hold up the tests, and take the CPU they leave.
-
-    Linux applies a thread's nice value to that thread alone; the measures of a clip start ahead
-    of its test (in the prefetch pool), so a clip's figures are usually ready when its test needs
-    them, and when they are not, the waiting test leaves them the CPU.
-    """
-    with contextlib.suppress(AttributeError, OSError):  # another system, or not permitted: CPU shared alike
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
-
-
-@cache
-def _background() -> ThreadPoolExecutor:
-    """One worker: clips are measured one after another, each beside the next pipeline step."""
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="ttsbench-quality", initializer=_lower_priority)
 
 
 @cache

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +21,7 @@ from pytest_ttsbench.quality.dnsmos import (
     shared_dnsmos,
 )
 from pytest_ttsbench.quality.measures import QualityUnavailable
-from pytest_ttsbench.quality.meter import ClipToMeasure, QualityMeter, _background
+from pytest_ttsbench.quality.meter import ClipToMeasure, QualityMeter
 
 
 @pytest.fixture(scope="module")
@@ -210,12 +208,3 @@ def test_windowing_is_named_in_the_provenance(dnsmos: Dnsmos, reference_dnsmos: 
     assert "; reference windowing;" in reference_dnsmos.provenance
     with pytest.raises(ValueError, match="clip, reference"):
         Dnsmos(windowing="hops")
-
-
-@pytest.mark.skipif(not hasattr(os, "setpriority"), reason="thread priorities are a POSIX feature")
-def test_measures_yield_the_cpu_to_the_tests() -> None:
-    # The background measures run niced, so synthesis and Whisper (which hold up the tests) come first.
-    def priority() -> int:
-        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-
-    assert _background().submit(priority).result(timeout=30) == min(priority() + 10, 19)
