@@ -33,10 +33,21 @@ import time
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from pytest_ttsbench.quality.meter import ClipToMeasure, QualityMeter
+
+class QualityMeter(Protocol):
+    """What the worker needs of :class:`~pytest_ttsbench.quality.meter.QualityMeter` (named here, not
+    imported: the meter starts the worker, so the worker must not import the meter)."""
+
+    sets: tuple[str, ...]
+    dnsmos_windowing: str
+
+    def measure(self, clip: Any) -> dict[str, float | None]: ...
+
+
+#: a :class:`~pytest_ttsbench.quality.meter.ClipToMeasure`
+ClipToMeasure = Any
 
 WORKER_KINDS = ("thread", "process")
 #: the kind a run uses unless ``TTSBENCH_QUALITY_WORKER`` says otherwise
