@@ -101,7 +101,9 @@ def route_facts(spec: Mapping[str, Any], route_name: str) -> dict[str, Any]:
 
         defaults = WhisperRoute()
         device = spec.get("device", defaults.device)
-        batching = resolve_batching(spec.get("batch_size") or BATCH_AUTO, spec.get("batch_items") or BATCH_AUTO, str(device))
+        batching = resolve_batching(
+            spec.get("batch_size") or BATCH_AUTO, spec.get("batch_items") or BATCH_AUTO, str(device)
+        )
         facts.update(
             model=str(spec.get("model") or defaults.model),
             beam_size=spec.get("beam_size", defaults.beam_size),

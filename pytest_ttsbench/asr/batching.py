@@ -89,7 +89,9 @@ class TranscriptionStage:
         if not isinstance(route, BatchingRoute) or route.items_batch <= 1:
             return route.transcribe(audio, language)
         asking = ReadyClip(audio, language)
-        waiting = [clip for clip in self._ready(route) if not self._holds(route, clip.audio) and clip.audio is not audio]
+        waiting = [
+            clip for clip in self._ready(route) if not self._holds(route, clip.audio) and clip.audio is not audio
+        ]
         batch = plan_batches([asking, *waiting], lambda clip: clip.language, route.items_batch)[0]
         if len(batch) == 1:
             return route.transcribe(audio, language)

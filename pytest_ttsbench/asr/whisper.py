@@ -459,7 +459,9 @@ class WhisperRoute:
         started = time.perf_counter()
         try:
             segments = self._segments(loaded.model, clip, code)
-            reading = read_bounded(segments, clip.duration, clip.window_budget, clip.clip_budget, _timestamp_begin(loaded))
+            reading = read_bounded(
+                segments, clip.duration, clip.window_budget, clip.clip_budget, _timestamp_begin(loaded)
+            )
         except (RuntimeError, ValueError) as exc:
             raise AsrError(f"faster-whisper failed: {exc}") from exc
         return self._transcription(loaded, language, clip, reading, time.perf_counter() - started)
@@ -485,7 +487,9 @@ class WhisperRoute:
         heard: list[Transcription | AsrError] = []
         for clip, stream in zip(clips, streams, strict=True):
             try:  # a clip's later windows are decoded here, lazily, as the sequential mode does
-                reading = read_bounded(stream, clip.duration, clip.window_budget, clip.clip_budget, _timestamp_begin(loaded))
+                reading = read_bounded(
+                    stream, clip.duration, clip.window_budget, clip.clip_budget, _timestamp_begin(loaded)
+                )
             except (RuntimeError, ValueError) as exc:
                 heard.append(AsrError(f"faster-whisper failed: {exc}"))
                 continue
@@ -532,7 +536,7 @@ class WhisperRoute:
         decoding = self._decoding(code, clip)
         if self.batch_size <= 1:
             segments, _ = model.transcribe(clip.samples, **decoding)
-            return segments  # type: ignore[no-any-return]
+            return segments
         from faster_whisper import BatchedInferencePipeline
         from faster_whisper.tokenizer import Tokenizer
 
@@ -543,7 +547,7 @@ class WhisperRoute:
         segments, _ = BatchedInferencePipeline(model).transcribe(
             clip.samples, batch_size=self.batch_size, clip_timestamps=clip_windows(clip.duration), **decoding
         )
-        return segments  # type: ignore[no-any-return]
+        return segments
 
     def _transcription(
         self,

@@ -116,7 +116,9 @@ def first_window(model: Any, features: np.ndarray) -> np.ndarray:
     return pad_or_trim(features[:, : min(model.feature_extractor.nb_max_frames, content_frames)])
 
 
-def decode_together(model: Any, clips: Sequence[np.ndarray], decodings: Sequence[Mapping[str, Any]]) -> list[Iterator[Any]]:
+def decode_together(
+    model: Any, clips: Sequence[np.ndarray], decodings: Sequence[Mapping[str, Any]]
+) -> list[Iterator[Any]]:
     """Each clip's faster-whisper segments (lazy iterators), their first windows decoded in one call.
 
     ``decodings`` are ``WhisperModel.transcribe`` keyword arguments, one per clip, differing at most
@@ -133,7 +135,9 @@ def decode_together(model: Any, clips: Sequence[np.ndarray], decodings: Sequence
     prompt = model.get_prompt(tokenizer, [], without_timestamps=options[0].without_timestamps)
     longest = max(options, key=lambda o: o.max_new_tokens or 0)
     try:
-        WhisperModel.generate_with_fallback(_OneClip(model, _RecordingDecoder()), _ENCODED_IN_BATCH, prompt, tokenizer, longest)
+        WhisperModel.generate_with_fallback(
+            _OneClip(model, _RecordingDecoder()), _ENCODED_IN_BATCH, prompt, tokenizer, longest
+        )
         raise RuntimeError("faster-whisper's generate_with_fallback made no decoder call")
     except _Recorded as recorded:
         batch_options = recorded.options
@@ -142,7 +146,9 @@ def decode_together(model: Any, clips: Sequence[np.ndarray], decodings: Sequence
     for features_i, window, option, result in zip(features, windows, options, results, strict=True):
         stand_in = _FirstCallAnswered(model.model, result, batch_options, len(prompt), window, model.encode)
         clip_model = _OneClip(model, stand_in)
-        streams.append(WhisperModel.generate_segments(clip_model, features_i, tokenizer, option, False, _ENCODED_IN_BATCH))
+        streams.append(
+            WhisperModel.generate_segments(clip_model, features_i, tokenizer, option, False, _ENCODED_IN_BATCH)
+        )
     return streams
 
 
