@@ -478,6 +478,8 @@ class WhisperRoute:
         loaded, code = self._model_for(language)
         prepared = [_prepared_or_error(audio) for audio in audios]
         clips = [clip for clip in prepared if isinstance(clip, ClipToDecode)]
+        if not clips:  # every clip failed before the decoder
+            return [clip for clip in prepared if isinstance(clip, AsrError)]
         started = time.perf_counter()
         try:
             decodings = [self._decoding(code, clip) for clip in clips]
