@@ -237,7 +237,7 @@ def _evaluator(espeak: EspeakEngine, route: WhisperRoute, folder: Path) -> Evalu
 
 def _wait_until_synthesized(evaluator: Evaluator, count: int) -> None:
     """Until the pool holds ``count`` finished clips (not a timing assertion: a wait for the setup)."""
-    for _ in range(1200):
+    for _ in range(6000):  # up to 5 minutes on a loaded machine
         if len(evaluator._ahead.claim_ready("espeak")) >= count:
             return
         time.sleep(0.05)
