@@ -320,3 +320,33 @@ def test_the_default_mode_is_across_items_in_every_row_and_the_header_with_the_s
     assert [header.asr["espeak"][0]["batching"] for header in headers if header] == [mode, "sequential"]
     heard = {row["id"]: (row["verdict"], row["transcript"]) for row in across}
     assert heard == {row["id"]: (row["verdict"], row["transcript"]) for row in sequential}
+
+
+def test_clips_whose_transcripts_are_cached_are_not_decoded_again_in_a_batch(
+    monkeypatch: pytest.MonkeyPatch, espeak: EspeakEngine, tmp_path: Path
+) -> None:
+    from pytest_ttsbench.cache import ClipCache
+
+    cache = ClipCache(tmp_path / "cache", "readwrite")
+
+    def run(items: list[CaseItem], folder: str) -> tuple[list[Any], RefusesOneLimit]:
+        route = WhisperRoute("tiny.en", batch_items=4)
+        profile = EngineProfile(name="espeak", type="espeak", voice=BUILTIN_PROFILES["espeak"]["voice"])
+        options = RunOptions(audio_dir=tmp_path / folder, cache=cache)
+        evaluator = Evaluator({"espeak": profile}, lambda p: [route], options, engines={"espeak": espeak})
+        decoder = RefusesOneLimit(route.load("en").model.model, refused_max_length=-1)  # refuses nothing, counts
+        monkeypatch.setattr(route.load("en").model, "model", decoder)
+        for item in items:
+            evaluator.prefetch(item, "espeak")
+        _wait_until_synthesized(evaluator, len(items))
+        rows = [evaluator.evaluate(item, item.targets[0], "espeak") for item in items]
+        evaluator.close()
+        monkeypatch.undo()
+        return rows, decoder
+
+    first, decoder = run(ITEMS[1:], "first")
+    assert max(decoder.batch_sizes) == 2  # items 1 and 2 decoded together, their transcripts cached
+    again, decoder = run(ITEMS, "again")
+    assert decoder.batch_sizes == [1]  # item 0 alone: the others' transcripts come from the cache
+    assert [row.cache["asr:whisper:tiny.en"] for row in again] == ["miss", "hit", "hit"]
+    assert [row.transcript for row in again[1:]] == [row.transcript for row in first]
