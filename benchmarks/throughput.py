@@ -29,7 +29,12 @@ Whisper ``tiny.en`` (beam 5). It prints:
   collection, building the pipeline, the items, the rows written, the gate, the reports), and
   with ``dnsmos,signal`` cold and warm against ``signal`` (the warm one reuses every figure);
 * ``startup``: ``pytest --co --tts-engine=espeak`` over a one-item project against the same with
-  ``-p no:ttsbench`` (wall and CPU, median of several; target within 0.3 s).
+  ``-p no:ttsbench`` (wall and CPU, median of several; target within 0.3 s);
+* ``batching``: the main job (51 items) cold in the default mode (clips of several items decoded
+  together, asr/batching.py) against a plain sequential faster-whisper loop over the same clips
+  (target ≤ 0.9), then the same clips transcribed (audio cached) across items against
+  sequentially, and every verdict that differs between the two. On CUDA (when CTranslate2 sees a
+  device) every figure is taken there, float16, with the same code.
 
 Every figure is a child process measured from here, so a busy machine slows both sides of a ratio.
 """
@@ -204,8 +209,8 @@ def main() -> None:
     parser.add_argument("--startup-rounds", type=int, default=7)
     parser.add_argument(
         "--parts",
-        default="runs,collect,idle,mainjob,startup",
-        help="which figures: runs, collect, idle, mainjob, startup (comma-separated)",
+        default="runs,collect,idle,mainjob,startup,batching",
+        help="which figures: runs, collect, idle, mainjob, startup, batching (comma-separated)",
     )
     args = parser.parse_args()
     parts = set(args.parts.split(","))
@@ -227,6 +232,8 @@ def main() -> None:
             rows += main_job(env, work)
         if "startup" in parts:
             rows += startup(env, work, args.startup_rounds)
+        if "batching" in parts:
+            rows += batching(env, work)
     if "idle" in parts:
         with_plugin, without = idle_cost(env, args.idle_rounds)
         rows.append(
@@ -476,6 +483,97 @@ def startup(env: dict[str, str], work: Path, rounds: int) -> list[tuple[str, str
             f"+{wall_on - wall_off:.2f} s wall, +{cpu_on - cpu_off:.2f} s CPU (≤ 0.3 s)",
         ),
     ]
+
+
+# A plain sequential faster-whisper loop over a run's kept clips, with the plugin's decoding
+# settings (tiny.en, beam 5, temperature 0, no "no speech" drop, no VAD, the per-window token
+# budget and the early stop): ``python sequential_loop.py FOLDER DEVICE COMPUTE_TYPE``.
+_SEQUENTIAL_LOOP = """
+import sys
+from pathlib import Path
+from faster_whisper import WhisperModel, decode_audio
+from pytest_ttsbench.asr.models import resolve_model
+from pytest_ttsbench.asr.whisper import clip_token_budget, decoder_max_new_tokens, read_bounded, window_token_budget
+model = WhisperModel(str(resolve_model("tiny.en")), device=sys.argv[2], compute_type=sys.argv[3])
+timestamp_begin = model.hf_tokenizer.token_to_id("<|notimestamps|>") + 1
+for path in sorted(Path(sys.argv[1]).rglob("*.wav")):
+    samples = decode_audio(str(path), sampling_rate=16000)
+    seconds = samples.size / 16000
+    budget = window_token_budget(seconds)
+    segments, _ = model.transcribe(samples, language="en", beam_size=5, temperature=[0.0], no_speech_threshold=None,
+                                   condition_on_previous_text=False, vad_filter=False,
+                                   max_new_tokens=decoder_max_new_tokens(budget))
+    reading = read_bounded(segments, seconds, budget, clip_token_budget(seconds), timestamp_begin)
+"""
+
+
+def batching(env: dict[str, str], work: Path) -> list[tuple[str, str, str]]:
+    """The main job cold against a plain sequential loop, and across-items against sequential ASR."""
+    import ctranslate2
+
+    device, compute = ("cuda", "float16") if ctranslate2.get_cuda_device_count() > 0 else ("cpu", "int8")
+    project = work / "batching"
+    project.mkdir()
+    shutil.copy(ROOT / "ttsbench.yaml", project / "ttsbench.yaml")
+    base = ["pytest", "--tts-engine=espeak", "-k", "numerals", "-q", "-p", "no:cacheprovider", "--tts-progress=0"]
+    base += [f"--tts-asr-device={device}", f"--tts-asr-compute-type={compute}"]
+    subprocess.run([sys.executable, "-m", *base, "--co"], cwd=project, env=env, capture_output=True)  # bytecode
+    loop = work / "sequential_loop.py"
+    loop.write_text(_SEQUENTIAL_LOOP, encoding="utf-8")
+    # Once untimed over a folder without clips: the model is found and loaded, nothing transcribed.
+    subprocess.run([sys.executable, str(loop), str(project), device, compute], env=env, capture_output=True, check=True)
+    cold = measure([*base, "--tts-cache-dir=cache", "--tts-results=cold/results.jsonl"], project, env)
+    plain = measure([str(loop), str(project / "cold"), device, compute], project, env)
+    runs = {}
+    for name, extra in (("sequential", ["--tts-asr-batch-items=1"]), ("across", [])):
+        # Audio cached, transcripts not: a fresh cache holding only the cold run's clips.
+        shutil.copytree(project / "cache" / "audio", project / f"audio-{name}" / "audio")
+        argv = [*base, f"--tts-cache-dir=audio-{name}", f"--tts-results={name}/results.jsonl", *extra]
+        runs[name] = measure(argv, project, env)
+    heard = {name: _heard(project / name / "results.jsonl") for name in runs}
+    mode = {row_mode for _, _, row_mode in heard["across"].values()}
+    differences = [
+        (
+            f"  differs: {item}",
+            f"sequential {seq[0]}: {seq[1]!r}",
+            f"across {heard['across'][item][0]}: {heard['across'][item][1]!r}",
+        )
+        for item, seq in heard["sequential"].items()
+        if heard["across"].get(item, (None, None, None))[:2] != seq[:2]
+    ]
+    same = len(heard["sequential"]) - len(differences)
+    seq, across = runs["sequential"], runs["across"]
+    return [
+        ("batching: device", f"{device} ({compute})", f"mode {', '.join(sorted(mode))}"),
+        (
+            "main job (51 items), cold, across items",
+            f"{cold['wall']:.1f} s wall, {cold['cpu']:.1f} s CPU",
+            f"{cold['wall'] / plain['wall']:.2f} × the plain loop's wall, "
+            f"{cold['cpu'] / plain['cpu']:.2f} × its CPU (≤ 0.9)",
+        ),
+        ("plain sequential loop, same clips", f"{plain['wall']:.1f} s wall, {plain['cpu']:.1f} s CPU", "pure ASR time"),
+        (
+            "audio cached, ASR across items",
+            f"{across['wall']:.1f} s wall, {across['cpu']:.1f} s CPU",
+            f"{across['wall'] / seq['wall']:.2f} × sequential wall, {across['cpu'] / seq['cpu']:.2f} × its CPU",
+        ),
+        ("audio cached, ASR sequential", f"{seq['wall']:.1f} s wall, {seq['cpu']:.1f} s CPU", ""),
+        ("verdicts and transcripts the same", f"{same}/{len(heard['sequential'])}", "across items vs sequential"),
+        *differences,
+    ]
+
+
+def _heard(results: Path) -> dict[str, tuple[str, str | None, str]]:
+    """Each row's (verdict, transcript, decoding mode) by row id and target."""
+    rows = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()]
+    return {
+        f"{row['id']}[{row.get('target')}]": (
+            row["verdict"],
+            row.get("transcript"),
+            ",".join(sorted(set((row.get("asr_decoding") or {}).values()))),
+        )
+        for row in rows
+    }
 
 
 def write_project_config_only(folder: Path, url: str, concurrency: int) -> None:

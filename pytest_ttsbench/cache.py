@@ -313,6 +313,10 @@ class ClipCache:
         _touch(path)
         return body, "hit"
 
+    def holds(self, kind: str, key: str) -> bool:
+        """Whether a run that reads the cache finds an entry there (unchecked: the read may find it damaged)."""
+        return self.reads and self._path(kind, key, _SUFFIX[kind]).is_file()
+
     def write_entry(self, kind: str, key: str, body: bytes) -> None:
         # Owner-only, as tempfile.mkstemp made every cache entry before this helper.
         write_atomically(self._path(kind, key, _SUFFIX[kind]), seal_entry(kind, key, body), mode=0o600)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.asr.base import AsrError, AsrRoute, Transcription
+from pytest_ttsbench.asr.batching import ReadyClip, TranscriptionStage
 from pytest_ttsbench.atomic_files import write_atomically
 from pytest_ttsbench.audio import (
     AudioDecodeError,
@@ -197,7 +198,8 @@ class Evaluator:
         self._clips: dict[tuple[str, str, str, int], Clip] = {}
         self._probed: set[str] = set()
         self._reference_sha256: dict[Path, str] = {}
-        self._ahead: SynthesisPool[Synthesized] = SynthesisPool(self._concurrency)
+        self._ahead: SynthesisPool[Synthesized] = SynthesisPool(self._concurrency, min_window=self._batch_window)
+        self._asr_stage = TranscriptionStage(self._clips_ready_for)  # clips of several items decoded together
 
     # --- engines ---------------------------------------------------------------------------
 
@@ -234,6 +236,7 @@ class Evaluator:
 
     def close(self) -> None:
         self._ahead.close()
+        self._asr_stage.clear()
         for engine in self._engines.values():
             engine.close()
         for routes in self._routes.values():
@@ -473,14 +476,56 @@ class Evaluator:
         cache = self.options.cache
         identity = getattr(route, "cache_identity", None)
         if cache is None or cache.mode == "off" or identity is None or clip.audio_sha256 is None:
-            return route.transcribe(decoded, language), "off"
+            return self._asr_stage.transcribe(route, decoded, language), "off"
         key = cache_key(transcript_key_material(clip.audio_sha256, identity(language), language))
         cached, source = cache.read_transcript(key)
         if cached is not None:
             return Transcription(cached.text, 0.0, cached.flags, cached.language, dict(cached.details)), "hit"
-        heard = route.transcribe(decoded, language)
+        heard = self._asr_stage.transcribe(route, decoded, language)
         cache.put_transcript(key, CachedTranscript(heard.text, heard.flags, heard.language, dict(heard.details)))
         return heard, source
+
+    # --- later tests' clips, for a route that decodes several items' clips together (asr/batching.py)
+
+    def _batch_window(self, engine_name: str) -> int:
+        """Clips to synthesize ahead for an engine whose routes decode N items' clips together: two batches."""
+        if self.options.synth_only:
+            return 0
+        try:
+            routes = self._routes_for(engine_name)
+        except Exception:  # a bad route spec fails the items, where their routes are built, not this hook
+            return 0
+        return 2 * max((int(getattr(route, "items_batch", 1)) for route in routes), default=1)
+
+    def _clips_ready_for(self, route: AsrRoute) -> list[ReadyClip]:
+        """Later tests' clips that ``route`` will be asked for: synthesized ahead, decoded, checked, not
+        cached. Each decoding is kept on its outcome, so its test transcribes that very clip."""
+        engines = [name for name, routes in self._routes.items() if any(r is route for r in routes)]
+        ready = []
+        for engine_name in engines:
+            for _, made in self._ahead.claim_ready(engine_name):
+                synthesis = made.synthesis
+                if synthesis is None or synthesis.transcripts is not None or self.options.synth_only:
+                    continue
+                if _size_problem(synthesis.audio, synthesis.pcm_sample_rate, self.options.max_audio_bytes):
+                    continue
+                try:
+                    made.decoded = made.decoded or self._decode(synthesis, engine_name)
+                except AudioDecodeError:
+                    continue
+                if not check_audio(made.decoded, made.request.text, self.options.audio_policy).ok:
+                    continue
+                if not self._transcript_cached(route, synthesis, made.decoded, made.request.language):
+                    ready.append(ReadyClip(made.decoded, made.request.language))
+        return ready
+
+    def _transcript_cached(self, route: AsrRoute, synthesis: Synthesis, decoded: DecodedAudio, language: str) -> bool:
+        cache, identity = self.options.cache, getattr(route, "cache_identity", None)
+        if cache is None or cache.mode == "off" or identity is None:
+            return False
+        stored = encode_wav(decoded) if synthesis.pcm_sample_rate else synthesis.audio  # as _keep_audio hashes it
+        material = transcript_key_material(hashlib.sha256(stored).hexdigest(), identity(language), language)
+        return cache.holds("transcripts", cache_key(material))
 
     def _keep_audio(
         self, clip: Clip, item: CaseItem, engine_name: str, repeat: int, data: bytes, media_type: str

@@ -110,8 +110,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--tts-asr-batch-size",
         metavar="N|auto",
-        help="Whisper windows decoded together: 1 = sequential, N > 1 = faster-whisper's batched pipeline, "
-        "auto (default) = per device (sequential on CPU, 16 on CUDA)",
+        help="Whisper windows of one clip decoded together: 1 = sequential, N > 1 = faster-whisper's batched "
+        "pipeline, auto (default) = not set (see --tts-asr-batch-items); a set value turns batch items off",
+    )
+    group.addoption(
+        "--tts-asr-batch-items",
+        metavar="N|auto",
+        help="clips of up to N items decoded together (same language and route): 1 = one clip per call, "
+        "auto (default) = 8 on CPU, 16 on CUDA",
     )
     group.addoption(
         "--tts-contract",

@@ -95,17 +95,13 @@ def route_facts(spec: Mapping[str, Any], route_name: str) -> dict[str, Any]:
     kind = str(spec.get("type", "whisper"))
     facts: dict[str, Any] = {"name": route_name, "type": kind}
     if kind == "whisper":
-        from pytest_ttsbench.asr.whisper import (
-            BATCH_AUTO,
-            WINDOW_SECONDS,
-            WhisperRoute,
-            batching_mode,
-            resolve_batch_size,
-        )
+        from pytest_ttsbench.asr.whisper import BATCH_AUTO, WINDOW_SECONDS, WhisperRoute, resolve_batching
 
         defaults = WhisperRoute()
         device = spec.get("device", defaults.device)
-        batch_size = resolve_batch_size(spec.get("batch_size") or BATCH_AUTO, str(device))
+        batching = resolve_batching(
+            spec.get("batch_size") or BATCH_AUTO, spec.get("batch_items") or BATCH_AUTO, str(device)
+        )
         facts.update(
             model=str(spec.get("model") or defaults.model),
             beam_size=spec.get("beam_size", defaults.beam_size),
@@ -117,7 +113,7 @@ def route_facts(spec: Mapping[str, Any], route_name: str) -> dict[str, Any]:
             # translates) in Whisper's fixed 30 s windows.
             task="transcribe",
             window_seconds=WINDOW_SECONDS,
-            batching=batching_mode(batch_size),
+            batching=batching.mode,
         )
     else:
         facts.update(clean_settings({k: v for k, v in spec.items() if k not in ("type", "name")}))

@@ -61,10 +61,11 @@ class AsrOverrides:
     compute_type: str | None = None
     beam_size: int | None = None
     batch_size: str | None = None
+    batch_items: str | None = None
 
     def apply(self, asr: Mapping[str, Any]) -> dict[str, Any]:
         merged = dict(asr)
-        for key in ("model", "device", "compute_type", "beam_size", "batch_size"):
+        for key in ("model", "device", "compute_type", "beam_size", "batch_size", "batch_items"):
             value = getattr(self, key)
             if value is not None:
                 merged[key] = value
@@ -381,6 +382,7 @@ def build_config(config: pytest.Config) -> BenchConfig:
             compute_type=config.getoption("tts_asr_compute_type"),
             beam_size=config.getoption("tts_asr_beam_size"),
             batch_size=config.getoption("tts_asr_batch_size"),
+            batch_items=config.getoption("tts_asr_batch_items"),
         ),
         results_path=results_path,
         audio_dir=audio_dir,

@@ -41,11 +41,12 @@ ROUTES: Registry[RouteFactory] = Registry(
     },
 )
 
-_WHISPER_KEYS = ("model", "device", "compute_type", "beam_size", "cpu_threads", "batch_size")
+_WHISPER_KEYS = ("model", "device", "compute_type", "beam_size", "cpu_threads", "batch_size", "batch_items")
 
 
 def whisper_route(spec: Mapping[str, Any]) -> AsrRoute:
-    """A faster-whisper route from ``{model, device, compute_type, beam_size, cpu_threads, batch_size, name}``."""
+    """A faster-whisper route from ``{model, device, compute_type, beam_size, cpu_threads, batch_size,
+    batch_items, name}``."""
     from pytest_ttsbench.asr.whisper import WhisperRoute
 
     unknown = set(spec) - {*_WHISPER_KEYS, "type", "name"}

@@ -10,17 +10,19 @@ bounded, small amount of time and must never pass for a transcript, so:
   run, or text that compresses like Whisper's own "too repetitive" rule) the windows after it
   are never decoded: on garbled audio the first looping window predicts the rest.
 
-Two decoding modes (``batch_size``): *sequential* (``1``) decodes a clip's 30 s windows one
-after another with faster-whisper's ``WhisperModel.transcribe``; *batched* (``N`` > 1) hands the
-same fixed windows (no voice-activity filter, so no audio is dropped) to faster-whisper's
-``BatchedInferencePipeline``, which decodes up to N windows in one call and, as that pipeline
-does, without timestamp tokens. The token budgets are the same in both modes; what differs is
-the early stop: a batch's windows are decoded together, so a loop stops the windows of the
-*next* batches, not those decoded alongside it, and a segment's end is its window's end (no
-timestamps), so only the token budgets and loop checks bound a batched reading. ``auto`` picks
-per device (see :func:`resolve_batch_size`). The mode is in every transcript's details, in the
-transcript cache's key and in the run header, so runs in different modes are never compared
-silently.
+Three decoding modes. *Sequential* decodes a clip's 30 s windows one after another with
+faster-whisper's ``WhisperModel.transcribe``. *Batched* (``batch_size: N`` > 1) hands the same
+fixed windows (no voice-activity filter, so no audio is dropped) to faster-whisper's
+``BatchedInferencePipeline``, which decodes up to N windows of one clip in one call and, as that
+pipeline does, without timestamp tokens. The token budgets are the same in both modes; what
+differs is the early stop: a batch's windows are decoded together, so a loop stops the windows
+of the *next* batches, not those decoded alongside it, and a segment's end is its window's end
+(no timestamps), so only the token budgets and loop checks bound a batched reading.
+*Across items* (``batch_items: N`` > 1) decodes the clips of up to N items together, with the
+sequential mode's prompt, timestamps and bounds (asr/whisper_batch.py; the pipeline gathers the
+clips, asr/batching.py). ``auto`` is across items on every device (see :func:`resolve_batching`).
+The mode is in every transcript's details, in the transcript cache's key and in the run header,
+so runs in different modes are never compared silently.
 
 Transcripts cut short (a budget spent, a segment past the clip's end, windows skipped after a
 loop) carry the flag ``decoding_bounded``; loops carry ``repetition``. Both tell the scorer to
@@ -36,7 +38,7 @@ import math
 import threading
 import time
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -64,12 +66,18 @@ END_TOLERANCE_SECONDS = 0.5  # Whisper timestamps are 20 ms steps and may oversh
 COMPRESSION_RATIO_LIMIT = 2.4
 
 BATCH_AUTO = "auto"
-# ``auto`` on a GPU: windows are decoded 16 at a time (faster-whisper's own suggestion for CUDA).
+# ``batch_size: auto`` on a GPU: windows are decoded 16 at a time (faster-whisper's own suggestion for CUDA).
 GPU_BATCH_SIZE = 16
-# ``auto`` on the CPU: sequential. Measured with benchmarks/throughput.py on this project's
+# ``batch_size: auto`` on the CPU: sequential. Measured with benchmarks/throughput.py on this project's
 # 2-core machine, batching a clip's windows gave no wall-time gain worth its memory on short
 # clips (one window each: nothing to batch), see the README's "Throughput" section.
 CPU_BATCH_SIZE = 1
+# ``batch_items: auto``: clips of this many items decoded together. On the CPU the decoder's
+# beam search gains from batching up to about 6-8 clips (the encoder, most of the CPU time,
+# gains nothing), measured in benchmarks/throughput.py's ``batching`` part; on CUDA one call
+# for 16 clips replaces 16.
+CPU_ITEMS_BATCH = 8
+GPU_ITEMS_BATCH = 16
 
 FLAG_BOUNDED = "decoding_bounded"
 FLAG_REPETITION = "repetition"
@@ -97,31 +105,85 @@ def clip_token_budget(seconds: float) -> int:
     return math.ceil(TOKENS_PER_SECOND * max(seconds, 0.0)) + TOKENS_BASE * windows
 
 
-def resolve_batch_size(setting: int | str, device: str) -> int:
-    """Windows decoded together for a ``batch_size`` setting (an integer ≥ 1, or ``auto``) on ``device``.
+def _is_auto(setting: object) -> bool:
+    return isinstance(setting, str) and setting.strip().lower() == BATCH_AUTO
 
-    ``auto`` is :data:`GPU_BATCH_SIZE` on CUDA (``device: auto`` counts as CUDA when CTranslate2
-    sees a CUDA device) and :data:`CPU_BATCH_SIZE` on the CPU.
-    """
-    if isinstance(setting, str) and setting.strip().lower() == BATCH_AUTO:
-        if device == "auto":
-            import ctranslate2
 
-            device = "cuda" if ctranslate2.get_cuda_device_count() > 0 else "cpu"
-        return GPU_BATCH_SIZE if device.startswith("cuda") else CPU_BATCH_SIZE
+def _on_cuda(device: str) -> bool:
+    """Whether ``device`` is CUDA (``auto`` counts as CUDA when CTranslate2 sees a CUDA device)."""
+    if device == "auto":
+        import ctranslate2
+
+        return bool(ctranslate2.get_cuda_device_count() > 0)
+    return device.startswith("cuda")
+
+
+def _count_setting(setting: object, field: str) -> int:
     size = 0
     if isinstance(setting, int) and not isinstance(setting, bool):
         size = setting
     elif isinstance(setting, str) and setting.strip().isdigit():
         size = int(setting)
     if size < 1:
-        raise ValueError(f"asr field 'batch_size': expected 'auto' or an integer ≥ 1, got {setting!r}")
+        raise ValueError(f"asr field {field!r}: expected 'auto' or an integer ≥ 1, got {setting!r}")
     return size
 
 
-def batching_mode(batch_size: int) -> str:
-    """How a route decodes, as recorded: ``sequential`` or ``batched:N``."""
-    return "sequential" if batch_size <= 1 else f"batched:{batch_size}"
+def resolve_batch_size(setting: int | str, device: str) -> int:
+    """Windows decoded together for a ``batch_size`` setting (an integer ≥ 1, or ``auto``) on ``device``.
+
+    ``auto`` is :data:`GPU_BATCH_SIZE` on CUDA (``device: auto`` counts as CUDA when CTranslate2
+    sees a CUDA device) and :data:`CPU_BATCH_SIZE` on the CPU.
+    """
+    if _is_auto(setting):
+        return GPU_BATCH_SIZE if _on_cuda(device) else CPU_BATCH_SIZE
+    return _count_setting(setting, "batch_size")
+
+
+def resolve_batch_items(setting: int | str, device: str) -> int:
+    """Clips of different items decoded together for a ``batch_items`` setting (``auto``: per device)."""
+    if _is_auto(setting):
+        return GPU_ITEMS_BATCH if _on_cuda(device) else CPU_ITEMS_BATCH
+    return _count_setting(setting, "batch_items")
+
+
+def batching_mode(batch_size: int, batch_items: int = 1) -> str:
+    """How a route decodes, as recorded: ``sequential``, ``batched:N`` (a clip's windows) or
+    ``cross_item:N`` (clips of N items)."""
+    if batch_size > 1:
+        return f"batched:{batch_size}"
+    return f"cross_item:{batch_items}" if batch_items > 1 else "sequential"
+
+
+@dataclass(frozen=True)
+class Batching:
+    """A route's decoding mode: a clip's windows decoded together, or clips of several items."""
+
+    windows: int = 1
+    items: int = 1
+
+    @property
+    def mode(self) -> str:
+        return batching_mode(self.windows, self.items)
+
+
+def resolve_batching(batch_size: int | str, batch_items: int | str, device: str) -> Batching:
+    """The mode a route's ``batch_size`` and ``batch_items`` settings give on ``device``.
+
+    Both ``auto``: across items (:func:`resolve_batch_items`). A set ``batch_size`` is today's
+    meaning (``1`` sequential, ``N`` a clip's windows) and turns ``auto`` items off; both set
+    above 1 is refused, a clip's windows and several items' clips being two different modes.
+    """
+    if _is_auto(batch_size):
+        return Batching(1, resolve_batch_items(batch_items, device))
+    windows = resolve_batch_size(batch_size, device)
+    items = 1 if _is_auto(batch_items) else resolve_batch_items(batch_items, device)
+    if windows > 1 and items > 1:
+        raise ValueError(
+            f"asr fields 'batch_size' ({windows}) and 'batch_items' ({items}): choose one mode, "
+            "a clip's windows together (batch_size) or several items' clips together (batch_items)"
+        )
+    return Batching(windows, items)
 
 
 def clip_windows(duration: float) -> list[dict[str, float]]:
@@ -332,6 +394,7 @@ class WhisperRoute:
         temperatures: tuple[float, ...] = (0.0,),
         no_speech_threshold: float | None = None,
         batch_size: int | str = BATCH_AUTO,
+        batch_items: int | str = BATCH_AUTO,
     ) -> None:
         self.model = model
         self.device = device
@@ -340,8 +403,11 @@ class WhisperRoute:
         self.cpu_threads = cpu_threads
         self.temperatures = tuple(temperatures)
         self.no_speech_threshold = no_speech_threshold
-        self.batch_size = resolve_batch_size(batch_size, device)
-        self.batching = batching_mode(self.batch_size)
+        mode = resolve_batching(batch_size, batch_items, device)
+        self.batch_size = mode.windows  # a clip's windows decoded together (BatchedInferencePipeline)
+        #: clips of different items decoded together (transcribe_together; the pipeline gathers them)
+        self.items_batch = mode.items
+        self.batching = mode.mode
         self.name = f"whisper:{_route_label(model)}"
         self._identities: dict[str, dict[str, object]] = {}
 
@@ -388,86 +454,133 @@ class WhisperRoute:
         return dict(identity)
 
     def transcribe(self, audio: DecodedAudio, language: str) -> Transcription:
+        loaded, code = self._model_for(language)
+        clip = prepare_clip(audio)
+        started = time.perf_counter()
+        try:
+            segments = self._segments(loaded.model, clip, code)
+            reading = read_bounded(
+                segments, clip.duration, clip.window_budget, clip.clip_budget, _timestamp_begin(loaded)
+            )
+        except (RuntimeError, ValueError) as exc:
+            raise AsrError(f"faster-whisper failed: {exc}") from exc
+        return self._transcription(loaded, language, clip, reading, time.perf_counter() - started)
+
+    def transcribe_together(self, audios: Sequence[DecodedAudio], language: str) -> list[Transcription | AsrError]:
+        """Clips of several items in ``language``, their first windows decoded in one call, in order.
+
+        Each clip gets its own outcome: one that cannot be decoded gets its :class:`AsrError` and
+        the others their transcripts; should the batched call itself fail, every clip is decoded
+        alone, so a bad clip fails only itself. A wrong language fails them all (they share it).
+        """
+        from pytest_ttsbench.asr.whisper_batch import decode_together
+
+        loaded, code = self._model_for(language)
+        prepared = [_prepared_or_error(audio) for audio in audios]
+        clips = [clip for clip in prepared if isinstance(clip, ClipToDecode)]
+        if not clips:  # every clip failed before the decoder
+            return [clip for clip in prepared if isinstance(clip, AsrError)]
+        started = time.perf_counter()
+        try:
+            decodings = [self._decoding(code, clip) for clip in clips]
+            streams = decode_together(loaded.model, [clip.samples for clip in clips], decodings)
+        except (RuntimeError, ValueError):
+            return [self._transcribed_alone(audio, language) for audio in audios]
+        heard: list[Transcription | AsrError] = []
+        for clip, stream in zip(clips, streams, strict=True):
+            try:  # a clip's later windows are decoded here, lazily, as the sequential mode does
+                reading = read_bounded(
+                    stream, clip.duration, clip.window_budget, clip.clip_budget, _timestamp_begin(loaded)
+                )
+            except (RuntimeError, ValueError) as exc:
+                heard.append(AsrError(f"faster-whisper failed: {exc}"))
+                continue
+            heard.append(self._transcription(loaded, language, clip, reading, 0.0, together=len(clips)))
+        share = (time.perf_counter() - started) / max(1, len(clips))  # the batch's time, shared out
+        done = iter(replace(h, seconds=share) if isinstance(h, Transcription) else h for h in heard)
+        return [next(done) if isinstance(clip, ClipToDecode) else clip for clip in prepared]
+
+    def _transcribed_alone(self, audio: DecodedAudio, language: str) -> Transcription | AsrError:
+        try:
+            return self.transcribe(audio, language)
+        except AsrError as exc:
+            return exc
+
+    def _model_for(self, language: str) -> tuple[_Loaded, str]:
+        """The loaded model for ``language`` and Whisper's code for it; AsrError when it cannot hear it."""
         code = whisper_language(language)
-        model_name = self.model_name_for(language)
         loaded = self.load(language)
         model = loaded.model
         if code not in model.supported_languages:
             if not model.model.is_multilingual:
                 raise AsrError(
-                    f"Whisper model {model_name!r} is English-only and the item is in {language!r}: "
-                    "use a multilingual model (e.g. asr model 'base' or 'auto')"
+                    f"Whisper model {self.model_name_for(language)!r} is English-only and the item is in "
+                    f"{language!r}: use a multilingual model (e.g. asr model 'base' or 'auto')"
                 )
             raise AsrError(f"Whisper does not know language {language!r} (code {code!r})")
-        samples = audio.samples
-        if audio.sample_rate != ASR_SAMPLE_RATE:
-            samples = resample(samples, audio.sample_rate, ASR_SAMPLE_RATE)
-        samples = np.ascontiguousarray(samples, dtype=np.float32)
-        if samples.size == 0:
-            raise AsrError("empty clip: nothing to transcribe")
-        duration = samples.size / ASR_SAMPLE_RATE
-        window_budget = window_token_budget(duration)
-        clip_budget = clip_token_budget(duration)
-        # Token ids from here up are timestamps (faster-whisper's own rule).
-        timestamp_begin = model.hf_tokenizer.token_to_id("<|notimestamps|>") + 1
+        return loaded, code
 
-        decoding: dict[str, Any] = {
+    def _decoding(self, code: str, clip: ClipToDecode) -> dict[str, Any]:
+        """faster-whisper's ``transcribe`` settings for one clip: forced language, this route's beam
+        and temperatures, no VAD, no conditioning on earlier text, the clip's token budget."""
+        return {
             "language": code,
             "beam_size": self.beam_size,
             "condition_on_previous_text": False,
             "vad_filter": False,
-            "max_new_tokens": decoder_max_new_tokens(window_budget),
+            "max_new_tokens": decoder_max_new_tokens(clip.window_budget),
             "temperature": list(self.temperatures),
             "no_speech_threshold": self.no_speech_threshold,
         }
-        started = time.perf_counter()
-        try:
-            if self.batch_size > 1:
-                from faster_whisper import BatchedInferencePipeline
-                from faster_whisper.tokenizer import Tokenizer
 
-                # The halving rule above counts the prompt, which here ends in <|notimestamps|>:
-                # the prompt's length comes off, so a window's budget is the same in both modes.
-                sot = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, "transcribe", code).sot_sequence
-                decoding["max_new_tokens"] -= len(sot) + 1
-                segments, info = BatchedInferencePipeline(model).transcribe(
-                    samples, batch_size=self.batch_size, clip_timestamps=clip_windows(duration), **decoding
-                )
-            else:
-                segments, info = model.transcribe(samples, **decoding)
-            reading = read_bounded(segments, duration, window_budget, clip_budget, timestamp_begin)
-        except (RuntimeError, ValueError) as exc:
-            raise AsrError(f"faster-whisper failed: {exc}") from exc
-        seconds = time.perf_counter() - started
+    def _segments(self, model: Any, clip: ClipToDecode, code: str) -> Iterable[SegmentLike]:
+        """The clip's segments, lazily: sequential, or its windows batched (BatchedInferencePipeline)."""
+        decoding = self._decoding(code, clip)
+        if self.batch_size <= 1:
+            segments, _ = model.transcribe(clip.samples, **decoding)
+            return segments
+        from faster_whisper import BatchedInferencePipeline
+        from faster_whisper.tokenizer import Tokenizer
 
+        # The halving rule above counts the prompt, which here ends in <|notimestamps|>:
+        # the prompt's length comes off, so a window's budget is the same in both modes.
+        sot = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, "transcribe", code).sot_sequence
+        decoding["max_new_tokens"] -= len(sot) + 1
+        segments, _ = BatchedInferencePipeline(model).transcribe(
+            clip.samples, batch_size=self.batch_size, clip_timestamps=clip_windows(clip.duration), **decoding
+        )
+        return segments
+
+    def _transcription(
+        self,
+        loaded: _Loaded,
+        language: str,
+        clip: ClipToDecode,
+        reading: BoundedReading,
+        seconds: float,
+        together: int = 1,
+    ) -> Transcription:
+        """The transcript of a bounded reading, with what decoded it and the facts of each segment."""
+        timestamp_begin = _timestamp_begin(loaded)
         text = "".join(s.text for s in reading.segments).strip()
         flags = list(reading.flags)
         tokens = [t for s in reading.segments for t in s.tokens if t < timestamp_begin]
         details: dict[str, object] = {
-            "model": model_name,
+            "model": self.model_name_for(language),
             "model_path": str(loaded.path),
             "model_load_seconds": round(loaded.load_seconds, 3),
             "device": self.device,
             "compute_type": self.compute_type,
             "beam_size": self.beam_size,
             "batching": self.batching,
-            "audio_seconds": round(duration, 3),
-            "window_token_budget": window_budget,
-            "clip_token_budget": clip_budget,
+            "audio_seconds": round(clip.duration, 3),
+            "window_token_budget": clip.window_budget,
+            "clip_token_budget": clip.clip_budget,
             "tokens": len(tokens),
-            "segments": [
-                {
-                    "start": round(s.start, 2),
-                    "end": round(s.end, 2),
-                    "text": s.text,
-                    "avg_logprob": round(s.avg_logprob, 4),
-                    "no_speech_prob": round(s.no_speech_prob, 4),
-                    "compression_ratio": round(s.compression_ratio, 3),
-                    "temperature": s.temperature,
-                }
-                for s in reading.segments
-            ],
+            "segments": [_segment_facts(s) for s in reading.segments],
         }
+        if together > 1:
+            details["decoded_with_clips"] = together  # this clip's first window shared a decoder call
         if reading.reasons:
             details["bounded_because"] = reading.reasons
         loop = find_repetition(tokens)
@@ -475,5 +588,53 @@ class WhisperRoute:
             if FLAG_REPETITION not in flags:
                 flags.append(FLAG_REPETITION)
             ngram = tokens[loop.start : loop.start + loop.size]
-            details["repetition"] = {"ngram": model.hf_tokenizer.decode(ngram), "repeats": loop.repeats}
-        return Transcription(text=text, seconds=seconds, flags=tuple(flags), language=info.language, details=details)
+            details["repetition"] = {"ngram": loaded.model.hf_tokenizer.decode(ngram), "repeats": loop.repeats}
+        language_code = whisper_language(language)  # what faster-whisper reports for a forced language
+        return Transcription(text=text, seconds=seconds, flags=tuple(flags), language=language_code, details=details)
+
+
+@dataclass(frozen=True)
+class ClipToDecode:
+    """One clip as the decoder takes it: 16 kHz float32 samples and the token budgets its length gives."""
+
+    samples: np.ndarray
+    duration: float
+    window_budget: int
+    clip_budget: int
+
+
+def prepare_clip(audio: DecodedAudio) -> ClipToDecode:
+    """The clip at Whisper's rate with its budgets; AsrError for an empty one."""
+    samples = audio.samples
+    if audio.sample_rate != ASR_SAMPLE_RATE:
+        samples = resample(samples, audio.sample_rate, ASR_SAMPLE_RATE)
+    samples = np.ascontiguousarray(samples, dtype=np.float32)
+    if samples.size == 0:
+        raise AsrError("empty clip: nothing to transcribe")
+    duration = samples.size / ASR_SAMPLE_RATE
+    return ClipToDecode(samples, duration, window_token_budget(duration), clip_token_budget(duration))
+
+
+def _prepared_or_error(audio: DecodedAudio) -> ClipToDecode | AsrError:
+    try:
+        return prepare_clip(audio)
+    except AsrError as exc:
+        return exc
+
+
+def _timestamp_begin(loaded: _Loaded) -> int:
+    """Token ids from here up are timestamps (faster-whisper's own rule)."""
+    return int(loaded.model.hf_tokenizer.token_to_id("<|notimestamps|>")) + 1
+
+
+def _segment_facts(segment: Any) -> dict[str, object]:
+    """What a row keeps of one faster-whisper segment."""
+    return {
+        "start": round(segment.start, 2),
+        "end": round(segment.end, 2),
+        "text": segment.text,
+        "avg_logprob": round(segment.avg_logprob, 4),
+        "no_speech_prob": round(segment.no_speech_prob, 4),
+        "compression_ratio": round(segment.compression_ratio, 3),
+        "temperature": segment.temperature,
+    }

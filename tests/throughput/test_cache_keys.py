@@ -117,7 +117,8 @@ def test_a_changed_model_is_a_new_transcript_key(tmp_path: Path) -> None:
     int8_float = WhisperRoute(one.model, compute_type="int8_float32")
     assert len({key(one), key(beam), key(int8_float)}) == 3
     identity = one.cache_identity("en")
-    assert identity["faster_whisper"] and identity["ctranslate2"] and identity["batching"] == "sequential"
+    # batch_items: auto on the CPU decodes clips of 8 items together (asr/batching.py)
+    assert identity["faster_whisper"] and identity["ctranslate2"] and identity["batching"] == "cross_item:8"
 
 
 def test_the_cache_folder_follows_option_then_configuration_then_environment(
