@@ -12,7 +12,9 @@ owns the results file and the summary (it receives every report); workers only e
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import sys
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,22 +26,37 @@ from pytest_ttsbench.cache import CacheError, ClipCache, parse_size, resolve_cac
 from pytest_ttsbench.cases.packs import Pack, PackError, get_packs, run_packs
 from pytest_ttsbench.clip_reuse import ClipReuse, ReuseError, reuse_choice
 from pytest_ttsbench.config import ConfigError, EngineProfile, Settings, load_settings
-from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome
+from pytest_ttsbench.gating.bounds import SuiteScope, declared_floors, scope_errors
+from pytest_ttsbench.gating.coverage import unfinished_reason
+from pytest_ttsbench.gating.gate import (
+    Collected,
+    GateConfig,
+    GateOutcome,
+    evaluate_gate,
+    final_status,
+    write_gate,
+    write_gate_updates,
+)
 from pytest_ttsbench.gating.known_gaps import KnownGaps
 from pytest_ttsbench.gating.options import GateOptionError, build_gate_config, read_gate_options
-from pytest_ttsbench.naming import safe_name
+from pytest_ttsbench.json_documents import load_json
+from pytest_ttsbench.naming import safe_name, shown_path
+from pytest_ttsbench.option_specs import OptionSpec
 from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, Protocol, under_protocol
 from pytest_ttsbench.provenance import header_path, write_header
 from pytest_ttsbench.quality.gates import unmeasured_bounds_error
 from pytest_ttsbench.quality.measures import DEFAULT_DNSMOS_WINDOWING, DEFAULT_SETS
+from pytest_ttsbench.reporting.gate_item import GATE_NODEID
 from pytest_ttsbench.reruns import engine_config_id
-from pytest_ttsbench.results import ItemResult, ResultsWriter
+from pytest_ttsbench.results import RESULT_PROPERTY, RESUMED_PROPERTY, UNAVAILABLE_PROPERTY, ItemResult, ResultsWriter
+from pytest_ttsbench.runs import gate_path
 from pytest_ttsbench.sharding import ShardError, parse_shard
 
 if TYPE_CHECKING:  # the pipeline is imported when the evaluator is first needed
     from pytest_ttsbench.cases.model import Suite
     from pytest_ttsbench.pipeline import Evaluator
     from pytest_ttsbench.quality.gates import QualityBound
+    from pytest_ttsbench.reporting.terminal import SessionSummary
 
 BENCH_KEY = pytest.StashKey["BenchSession"]()
 #: What the controller hands its workers: (results file, audio folder), so a run has one folder.
@@ -50,6 +67,33 @@ RUN_ID_KEY = "ttsbench_run_id"
 PACKS_KEY = "ttsbench_packs"
 #: ... and whether it collects the configured external benchmark files (cases/pins.py).
 EXTERNAL_KEY = "ttsbench_external"
+#: What a worker tells the controller about its collection (the controller collects nothing).
+COLLECTED_KEY = "ttsbench_collected"
+CACHE_DAMAGED_KEY = "ttsbench_cache_damaged"  # a worker's damaged cache entries, per kind
+
+#: what a run synthesizes and where it writes (read by build_config)
+RUN_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "--tts-engine",
+        "engine profile(s) to synthesize with; without it no case is synthesized",
+        action="append",
+        default=None,
+        metavar="NAME[,NAME...]",
+    ),
+    OptionSpec(
+        "--tts-results",
+        "JSON-lines results file, one line per item as it finishes "
+        "(default: a new folder under the configured runs_dir)",
+        metavar="PATH",
+    ),
+    OptionSpec("--tts-audio-dir", "where clips are kept (default: beside the results)", metavar="DIR"),
+    OptionSpec(
+        "--tts-synth-only",
+        "synthesize and check clips only, no ASR and no verdicts; score them later with an "
+        "audio-dir profile whose path is this run's folder",
+        action="store_true",
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -201,6 +245,8 @@ class BenchSession:
     config: BenchConfig
     recorder: Recorder
     _evaluator: Evaluator | None = None
+    #: bounds whose scope no loaded case file defines, found by a pytest-xdist worker (bound_scope_errors)
+    scope_errors: list[str] = field(default_factory=list)
 
     @property
     def evaluator(self) -> Evaluator:
@@ -294,6 +340,183 @@ class BenchSession:
                 config.engine_names,
                 self.recorder.suite_files.values(),
             )
+
+    # --- what the plugin's hooks ask of the session (plugin.py stays hooks only) ---------------------
+
+    def summary(self) -> SessionSummary | None:
+        """The finished session as the reports show it: items after the repeat policy, and the gate."""
+        from pytest_ttsbench.reporting.terminal import SessionSummary
+
+        recorder = self.recorder
+        if self.config.is_worker or (not recorder.results and recorder.gate is None):
+            return None
+        items = recorder.gate.items if recorder.gate is not None else recorder.results
+        return SessionSummary(items, self.config.breakdown, recorder.gate, recorder.results)
+
+    def header_lines(self, invocation_dir: Path) -> list[str]:
+        """pytest's report header: the engines and where the results go (nothing without an engine)."""
+        config = self.config
+        if not config.engine_names:
+            return []
+        engines = ", ".join(config.engine_names)
+        if config.lists_only:
+            return [f"ttsbench: engines {engines}; listing only: nothing is synthesized, written or gated"]
+        return [f"ttsbench: engines {engines}; results -> {shown_path(config.results_path, invocation_dir)}"]
+
+    def collects(self, path: Path, *, explicit: bool) -> bool:
+        """Whether a case file (by its suffix) is collected: named on the command line, or in a case folder.
+
+        A project without a configuration has no case folder until an engine is selected: the plugin
+        reads none of a repository's files in its ordinary test run.
+        """
+        settings = self.config.settings
+        if explicit:
+            return True
+        if settings.source is None and not self.config.engine_names:
+            return False
+        return any(path.is_relative_to((settings.base_dir / folder).resolve()) for folder in settings.cases)
+
+    def note_report(self, report: pytest.TestReport) -> None:
+        """Record a finished test's result (the controller receives every worker's) and count its failure."""
+        if self.config.is_worker or report.nodeid == GATE_NODEID:
+            return
+        collected = self.recorder.collected
+        recorded = None
+        if report.when == "call":
+            for name, value in report.user_properties:
+                if name in (RESULT_PROPERTY, RESUMED_PROPERTY):
+                    recorded = ItemResult.from_dict(load_json(str(value)))
+                    # A resumed row is in the results file already: it counts, it is not written again.
+                    self.record(recorded, write=name == RESULT_PROPERTY)
+                elif name == UNAVAILABLE_PROPERTY:
+                    engine, reason = load_json(str(value))
+                    collected.unavailable[engine] = reason
+        if report.failed:
+            # The repeat policy may excuse a failed generation; nothing else is ever excused.
+            if recorded is not None and recorded.verdict != "correct":
+                collected.verdict_failures.add((recorded.engine, recorded.key))
+            else:
+                collected.other_failures += 1
+
+    def note_collect_failure(self) -> None:
+        """A case file that failed to collect fails the gate like any other failure (controller only)."""
+        if not self.config.is_worker:
+            self.recorder.collected.other_failures += 1
+
+    def count_selected(self, engines: Iterable[str]) -> None:
+        """The test items each engine has after -k and -m (one engine name per selected item)."""
+        counts = Counter(engines)
+        self.recorder.collected.selected = {name: counts.get(name, 0) for name in self.config.engine_names}
+
+    def bound_scope_errors(self) -> list[str]:
+        """A bound whose scope no loaded case file defines is a typo: refused before anything is synthesized."""
+        config = self.config
+        if not config.engine_names or config.synth_only:
+            return []
+        seen = self.recorder.collected
+        return scope_errors(
+            declared_floors(seen.suite_thresholds, config.gate.floor_layers, seen.suite_sources),
+            [bound for layer in config.gate.quality_layers for bound in layer],
+            list(config.settings.engines),
+            seen.suite_scopes,
+        )
+
+    # --- pytest-xdist: what the controller hands its workers and what they tell it back ---
+
+    def worker_input(self) -> dict[str, Any]:
+        """What a worker must share with the controller: the packs, external files, run folder and run id."""
+        config = self.config
+        handed: dict[str, Any] = {
+            PACKS_KEY: [pack.name for pack in config.packs],
+            EXTERNAL_KEY: [str(path) for path in config.external],
+        }
+        if config.results_path is not None:
+            handed[RUN_DIR_KEY] = (str(config.results_path), str(config.audio_dir))
+            handed[RUN_ID_KEY] = config.run_id
+        return handed
+
+    def collection_report(self, selection: Mapping[str, Any]) -> dict[str, Any]:
+        """What a worker tells the controller about its collection (JSON-able; the controller collects nothing)."""
+        seen = self.recorder.collected
+        return {
+            "suite_thresholds": seen.suite_thresholds,
+            "suite_quality": seen.suite_quality,
+            "suite_scopes": {suite: scope.to_dict() for suite, scope in seen.suite_scopes.items()},
+            "suite_sources": seen.suite_sources,
+            "suite_files": {suite: str(path) for suite, path in self.recorder.suite_files.items()},
+            "ids": sorted([engine, gap_id] for engine, gap_id in seen.ids),
+            "selection": dict(selection),
+            "selected": seen.selected,
+            "scope_errors": list(self.scope_errors),
+        }
+
+    def merge_collection_report(self, collected: Mapping[str, Any], cache_damaged: Mapping[str, Any]) -> None:
+        """Merge what a worker collected: suite floors, the ids known gaps are matched against, its
+        damaged cache entries and the bound scope errors it found (every worker collects the same items)."""
+        seen = self.recorder.collected
+        if seen.selected is None:
+            seen.selected = dict(collected.get("selected", {}))
+        for suite, floors in collected["suite_thresholds"].items():
+            seen.suite_thresholds.setdefault(suite, dict(floors))
+        for suite, section in collected.get("suite_quality", {}).items():
+            seen.suite_quality.setdefault(suite, dict(section))
+        for suite, scope in collected.get("suite_scopes", {}).items():
+            seen.suite_scopes.setdefault(suite, SuiteScope.from_dict(scope))
+        for suite, source in collected.get("suite_sources", {}).items():
+            seen.suite_sources.setdefault(suite, source)
+        for suite, path in collected.get("suite_files", {}).items():
+            self.recorder.suite_files.setdefault(suite, Path(path))
+        seen.ids.update((engine, gap_id) for engine, gap_id in collected["ids"])
+        if self.config.cache is not None:
+            for kind, count in cache_damaged.items():
+                self.config.cache.count_damaged(kind, int(count))
+        if collected.get("scope_errors"):
+            self.scope_errors = list(collected["scope_errors"])
+
+    # --- the end of the session ---
+
+    def finish_worker(self, workeroutput: dict[str, Any]) -> None:
+        """A worker's end: its damaged cache entries go to the controller (whose gate reports them), and its
+        engines close now, before xdist reports it finished: the controller may end the process then, and a
+        local model's close() (engines/python_factory.py) must still run."""
+        if self.config.cache is not None:
+            workeroutput[CACHE_DAMAGED_KEY] = dict(self.config.cache.damaged)
+        self.close_engines()
+
+    def gate(self, exitstatus: int, stopped: bool) -> GateOutcome | None:
+        """The gate, once, where every result is (the controller); None where nothing is gated.
+
+        ``exitstatus`` and ``stopped`` (``-x``, a ``shouldstop``) are the session's: never a pass for a
+        session that did not run to its end. Writes the run header, the gate file and planned rewrites.
+        """
+        config, recorder = self.config, self.recorder
+        if config.is_worker or not config.engine_names:
+            return None
+        if config.cache is not None:
+            recorder.collected.cache_damaged = dict(config.cache.damaged)
+        if recorder.results:
+            self.write_header()  # complete now: every case file and language of the run is known
+        if config.synth_only or config.lists_only:
+            # A synthesize-only run has clips, not verdicts; a listing (--co, --setup-plan) ran nothing:
+            # neither has anything to gate, and no gate file claims a verdict for them.
+            return None
+        outcome = evaluate_gate(recorder.results, config.gate, recorder.collected)
+        unfinished = unfinished_reason(exitstatus, stopped)
+        if unfinished is not None:
+            outcome.reasons.insert(0, unfinished)
+        if outcome.quality_spreads and "similarity" in config.quality_sets:
+            from pytest_ttsbench.quality.similarity import between_generations  # reads the kept clips
+
+            outcome.quality_spreads = between_generations(outcome.quality_spreads, recorder.results)
+        write_gate_updates(outcome)
+        outcome.exitstatus = final_status(outcome, exitstatus)
+        if self.scope_errors:  # found by the xdist workers, which ran nothing: the usage error given without -n
+            outcome.exitstatus = int(pytest.ExitCode.USAGE_ERROR)
+            sys.stderr.write("ERROR: " + "\n".join(self.scope_errors) + "\n")
+        recorder.gate = outcome
+        if config.results_path is not None:
+            write_gate(gate_path(config.results_path), outcome)
+        return outcome
 
 
 # --- building the configuration ------------------------------------------------------------------
