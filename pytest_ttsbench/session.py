@@ -38,13 +38,12 @@ from pytest_ttsbench.gating.gate import (
     write_gate_updates,
 )
 from pytest_ttsbench.gating.known_gaps import KnownGaps
-from pytest_ttsbench.gating.options import GateOptionError, build_gate_config, read_gate_options
+from pytest_ttsbench.gating.options import GateOptionError, MeasureSetsChoice, build_gate_config, read_gate_options
 from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.naming import safe_name, shown_path
 from pytest_ttsbench.option_specs import OptionSpec
 from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, Protocol, under_protocol
 from pytest_ttsbench.provenance import header_path, write_header
-from pytest_ttsbench.quality.gates import unmeasured_bounds_error
 from pytest_ttsbench.quality.measures import DEFAULT_DNSMOS_WINDOWING, DEFAULT_SETS
 from pytest_ttsbench.reporting.gate_item import GATE_NODEID
 from pytest_ttsbench.reruns import engine_config_id
@@ -55,7 +54,6 @@ from pytest_ttsbench.sharding import ShardError, parse_shard
 if TYPE_CHECKING:  # the pipeline is imported when the evaluator is first needed
     from pytest_ttsbench.cases.model import Suite
     from pytest_ttsbench.pipeline import Evaluator
-    from pytest_ttsbench.quality.gates import QualityBound
     from pytest_ttsbench.reporting.terminal import SessionSummary
 
 BENCH_KEY = pytest.StashKey["BenchSession"]()
@@ -591,10 +589,9 @@ def build_config(config: pytest.Config) -> BenchConfig:
         )
     workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
     results_path, audio_dir = _output_paths(config, settings, engines, workerinput)
-    gate = _gate_config(config, settings, engines, is_worker=workerinput is not None)
-    quality_layers = gate.quality_layers
-    quality_sets, dnsmos_windowing = _quality_config(config, settings, engines)
-    _refuse_unmeasured_bounds(config, settings, engines, quality_sets, quality_layers)
+    quality_sets, dnsmos_windowing = _quality_options(config, settings)
+    gate = _read_gate(config, settings, engines, quality_sets, is_worker=workerinput is not None)
+    _load_quality_models(engines, quality_sets, dnsmos_windowing)
     bench = BenchConfig(
         settings=settings,
         engine_names=tuple(engines),
@@ -616,7 +613,7 @@ def build_config(config: pytest.Config) -> BenchConfig:
         is_worker=workerinput is not None,
         strict_xfail=bool(config.getoption("tts_strict_xfail")),
         cli_repeats=config.getoption("tts_repeats"),
-        gate=replace(gate, quality_sets=quality_sets),
+        gate=gate,
         quality_sets=quality_sets,
         dnsmos_windowing=dnsmos_windowing,
         shard=_shard_option(config),
@@ -705,51 +702,44 @@ def _shard_option(config: pytest.Config) -> str | None:
         raise pytest.UsageError(str(exc)) from exc
 
 
-def _quality_config(config: pytest.Config, settings: Settings, engines: Sequence[str]) -> tuple[tuple[str, ...], str]:
-    """Measure sets and DNSMOS windowing; the chosen models load now (a missing extra stops the run).
+def _quality_options(config: pytest.Config, settings: Settings) -> tuple[tuple[str, ...], str]:
+    """The measure sets (``--tts-quality``, else the configuration's) and the DNSMOS windowing.
 
     The quality bounds are gate options (gating/options.py)."""
-    from pytest_ttsbench.quality.measures import QualityOptionError, QualityUnavailable, parse_measure_sets
+    from pytest_ttsbench.quality.measures import QualityOptionError, parse_measure_sets
 
-    where = str(settings.source or "configuration")
     option = config.getoption("tts_quality")
+    where = "--tts-quality" if option else str(settings.source or "configuration")
     try:
-        sets = parse_measure_sets(option or settings.quality.get("measures"), "--tts-quality" if option else where)
-        configured = settings.quality.get("dnsmos_windowing", DEFAULT_DNSMOS_WINDOWING)
-        windowing = config.getoption("tts_dnsmos_windowing") or configured
-        if engines and sets:
-            from pytest_ttsbench.quality.meter import QualityMeter
+        sets = parse_measure_sets(option or settings.quality.get("measures"), where)
+    except QualityOptionError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+    configured = settings.quality.get("dnsmos_windowing", DEFAULT_DNSMOS_WINDOWING)
+    return sets, config.getoption("tts_dnsmos_windowing") or configured
 
-            QualityMeter(sets, windowing).load()
+
+def _load_quality_models(engines: Sequence[str], sets: tuple[str, ...], windowing: str) -> None:
+    """The chosen measures' models load now: a missing extra stops the run before anything is synthesized."""
+    if not engines or not sets:
+        return
+    from pytest_ttsbench.quality.measures import QualityOptionError, QualityUnavailable
+    from pytest_ttsbench.quality.meter import QualityMeter
+
+    try:
+        QualityMeter(sets, windowing).load()
     except (QualityOptionError, QualityUnavailable) as exc:
         raise pytest.UsageError(str(exc)) from exc
-    return sets, windowing
 
 
-def _refuse_unmeasured_bounds(
-    config: pytest.Config,
-    settings: Settings,
-    engines: Sequence[str],
-    sets: tuple[str, ...],
-    layers: Sequence[Sequence[QualityBound]],
-) -> None:
-    """A floor, ceiling or tolerance this run could only pass over nothing is refused before it runs."""
-    if not engines or config.getoption("tts_synth_only"):
-        return  # nothing to gate
-    # Recorded transcripts have no clip to measure: the bounds are not asked of such engines.
-    engines = settings.clip_engines(engines)
-    if not engines:
-        return
+def _sets_chosen(config: pytest.Config, settings: Settings) -> MeasureSetsChoice:
+    """Where this run's measure sets came from, for the refusal of a bound on a set it does not take."""
     if config.getoption("tts_quality"):
         chosen_by = "--tts-quality"
     elif settings.quality.get("measures") is not None:
         chosen_by = f"{settings.source or 'configuration'}: field quality.measures"
     else:
         chosen_by = "--tts-quality not given, so the default"
-    advice = "add the set: --tts-quality {sets} (or quality.measures in the configuration)"
-    error = unmeasured_bounds_error(layers, sets, engines, chosen_by, advice)
-    if error is not None:
-        raise pytest.UsageError(error)
+    return MeasureSetsChoice(chosen_by, "add the set: --tts-quality {sets} (or quality.measures in the configuration)")
 
 
 def _cache_config(config: pytest.Config, settings: Settings, engines: Sequence[str]) -> dict[str, Any]:
@@ -772,12 +762,42 @@ def _cache_config(config: pytest.Config, settings: Settings, engines: Sequence[s
     return {"cache": ClipCache(folder, config.getoption("tts_cache")), "cache_max_bytes": cap, "clip_reuse": reuse}
 
 
-def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[str], *, is_worker: bool) -> GateConfig:
-    """Read the gate's inputs up front, so a bad floor, gaps file or baseline stops the run at once.
+def _read_gate(
+    config: pytest.Config,
+    settings: Settings,
+    engines: Sequence[str],
+    quality_sets: tuple[str, ...],
+    *,
+    is_worker: bool,
+) -> GateConfig:
+    """The gate's inputs read up front, so a bad floor, gaps file or baseline stops the run at once.
 
-    The options and their checks are ``ttsbench gate``'s too (gating/options.py); only the number of
-    generations is this run's own.
+    The gate options and their checks are ``ttsbench gate``'s too: one builder (gating/options.py)
+    makes the configuration; the number of generations is this front end's own to read.
     """
+    # syrupy's own flag, so one `--snapshot-update` refreshes every kind of snapshot in a project.
+    options = read_gate_options(config.getoption, bool(config.getoption("update_snapshots", default=False)))
+    synth_only = bool(config.getoption("tts_synth_only"))  # nothing to gate: no bound is refused
+    try:
+        return build_gate_config(
+            settings,
+            engines,
+            options,
+            repeats=_repeats(config, settings, engines),
+            repeat_policy=config.getoption("tts_repeat_policy"),
+            contract=config.getoption("tts_contract"),
+            # the baseline is judged under this run's protocol, whatever it was scored under
+            protocol=config.getoption("tts_protocol"),
+            read_files=not is_worker,
+            quality_sets=quality_sets,
+            sets_chosen=None if synth_only else _sets_chosen(config, settings),
+        )
+    except GateOptionError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+
+
+def _repeats(config: pytest.Config, settings: Settings, engines: Sequence[str]) -> int:
+    """Generations per item the gate expects: ``--tts-repeats``, else the most any selected profile asks."""
     repeats = config.getoption("tts_repeats")
     if repeats is not None and repeats < 1:
         raise pytest.UsageError(f"--tts-repeats must be at least 1, got {repeats}")
@@ -786,23 +806,7 @@ def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[st
         profile_counts = [profile_repeats(settings.engines[engine]) for engine in engines]
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from exc
-    repeats = repeats if repeats is not None else max(profile_counts, default=1)
-    # syrupy's own flag, so one `--snapshot-update` refreshes every kind of snapshot in a project.
-    options = read_gate_options(config.getoption, bool(config.getoption("update_snapshots", default=False)))
-    try:
-        return build_gate_config(
-            settings,
-            engines,
-            options,
-            repeats=repeats,
-            repeat_policy=config.getoption("tts_repeat_policy"),
-            contract=config.getoption("tts_contract"),
-            # the baseline is judged under this run's protocol, whatever it was scored under
-            protocol=config.getoption("tts_protocol"),
-            read_files=not is_worker,
-        )
-    except GateOptionError as exc:
-        raise pytest.UsageError(str(exc)) from exc
+    return repeats if repeats is not None else max(profile_counts, default=1)
 
 
 def _output_paths(

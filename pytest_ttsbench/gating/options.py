@@ -28,7 +28,10 @@ from pytest_ttsbench.option_specs import OptionSpec, add_options
 if TYPE_CHECKING:
     from pytest_ttsbench.config import Settings
     from pytest_ttsbench.gating.gate import GateConfig
+    from pytest_ttsbench.gating.latency import LatencyBudget, SlowdownRule
+    from pytest_ttsbench.gating.thresholds import FloorLayer
     from pytest_ttsbench.provenance import RunHeader
+    from pytest_ttsbench.quality.gates import QualityBound
     from pytest_ttsbench.results import ItemResult
 
 
@@ -212,6 +215,36 @@ def baseline_results_path(option: str) -> Path:
     return given / "results.jsonl" if given.is_dir() else given
 
 
+@dataclass(frozen=True)
+class MeasureSetsChoice:
+    """Where the gated run's quality measure sets came from, to say so when a bound needs a set it lacks."""
+
+    #: e.g. ``--tts-quality``, or ``its run header``
+    chosen_by: str
+    #: what to do, with ``{sets}`` for the sets to take
+    advice: str
+
+
+@dataclass(frozen=True)
+class _Bounds:
+    """The gate's bounds and known gaps, parsed from the options and the configuration."""
+
+    floor_layers: tuple[FloorLayer, ...]
+    latency_budgets: tuple[LatencyBudget, ...]
+    latency_compare_fail: tuple[SlowdownRule, ...]
+    quality_layers: tuple[tuple[QualityBound, ...], ...]
+    known_gaps: dict[str, KnownGaps]
+
+
+@dataclass(frozen=True)
+class _Baseline:
+    """The run a ``--tts-baseline`` names: its latest row per target, its file and its header."""
+
+    rows: tuple[ItemResult, ...] | None = None
+    path: Path | None = None
+    header: RunHeader | None = None
+
+
 def build_gate_config(
     settings: Settings,
     engines: Sequence[str],
@@ -222,22 +255,60 @@ def build_gate_config(
     contract: str | None,
     protocol: str | None = None,
     read_files: bool = True,
+    quality_sets: tuple[str, ...] | None = None,
+    sets_chosen: MeasureSetsChoice | None = None,
 ) -> GateConfig:
-    """The gate's configuration from its options and the files they name; the one place options are checked.
+    """The gate's configuration from its options and the files they name: the one builder, for pytest
+    and ``ttsbench gate`` alike, and the one place options are checked.
 
     ``contract``: the text contract the gated run sent (the baseline must have sent the same), None when
     unknown. ``read_files`` False (a pytest-xdist worker) skips the baseline and snapshots, which only the
     controller gates. ``protocol``: the run's (``--tts-protocol``, ``ttsbench gate --protocol``), under
     which the baseline's rows are judged too, whatever protocol the baseline run was scored under.
+    ``quality_sets``: the measure sets the run takes (None: not known); with ``sets_chosen`` a bound that
+    surely applies to the run but needs a set it does not take is refused now, not left for the gate.
     Raises :class:`GateOptionError` naming the option or file at fault.
     """
     from pytest_ttsbench.gating.gate import GateConfig
-    from pytest_ttsbench.protocols import under_protocol
-    from pytest_ttsbench.provenance import RunHeaderError, read_header
-    from pytest_ttsbench.quality.gates import allow_model_change, override_layers
-    from pytest_ttsbench.results import latest_per_target, read_results
+    from pytest_ttsbench.quality.gates import allow_model_change
 
-    where = str(settings.source or "configuration")
+    rule = _regression_rule(options)
+    bounds = _parse_bounds(settings, engines, options)
+    _require_baseline(options, bounds)
+    if quality_sets is not None and sets_chosen is not None:
+        _refuse_unmeasured(settings, engines, bounds, quality_sets, sets_chosen)
+    baseline = _read_baseline(options.tts_baseline, contract, protocol) if read_files else _Baseline()
+    snapshots = _read_snapshot_files(settings, engines) if read_files and options.tts_snapshot != "off" else {}
+    return GateConfig(
+        engines=tuple(engines),
+        engine_profiles=tuple(settings.engines),
+        repeats=repeats,
+        repeat_policy=repeat_policy,
+        floor_layers=bounds.floor_layers,
+        known_gaps=bounds.known_gaps,
+        update_known_gaps=options.tts_update_known_gaps,
+        baseline=baseline.rows,
+        baseline_path=baseline.path,
+        fail_on_regression=options.tts_fail_on_regression,
+        regression_rule=rule,
+        baseline_header=baseline.header,
+        allow_asr_change=options.tts_allow_asr_change,
+        latency_budgets=bounds.latency_budgets,
+        latency_compare_fail=bounds.latency_compare_fail,
+        snapshot_mode=options.tts_snapshot,
+        update_snapshots=options.update_snapshots,
+        snapshots=snapshots,
+        quality_layers=bounds.quality_layers,
+        allow_quality_model_change=allow_model_change(options.tts_allow_quality_model_change, settings.quality),
+        allow_unavailable=options.tts_allow_unavailable,
+        allow_unmeasured_bounds=options.tts_allow_unmeasured_bounds,
+        max_error_rate=options.tts_max_error_rate,
+        quality_sets=quality_sets,
+    )
+
+
+def _regression_rule(options: GateOptions) -> RegressionRule:
+    """The regression rule's limits (and the error-rate limit), each in its range."""
     alpha, rate, count = options.tts_regression_alpha, options.tts_max_regression_rate, options.tts_max_regressions
     if not 0 < alpha <= 1 or not 0 <= rate <= 1 or (count is not None and count < 0):
         raise GateOptionError(
@@ -246,7 +317,14 @@ def build_gate_config(
         )
     if not 0 <= options.tts_max_error_rate <= 1:
         raise GateOptionError(f"--tts-max-error-rate must be in [0, 1], got {options.tts_max_error_rate}")
-    has_baseline = bool(options.tts_baseline)
+    return RegressionRule(alpha=alpha, max_count=count, max_rate=None if rate >= 1 else rate)
+
+
+def _parse_bounds(settings: Settings, engines: Sequence[str], options: GateOptions) -> _Bounds:
+    """Floors, latency budgets and slowdowns, quality bounds (options over the configuration) and known gaps."""
+    from pytest_ttsbench.quality.gates import override_layers
+
+    where = str(settings.source or "configuration")
     try:
         floor_layers = (
             parse_cli_thresholds(list(options.tts_threshold), options.tts_min_n, options.tts_floor_on),
@@ -263,71 +341,89 @@ def build_gate_config(
             list(options.tts_quality_ceiling),
             list(options.tts_quality_tolerance),
         )
-        known: dict[str, KnownGaps] = {
+        known = {
             engine: load_known_gaps(gaps_path(settings.base_dir, settings.known_gaps_dir, engine), engine)
             for engine in engines
         }
     except ValueError as exc:  # ThresholdError, LatencyError, QualityOptionError, KnownGapsError
         raise GateOptionError(str(exc)) from exc
-    if latency_compare_fail and not has_baseline:
-        raise GateOptionError("--tts-latency-compare-fail needs --tts-baseline RESULTS")
-    if options.tts_fail_on_regression and not has_baseline:
-        raise GateOptionError("--tts-fail-on-regression needs --tts-baseline RESULTS")
-    if any(bound.kind == "tolerance" for layer in quality_layers for bound in layer) and not has_baseline:
-        raise GateOptionError("--tts-quality-tolerance (or quality.tolerance) needs --tts-baseline RESULTS")
-    baseline: tuple[ItemResult, ...] | None = None
-    baseline_path: Path | None = None
-    baseline_header: RunHeader | None = None
-    if options.tts_baseline and read_files:
-        baseline_path = baseline_results_path(options.tts_baseline)
-        if not baseline_path.is_file():
-            raise GateOptionError(f"--tts-baseline: no results file at {baseline_path}")
-        try:
-            # the latest row of each target (a file may hold appended runs)
-            baseline = tuple(latest_per_target(read_results(baseline_path)))
-            if protocol is not None:
-                baseline = tuple(under_protocol(row, protocol, f"--tts-baseline {baseline_path}") for row in baseline)
-            baseline_header = read_header(baseline_path)
-        except (OSError, ValueError, RunHeaderError) as exc:
-            raise GateOptionError(f"--tts-baseline: {exc}") from exc
-        if not baseline:
-            raise GateOptionError(f"--tts-baseline: {baseline_path} holds no results")
-        used = sorted({row.contract for row in baseline})
-        if contract is not None and used and used != [contract]:
-            raise GateOptionError(
-                f"--tts-baseline: {baseline_path} sent text contract(s) {', '.join(used)}, this run sends "
-                f"{contract!r}: compare runs of one contract (--tts-contract)"
-            )
-    snapshots = {}
-    if options.tts_snapshot != "off" and read_files:
-        for engine in engines:
-            path = snapshot_path(settings.base_dir, engine)
-            try:
-                snapshots[engine] = (path, read_snapshots(path))
-            except ValueError as exc:  # SnapshotFileError: a name given twice in the .ambr file
-                raise GateOptionError(str(exc)) from exc
-    return GateConfig(
-        engines=tuple(engines),
-        engine_profiles=tuple(settings.engines),
-        repeats=repeats,
-        repeat_policy=repeat_policy,
-        floor_layers=floor_layers,
-        known_gaps=known,
-        update_known_gaps=options.tts_update_known_gaps,
-        baseline=baseline,
-        baseline_path=baseline_path,
-        fail_on_regression=options.tts_fail_on_regression,
-        regression_rule=RegressionRule(alpha=alpha, max_count=count, max_rate=None if rate >= 1 else rate),
-        baseline_header=baseline_header,
-        allow_asr_change=options.tts_allow_asr_change,
-        latency_budgets=tuple(latency_budgets),
-        latency_compare_fail=tuple(latency_compare_fail),
-        snapshot_mode=options.tts_snapshot,
-        update_snapshots=options.update_snapshots,
-        snapshots=snapshots,
-        quality_layers=tuple(tuple(layer) for layer in quality_layers),
-        allow_quality_model_change=allow_model_change(options.tts_allow_quality_model_change, settings.quality),
-        allow_unavailable=options.tts_allow_unavailable,
-        allow_unmeasured_bounds=options.tts_allow_unmeasured_bounds,
-        max_error_rate=options.tts_max_error_rate,
+    return _Bounds(
+        floor_layers,
+        tuple(latency_budgets),
+        tuple(latency_compare_fail),
+        tuple(tuple(layer) for layer in quality_layers),
+        known,
     )
+
+
+def _require_baseline(options: GateOptions, bounds: _Bounds) -> None:
+    """The options that compare with a baseline are refused without one."""
+    if options.tts_baseline:
+        return
+    if bounds.latency_compare_fail:
+        raise GateOptionError("--tts-latency-compare-fail needs --tts-baseline RESULTS")
+    if options.tts_fail_on_regression:
+        raise GateOptionError("--tts-fail-on-regression needs --tts-baseline RESULTS")
+    if any(bound.kind == "tolerance" for layer in bounds.quality_layers for bound in layer):
+        raise GateOptionError("--tts-quality-tolerance (or quality.tolerance) needs --tts-baseline RESULTS")
+
+
+def _refuse_unmeasured(
+    settings: Settings,
+    engines: Sequence[str],
+    bounds: _Bounds,
+    quality_sets: tuple[str, ...],
+    chosen: MeasureSetsChoice,
+) -> None:
+    """A floor, ceiling or tolerance the run could only pass over nothing is refused before it is gated."""
+    from pytest_ttsbench.quality.gates import unmeasured_bounds_error
+
+    # Recorded transcripts have no clip to measure: the bounds are not asked of such engines.
+    clip_engines = settings.clip_engines(engines)
+    if not clip_engines:
+        return
+    error = unmeasured_bounds_error(bounds.quality_layers, quality_sets, clip_engines, chosen.chosen_by, chosen.advice)
+    if error is not None:
+        raise GateOptionError(error)
+
+
+def _read_baseline(option: str | None, contract: str | None, protocol: str | None) -> _Baseline:
+    """``--tts-baseline``'s rows (the latest of each target: a file may hold appended runs), under the
+    run's protocol, refused when it holds none or sent another text contract."""
+    from pytest_ttsbench.protocols import under_protocol
+    from pytest_ttsbench.provenance import RunHeaderError, read_header
+    from pytest_ttsbench.results import latest_per_target, read_results
+
+    if not option:
+        return _Baseline()
+    path = baseline_results_path(option)
+    if not path.is_file():
+        raise GateOptionError(f"--tts-baseline: no results file at {path}")
+    try:
+        rows = tuple(latest_per_target(read_results(path)))
+        if protocol is not None:
+            rows = tuple(under_protocol(row, protocol, f"--tts-baseline {path}") for row in rows)
+        header = read_header(path)
+    except (OSError, ValueError, RunHeaderError) as exc:
+        raise GateOptionError(f"--tts-baseline: {exc}") from exc
+    if not rows:
+        raise GateOptionError(f"--tts-baseline: {path} holds no results")
+    used = sorted({row.contract for row in rows})
+    if contract is not None and used and used != [contract]:
+        raise GateOptionError(
+            f"--tts-baseline: {path} sent text contract(s) {', '.join(used)}, this run sends "
+            f"{contract!r}: compare runs of one contract (--tts-contract)"
+        )
+    return _Baseline(rows, path, header)
+
+
+def _read_snapshot_files(settings: Settings, engines: Sequence[str]) -> dict[str, tuple[Path, dict[str, str]]]:
+    """Each engine's transcript snapshots (``__tts_snapshots__/<engine>.ambr``)."""
+    snapshots = {}
+    for engine in engines:
+        path = snapshot_path(settings.base_dir, engine)
+        try:
+            snapshots[engine] = (path, read_snapshots(path))
+        except ValueError as exc:  # SnapshotFileError: a name given twice in the .ambr file
+            raise GateOptionError(str(exc)) from exc
+    return snapshots
