@@ -24,7 +24,6 @@ from pytest_ttsbench.collect import (
     external_case_files,
     pack_case_files,
     prefetch_ahead,
-    shard_key,
     upcoming_items,
 )
 from pytest_ttsbench.contracts import CONTRACT_OPTIONS
@@ -43,8 +42,8 @@ from pytest_ttsbench.reporting.terminal import SUMMARY_OPTIONS, write_run_sectio
 from pytest_ttsbench.reruns import RERUN_OPTIONS
 from pytest_ttsbench.selection import (
     SELECTION_OPTIONS,
-    leave_out_unfit_languages,
-    merge_worker_report,
+    keep_selected,
+    merge_worker_selection,
     selection_of,
     worker_report,
 )
@@ -57,35 +56,29 @@ from pytest_ttsbench.session import (
     Recorder,
     build_config,
 )
-from pytest_ttsbench.sharding import SHARD_OPTIONS, parse_shard, select
+from pytest_ttsbench.sharding import SHARD_OPTIONS
 
 #: (group name, its description, the options it shows in this order), each declared by its own feature
 OPTION_GROUPS: tuple[tuple[str, str, tuple[OptionSpec, ...]], ...] = (
     (
         "ttsbench",
         "text-to-speech benchmark (pytest-ttsbench)",
-        (
-            *PROGRESS_OPTIONS,
-            *RUN_OPTIONS,
-            *RERUN_OPTIONS,
-            *PACK_OPTIONS,
-            *ASR_OPTIONS,
-            *CONTRACT_OPTIONS,
-            *PROTOCOL_OPTIONS,
-            *VOTING_OPTIONS,
-            *CACHE_OPTIONS,
-            *CLIP_REUSE_OPTIONS,
-            *SUMMARY_OPTIONS,
-            *SELECTION_OPTIONS,
-            *SHARD_OPTIONS,
-        ),
+        PROGRESS_OPTIONS
+        + RUN_OPTIONS
+        + RERUN_OPTIONS
+        + PACK_OPTIONS
+        + ASR_OPTIONS
+        + CONTRACT_OPTIONS
+        + PROTOCOL_OPTIONS
+        + VOTING_OPTIONS
+        + CACHE_OPTIONS
+        + CLIP_REUSE_OPTIONS
+        + SUMMARY_OPTIONS
+        + SELECTION_OPTIONS
+        + SHARD_OPTIONS,
     ),
     # The release gate's own options are ttsbench gate's too (gating/options.py).
-    (
-        "ttsbench-gate",
-        "text-to-speech release gate (pytest-ttsbench)",
-        (*GATE_OPTIONS, *REPEAT_OPTIONS, *QUALITY_OPTIONS),
-    ),
+    ("ttsbench-gate", "text-to-speech release gate (pytest-ttsbench)", GATE_OPTIONS + REPEAT_OPTIONS + QUALITY_OPTIONS),
 )
 
 
@@ -156,10 +149,7 @@ class _XdistHooks:
         collected = workeroutput.get(COLLECTED_KEY)
         if not collected:
             return
-        deselected = merge_worker_report(selection_of(node.config), collected.get("selection"))
-        reporter = node.config.pluginmanager.get_plugin("terminalreporter")
-        if deselected and reporter is not None:
-            reporter.stats.setdefault("deselected", []).extend(deselected)
+        merge_worker_selection(node.config, collected.get("selection"))
         _bench(node.config).merge_collection_report(collected, workeroutput.get(CACHE_DAMAGED_KEY, {}))
 
 
@@ -175,35 +165,18 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 @pytest.hookimpl(trylast=True)  # after -k and -m, so the line counts only items the user selected
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Keep this shard's items (``--tts-shard``), then leave out items in languages an engine profile is
-    not fit to be judged on (see languages.py).
-
-    A synthesize-only run judges nothing (its clips may be scored later by other means): it keeps them.
-    """
+    """A bound whose scope no case file defines stops the run; else keep the shard's and fit items (selection.py)."""
     bench = _bench(config)
     errors = bench.bound_scope_errors()
-    if errors:
-        if getattr(config, "workerinput", None) is None:
-            raise pytest.UsageError("\n".join(errors))
+    if not errors:
+        keep_selected(session, items, bench.config)
+    elif getattr(config, "workerinput", None) is None:
+        raise pytest.UsageError("\n".join(errors))
+    else:
         # A pytest-xdist worker cannot stop the session with a usage error: it runs nothing and tells
         # the controller, which fails the session with the same message (BenchSession.gate).
         bench.scope_errors = errors
         items[:] = []
-        return
-    bench_config = bench.config
-    if bench_config.shard is not None:
-        kept, dropped = select(items, parse_shard(bench_config.shard), shard_key)
-        if dropped:
-            items[:] = kept
-            config.hook.pytest_deselected(items=dropped)
-    if not bench_config.engine_names or bench_config.synth_only or config.getoption("tts_all_languages"):
-        return
-    profiles = {name: bench_config.settings.engines[name] for name in bench_config.engine_names}
-    kept, left_out, skips = leave_out_unfit_languages(session, items, profiles)
-    selection_of(config).language_skips = skips
-    if left_out:
-        items[:] = kept
-        config.hook.pytest_deselected(items=left_out)
 
 
 def pytest_deselected(items: list[pytest.Item]) -> None:
