@@ -3,11 +3,12 @@
 :data:`GATE_OPTIONS` declares each option as an :class:`~pytest_ttsbench.option_specs.OptionSpec`
 (its flag, how it parses, its default, its help); the plugin adds them to pytest's option group
 and ``ttsbench gate`` to its argument parser with :func:`add_gate_options`, as pytest-benchmark
-shares its ``add_*_options`` between its plugin and its CLI. Both read the values back into one :class:`GateOptions` (:func:`read_gate_options`,
-by the same ``dest`` names) and build the gate's :class:`~pytest_ttsbench.gating.gate.GateConfig`
-with the one :func:`build_gate_config` (the plugin at session start, ``ttsbench gate`` from the
-run header), so a combination one front end refuses the other refuses too, with the same message
-(a :class:`GateOptionError`: pytest's usage error, ``ttsbench``'s exit 2).
+shares its ``add_*_options`` between its plugin and its CLI. Both read the values back into one
+:class:`GateOptions` (:func:`read_gate_options`, by the same ``dest`` names) and build the gate's
+:class:`~pytest_ttsbench.gating.gate.GateConfig` with the one :func:`build_gate_config` (the
+plugin at session start, ``ttsbench gate`` from the run header), so a combination one front end
+refuses the other refuses too, with the same message (a :class:`GateOptionError`: pytest's usage
+error, ``ttsbench``'s exit 2).
 """
 
 from __future__ import annotations
