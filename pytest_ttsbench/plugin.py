@@ -7,7 +7,6 @@ option_specs.OptionSpec` tuple, shared with a ``ttsbench`` subcommand where one 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Generator
 from pathlib import Path
 
@@ -36,7 +35,7 @@ from pytest_ttsbench.protocols import PROTOCOL_OPTIONS
 from pytest_ttsbench.quality.measures import QUALITY_OPTIONS, measure_names
 from pytest_ttsbench.redaction import install_log_redaction
 from pytest_ttsbench.reporting.gate_item import gate_is_armed, gate_reports
-from pytest_ttsbench.reporting.html import register_html_report
+from pytest_ttsbench.reporting.html import ASSETS_EXISTED_KEY, note_existing_assets, register_html_report
 from pytest_ttsbench.reporting.progress import PROGRESS_OPTIONS, register_progress
 from pytest_ttsbench.reporting.terminal import SUMMARY_OPTIONS, write_run_sections
 from pytest_ttsbench.reruns import RERUN_OPTIONS
@@ -91,17 +90,9 @@ def _bench(config: pytest.Config) -> BenchSession:
     return config.stash[BENCH_KEY]
 
 
-# Whether the report's directory already held pytest-html's assets/ before this run wrote there.
-HTML_ASSETS_EXISTED_KEY = pytest.StashKey[bool]()
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    """Look beside an ``--html`` report before pytest-html writes its assets (see reporting/html.py)."""
-    report = config.getoption("htmlpath", None)
-    if report:
-        assets = (Path.cwd() / Path(os.path.expandvars(str(report))).expanduser()).parent / "assets"
-        config.stash[HTML_ASSETS_EXISTED_KEY] = assets.exists()
+    note_existing_assets(config)  # before pytest-html writes its assets (see reporting/html.py)
 
 
 @pytest.hookimpl(trylast=True)  # after pytest-html's, whose report writer the HTML report adjusts
@@ -115,7 +106,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[BENCH_KEY] = bench
     config.pluginmanager.register(_ReportListener(bench), "ttsbench-recorder")
     measures = measure_names(bench_config.quality_sets) if bench_config.engine_names else ()
-    register_html_report(config, bench.summary, config.stash.get(HTML_ASSETS_EXISTED_KEY, True), measures)
+    register_html_report(config, bench.summary, config.stash.get(ASSETS_EXISTED_KEY, True), measures)
     register_progress(config, bench_config.engine_names)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(), "ttsbench-xdist")
