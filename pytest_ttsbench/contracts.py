@@ -11,7 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from pytest_ttsbench.option_specs import OptionSpec
 from pytest_ttsbench.results import ItemResult
+
+#: the text variants an item may be sent as
+CONTRACTS: tuple[str, ...] = ("raw", "mono", "bilingual")
+CONTRACT_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "--tts-contract",
+        "which text variant of an item is sent (default: raw)",
+        choices=CONTRACTS,
+        default="raw",
+    ),
+)
 
 
 class ContractMixError(ValueError):

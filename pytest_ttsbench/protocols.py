@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pytest_ttsbench.contracts import one_value_per_run
+from pytest_ttsbench.option_specs import OptionSpec
 from pytest_ttsbench.results import ItemResult
 from pytest_ttsbench.runs import Run
 
@@ -30,6 +31,14 @@ Protocol = Literal["strict", "published"]
 PROTOCOLS: tuple[Protocol, ...] = ("strict", "published")
 DEFAULT_PROTOCOL: Protocol = "strict"
 PROTOCOL_HELP = "strict (our judge, the default) or published (the benchmark's own matcher, where its code is public)"
+PROTOCOL_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "--tts-protocol",
+        f"which scoring protocol gives the verdicts: {PROTOCOL_HELP}; the other is recorded beside it",
+        choices=PROTOCOLS,
+        default=DEFAULT_PROTOCOL,
+    ),
+)
 
 
 class ProtocolMixError(ValueError):

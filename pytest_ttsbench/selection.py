@@ -10,14 +10,27 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_ttsbench.config import EngineProfile
 from pytest_ttsbench.languages import LanguageSkip, fits, language_skips
+from pytest_ttsbench.option_specs import OptionSpec
+
+if TYPE_CHECKING:
+    from pytest_ttsbench.session import BenchConfig
 
 SELECTION_KEY = pytest.StashKey["Selection"]()
+
+SELECTION_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "--tts-all-languages",
+        "also run items in languages an engine profile is not fit for (its 'languages'); "
+        "by default they are left out with one line per engine",
+        action="store_true",
+    ),
+)
 
 
 @dataclass
@@ -103,3 +116,38 @@ def merge_worker_report(selection: Selection, report: Mapping[str, Any] | None) 
     selection.language_skips = [LanguageSkip.from_dict(skip) for skip in report["language_skips"]]
     selection.deselected = list(report["deselected"])
     return [DeselectedOnWorker(nodeid) for nodeid in selection.deselected]
+
+
+def merge_worker_selection(config: pytest.Config, report: Mapping[str, Any] | None) -> None:
+    """On the controller: take a worker's selection report; its deselected items count in the closing line."""
+    deselected = merge_worker_report(selection_of(config), report)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if deselected and reporter is not None:
+        reporter.stats.setdefault("deselected", []).extend(deselected)
+
+
+def keep_selected(session: pytest.Session, items: list[pytest.Item], bench: BenchConfig) -> None:
+    """Keep this shard's items (``--tts-shard``), then leave out items in languages an engine profile is
+    not fit to be judged on (see languages.py); pytest is told what each step deselects.
+
+    A synthesize-only run judges nothing (its clips may be scored later by other means): it keeps them.
+    """
+    from pytest_ttsbench.collect import shard_key
+    from pytest_ttsbench.sharding import parse_shard, select
+
+    config = session.config
+    if bench.shard is not None:
+        kept, dropped = select(items, parse_shard(bench.shard), shard_key)
+        _deselect(config, items, kept, dropped)
+    if not bench.engine_names or bench.synth_only or config.getoption("tts_all_languages"):
+        return
+    profiles = {name: bench.settings.engines[name] for name in bench.engine_names}
+    kept, left_out, skips = leave_out_unfit_languages(session, items, profiles)
+    selection_of(config).language_skips = skips
+    _deselect(config, items, kept, left_out)
+
+
+def _deselect(config: pytest.Config, items: list[pytest.Item], kept: list[Any], dropped: list[Any]) -> None:
+    if dropped:
+        items[:] = kept
+        config.hook.pytest_deselected(items=dropped)

@@ -12,7 +12,9 @@ owns the results file and the summary (it receives every report); workers only e
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import sys
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,22 +26,35 @@ from pytest_ttsbench.cache import CacheError, ClipCache, parse_size, resolve_cac
 from pytest_ttsbench.cases.packs import Pack, PackError, get_packs, run_packs
 from pytest_ttsbench.clip_reuse import ClipReuse, ReuseError, reuse_choice
 from pytest_ttsbench.config import ConfigError, EngineProfile, Settings, load_settings
-from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome
+from pytest_ttsbench.gating.bounds import SuiteScope, declared_floors, scope_errors
+from pytest_ttsbench.gating.coverage import unfinished_reason
+from pytest_ttsbench.gating.gate import (
+    Collected,
+    GateConfig,
+    GateOutcome,
+    evaluate_gate,
+    final_status,
+    write_gate,
+    write_gate_updates,
+)
 from pytest_ttsbench.gating.known_gaps import KnownGaps
-from pytest_ttsbench.gating.options import GateOptionError, build_gate_config, read_gate_options
-from pytest_ttsbench.naming import safe_name
+from pytest_ttsbench.gating.options import GateOptionError, MeasureSetsChoice, build_gate_config, read_gate_options
+from pytest_ttsbench.json_documents import load_json
+from pytest_ttsbench.naming import safe_name, shown_path
+from pytest_ttsbench.option_specs import OptionSpec
 from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, Protocol, under_protocol
 from pytest_ttsbench.provenance import header_path, write_header
-from pytest_ttsbench.quality.gates import unmeasured_bounds_error
 from pytest_ttsbench.quality.measures import DEFAULT_DNSMOS_WINDOWING, DEFAULT_SETS
+from pytest_ttsbench.reporting.gate_item import GATE_NODEID
 from pytest_ttsbench.reruns import engine_config_id
-from pytest_ttsbench.results import ItemResult, ResultsWriter
+from pytest_ttsbench.results import RESULT_PROPERTY, RESUMED_PROPERTY, UNAVAILABLE_PROPERTY, ItemResult, ResultsWriter
+from pytest_ttsbench.runs import gate_path
 from pytest_ttsbench.sharding import ShardError, parse_shard
 
 if TYPE_CHECKING:  # the pipeline is imported when the evaluator is first needed
     from pytest_ttsbench.cases.model import Suite
     from pytest_ttsbench.pipeline import Evaluator
-    from pytest_ttsbench.quality.gates import QualityBound
+    from pytest_ttsbench.reporting.terminal import SessionSummary
 
 BENCH_KEY = pytest.StashKey["BenchSession"]()
 #: What the controller hands its workers: (results file, audio folder), so a run has one folder.
@@ -50,6 +65,33 @@ RUN_ID_KEY = "ttsbench_run_id"
 PACKS_KEY = "ttsbench_packs"
 #: ... and whether it collects the configured external benchmark files (cases/pins.py).
 EXTERNAL_KEY = "ttsbench_external"
+#: What a worker tells the controller about its collection (the controller collects nothing).
+COLLECTED_KEY = "ttsbench_collected"
+CACHE_DAMAGED_KEY = "ttsbench_cache_damaged"  # a worker's damaged cache entries, per kind
+
+#: what a run synthesizes and where it writes (read by build_config)
+RUN_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "--tts-engine",
+        "engine profile(s) to synthesize with; without it no case is synthesized",
+        action="append",
+        default=None,
+        metavar="NAME[,NAME...]",
+    ),
+    OptionSpec(
+        "--tts-results",
+        "JSON-lines results file, one line per item as it finishes "
+        "(default: a new folder under the configured runs_dir)",
+        metavar="PATH",
+    ),
+    OptionSpec("--tts-audio-dir", "where clips are kept (default: beside the results)", metavar="DIR"),
+    OptionSpec(
+        "--tts-synth-only",
+        "synthesize and check clips only, no ASR and no verdicts; score them later with an "
+        "audio-dir profile whose path is this run's folder",
+        action="store_true",
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -202,6 +244,8 @@ class BenchSession:
     config: BenchConfig
     recorder: Recorder
     _evaluator: Evaluator | None = None
+    #: bounds whose scope no loaded case file defines, found by a pytest-xdist worker (bound_scope_errors)
+    scope_errors: list[str] = field(default_factory=list)
 
     @property
     def evaluator(self) -> Evaluator:
@@ -296,6 +340,183 @@ class BenchSession:
                 self.recorder.suite_files.values(),
             )
 
+    # --- what the plugin's hooks ask of the session (plugin.py stays hooks only) ---------------------
+
+    def summary(self) -> SessionSummary | None:
+        """The finished session as the reports show it: items after the repeat policy, and the gate."""
+        from pytest_ttsbench.reporting.terminal import SessionSummary
+
+        recorder = self.recorder
+        if self.config.is_worker or (not recorder.results and recorder.gate is None):
+            return None
+        items = recorder.gate.items if recorder.gate is not None else recorder.results
+        return SessionSummary(items, self.config.breakdown, recorder.gate, recorder.results)
+
+    def header_lines(self, invocation_dir: Path) -> list[str]:
+        """pytest's report header: the engines and where the results go (nothing without an engine)."""
+        config = self.config
+        if not config.engine_names:
+            return []
+        engines = ", ".join(config.engine_names)
+        if config.lists_only:
+            return [f"ttsbench: engines {engines}; listing only: nothing is synthesized, written or gated"]
+        return [f"ttsbench: engines {engines}; results -> {shown_path(config.results_path, invocation_dir)}"]
+
+    def collects(self, path: Path, *, explicit: bool) -> bool:
+        """Whether a case file (by its suffix) is collected: named on the command line, or in a case folder.
+
+        A project without a configuration has no case folder until an engine is selected: the plugin
+        reads none of a repository's files in its ordinary test run.
+        """
+        settings = self.config.settings
+        if explicit:
+            return True
+        if settings.source is None and not self.config.engine_names:
+            return False
+        return any(path.is_relative_to((settings.base_dir / folder).resolve()) for folder in settings.cases)
+
+    def note_report(self, report: pytest.TestReport) -> None:
+        """Record a finished test's result (the controller receives every worker's) and count its failure."""
+        if self.config.is_worker or report.nodeid == GATE_NODEID:
+            return
+        collected = self.recorder.collected
+        recorded = None
+        if report.when == "call":
+            for name, value in report.user_properties:
+                if name in (RESULT_PROPERTY, RESUMED_PROPERTY):
+                    recorded = ItemResult.from_dict(load_json(str(value)))
+                    # A resumed row is in the results file already: it counts, it is not written again.
+                    self.record(recorded, write=name == RESULT_PROPERTY)
+                elif name == UNAVAILABLE_PROPERTY:
+                    engine, reason = load_json(str(value))
+                    collected.unavailable[engine] = reason
+        if report.failed:
+            # The repeat policy may excuse a failed generation; nothing else is ever excused.
+            if recorded is not None and recorded.verdict != "correct":
+                collected.verdict_failures.add((recorded.engine, recorded.key))
+            else:
+                collected.other_failures += 1
+
+    def note_collect_failure(self) -> None:
+        """A case file that failed to collect fails the gate like any other failure (controller only)."""
+        if not self.config.is_worker:
+            self.recorder.collected.other_failures += 1
+
+    def count_selected(self, engines: Iterable[str]) -> None:
+        """The test items each engine has after -k and -m (one engine name per selected item)."""
+        counts = Counter(engines)
+        self.recorder.collected.selected = {name: counts.get(name, 0) for name in self.config.engine_names}
+
+    def bound_scope_errors(self) -> list[str]:
+        """A bound whose scope no loaded case file defines is a typo: refused before anything is synthesized."""
+        config = self.config
+        if not config.engine_names or config.synth_only:
+            return []
+        seen = self.recorder.collected
+        return scope_errors(
+            declared_floors(seen.suite_thresholds, config.gate.floor_layers, seen.suite_sources),
+            [bound for layer in config.gate.quality_layers for bound in layer],
+            list(config.settings.engines),
+            seen.suite_scopes,
+        )
+
+    # --- pytest-xdist: what the controller hands its workers and what they tell it back ---
+
+    def worker_input(self) -> dict[str, Any]:
+        """What a worker must share with the controller: the packs, external files, run folder and run id."""
+        config = self.config
+        handed: dict[str, Any] = {
+            PACKS_KEY: [pack.name for pack in config.packs],
+            EXTERNAL_KEY: [str(path) for path in config.external],
+        }
+        if config.results_path is not None:
+            handed[RUN_DIR_KEY] = (str(config.results_path), str(config.audio_dir))
+            handed[RUN_ID_KEY] = config.run_id
+        return handed
+
+    def collection_report(self, selection: Mapping[str, Any]) -> dict[str, Any]:
+        """What a worker tells the controller about its collection (JSON-able; the controller collects nothing)."""
+        seen = self.recorder.collected
+        return {
+            "suite_thresholds": seen.suite_thresholds,
+            "suite_quality": seen.suite_quality,
+            "suite_scopes": {suite: scope.to_dict() for suite, scope in seen.suite_scopes.items()},
+            "suite_sources": seen.suite_sources,
+            "suite_files": {suite: str(path) for suite, path in self.recorder.suite_files.items()},
+            "ids": sorted([engine, gap_id] for engine, gap_id in seen.ids),
+            "selection": dict(selection),
+            "selected": seen.selected,
+            "scope_errors": list(self.scope_errors),
+        }
+
+    def merge_collection_report(self, collected: Mapping[str, Any], cache_damaged: Mapping[str, Any]) -> None:
+        """Merge what a worker collected: suite floors, the ids known gaps are matched against, its
+        damaged cache entries and the bound scope errors it found (every worker collects the same items)."""
+        seen = self.recorder.collected
+        if seen.selected is None:
+            seen.selected = dict(collected.get("selected", {}))
+        for suite, floors in collected["suite_thresholds"].items():
+            seen.suite_thresholds.setdefault(suite, dict(floors))
+        for suite, section in collected.get("suite_quality", {}).items():
+            seen.suite_quality.setdefault(suite, dict(section))
+        for suite, scope in collected.get("suite_scopes", {}).items():
+            seen.suite_scopes.setdefault(suite, SuiteScope.from_dict(scope))
+        for suite, source in collected.get("suite_sources", {}).items():
+            seen.suite_sources.setdefault(suite, source)
+        for suite, path in collected.get("suite_files", {}).items():
+            self.recorder.suite_files.setdefault(suite, Path(path))
+        seen.ids.update((engine, gap_id) for engine, gap_id in collected["ids"])
+        if self.config.cache is not None:
+            for kind, count in cache_damaged.items():
+                self.config.cache.count_damaged(kind, int(count))
+        if collected.get("scope_errors"):
+            self.scope_errors = list(collected["scope_errors"])
+
+    # --- the end of the session ---
+
+    def finish_worker(self, workeroutput: dict[str, Any]) -> None:
+        """A worker's end: its damaged cache entries go to the controller (whose gate reports them), and its
+        engines close now, before xdist reports it finished: the controller may end the process then, and a
+        local model's close() (engines/python_factory.py) must still run."""
+        if self.config.cache is not None:
+            workeroutput[CACHE_DAMAGED_KEY] = dict(self.config.cache.damaged)
+        self.close_engines()
+
+    def gate(self, exitstatus: int, stopped: bool) -> GateOutcome | None:
+        """The gate, once, where every result is (the controller); None where nothing is gated.
+
+        ``exitstatus`` and ``stopped`` (``-x``, a ``shouldstop``) are the session's: never a pass for a
+        session that did not run to its end. Writes the run header, the gate file and planned rewrites.
+        """
+        config, recorder = self.config, self.recorder
+        if config.is_worker or not config.engine_names:
+            return None
+        if config.cache is not None:
+            recorder.collected.cache_damaged = dict(config.cache.damaged)
+        if recorder.results:
+            self.write_header()  # complete now: every case file and language of the run is known
+        if config.synth_only or config.lists_only:
+            # A synthesize-only run has clips, not verdicts; a listing (--co, --setup-plan) ran nothing:
+            # neither has anything to gate, and no gate file claims a verdict for them.
+            return None
+        outcome = evaluate_gate(recorder.results, config.gate, recorder.collected)
+        unfinished = unfinished_reason(exitstatus, stopped)
+        if unfinished is not None:
+            outcome.reasons.insert(0, unfinished)
+        if outcome.quality_spreads and "similarity" in config.quality_sets:
+            from pytest_ttsbench.quality.similarity import between_generations  # reads the kept clips
+
+            outcome.quality_spreads = between_generations(outcome.quality_spreads, recorder.results)
+        write_gate_updates(outcome)
+        outcome.exitstatus = final_status(outcome, exitstatus)
+        if self.scope_errors:  # found by the xdist workers, which ran nothing: the usage error given without -n
+            outcome.exitstatus = int(pytest.ExitCode.USAGE_ERROR)
+            sys.stderr.write("ERROR: " + "\n".join(self.scope_errors) + "\n")
+        recorder.gate = outcome
+        if config.results_path is not None:
+            write_gate(gate_path(config.results_path), outcome)
+        return outcome
+
 
 # --- building the configuration ------------------------------------------------------------------
 
@@ -369,10 +590,9 @@ def build_config(config: pytest.Config) -> BenchConfig:
         )
     workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
     results_path, audio_dir = _output_paths(config, settings, engines, workerinput)
-    gate = _gate_config(config, settings, engines, is_worker=workerinput is not None)
-    quality_layers = gate.quality_layers
-    quality_sets, dnsmos_windowing = _quality_config(config, settings, engines)
-    _refuse_unmeasured_bounds(config, settings, engines, quality_sets, quality_layers)
+    quality_sets, dnsmos_windowing = _quality_options(config, settings)
+    gate = _read_gate(config, settings, engines, quality_sets, is_worker=workerinput is not None)
+    _load_quality_models(engines, quality_sets, dnsmos_windowing)
     bench = BenchConfig(
         settings=settings,
         engine_names=tuple(engines),
@@ -395,7 +615,7 @@ def build_config(config: pytest.Config) -> BenchConfig:
         is_worker=workerinput is not None,
         strict_xfail=bool(config.getoption("tts_strict_xfail")),
         cli_repeats=config.getoption("tts_repeats"),
-        gate=replace(gate, quality_sets=quality_sets),
+        gate=gate,
         quality_sets=quality_sets,
         dnsmos_windowing=dnsmos_windowing,
         shard=_shard_option(config),
@@ -484,51 +704,44 @@ def _shard_option(config: pytest.Config) -> str | None:
         raise pytest.UsageError(str(exc)) from exc
 
 
-def _quality_config(config: pytest.Config, settings: Settings, engines: Sequence[str]) -> tuple[tuple[str, ...], str]:
-    """Measure sets and DNSMOS windowing; the chosen sets are checked now (a missing extra stops the run).
+def _quality_options(config: pytest.Config, settings: Settings) -> tuple[tuple[str, ...], str]:
+    """The measure sets (``--tts-quality``, else the configuration's) and the DNSMOS windowing.
 
     The quality bounds are gate options (gating/options.py)."""
-    from pytest_ttsbench.quality.measures import QualityOptionError, QualityUnavailable, parse_measure_sets
+    from pytest_ttsbench.quality.measures import QualityOptionError, parse_measure_sets
 
-    where = str(settings.source or "configuration")
     option = config.getoption("tts_quality")
+    where = "--tts-quality" if option else str(settings.source or "configuration")
     try:
-        sets = parse_measure_sets(option or settings.quality.get("measures"), "--tts-quality" if option else where)
-        configured = settings.quality.get("dnsmos_windowing", DEFAULT_DNSMOS_WINDOWING)
-        windowing = config.getoption("tts_dnsmos_windowing") or configured
-        if engines and sets:
-            from pytest_ttsbench.quality.meter import QualityMeter
+        sets = parse_measure_sets(option or settings.quality.get("measures"), where)
+    except QualityOptionError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+    configured = settings.quality.get("dnsmos_windowing", DEFAULT_DNSMOS_WINDOWING)
+    return sets, config.getoption("tts_dnsmos_windowing") or configured
 
-            QualityMeter(sets, windowing).check_available()
+
+def _load_quality_models(engines: Sequence[str], sets: tuple[str, ...], windowing: str) -> None:
+    """The chosen measures' models load now: a missing extra stops the run before anything is synthesized."""
+    if not engines or not sets:
+        return
+    from pytest_ttsbench.quality.measures import QualityOptionError, QualityUnavailable
+    from pytest_ttsbench.quality.meter import QualityMeter
+
+    try:
+        QualityMeter(sets, windowing).check_available()
     except (QualityOptionError, QualityUnavailable) as exc:
         raise pytest.UsageError(str(exc)) from exc
-    return sets, windowing
 
 
-def _refuse_unmeasured_bounds(
-    config: pytest.Config,
-    settings: Settings,
-    engines: Sequence[str],
-    sets: tuple[str, ...],
-    layers: Sequence[Sequence[QualityBound]],
-) -> None:
-    """A floor, ceiling or tolerance this run could only pass over nothing is refused before it runs."""
-    if not engines or config.getoption("tts_synth_only"):
-        return  # nothing to gate
-    # Recorded transcripts have no clip to measure: the bounds are not asked of such engines.
-    engines = settings.clip_engines(engines)
-    if not engines:
-        return
+def _sets_chosen(config: pytest.Config, settings: Settings) -> MeasureSetsChoice:
+    """Where this run's measure sets came from, for the refusal of a bound on a set it does not take."""
     if config.getoption("tts_quality"):
         chosen_by = "--tts-quality"
     elif settings.quality.get("measures") is not None:
         chosen_by = f"{settings.source or 'configuration'}: field quality.measures"
     else:
         chosen_by = "--tts-quality not given, so the default"
-    advice = "add the set: --tts-quality {sets} (or quality.measures in the configuration)"
-    error = unmeasured_bounds_error(layers, sets, engines, chosen_by, advice)
-    if error is not None:
-        raise pytest.UsageError(error)
+    return MeasureSetsChoice(chosen_by, "add the set: --tts-quality {sets} (or quality.measures in the configuration)")
 
 
 def _cache_config(config: pytest.Config, settings: Settings, engines: Sequence[str]) -> dict[str, Any]:
@@ -551,12 +764,42 @@ def _cache_config(config: pytest.Config, settings: Settings, engines: Sequence[s
     return {"cache": ClipCache(folder, config.getoption("tts_cache")), "cache_max_bytes": cap, "clip_reuse": reuse}
 
 
-def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[str], *, is_worker: bool) -> GateConfig:
-    """Read the gate's inputs up front, so a bad floor, gaps file or baseline stops the run at once.
+def _read_gate(
+    config: pytest.Config,
+    settings: Settings,
+    engines: Sequence[str],
+    quality_sets: tuple[str, ...],
+    *,
+    is_worker: bool,
+) -> GateConfig:
+    """The gate's inputs read up front, so a bad floor, gaps file or baseline stops the run at once.
 
-    The options and their checks are ``ttsbench gate``'s too (gating/options.py); only the number of
-    generations is this run's own.
+    The gate options and their checks are ``ttsbench gate``'s too: one builder (gating/options.py)
+    makes the configuration; the number of generations is this front end's own to read.
     """
+    # syrupy's own flag, so one `--snapshot-update` refreshes every kind of snapshot in a project.
+    options = read_gate_options(config.getoption, bool(config.getoption("update_snapshots", default=False)))
+    synth_only = bool(config.getoption("tts_synth_only"))  # nothing to gate: no bound is refused
+    try:
+        return build_gate_config(
+            settings,
+            engines,
+            options,
+            repeats=_repeats(config, settings, engines),
+            repeat_policy=config.getoption("tts_repeat_policy"),
+            contract=config.getoption("tts_contract"),
+            # the baseline is judged under this run's protocol, whatever it was scored under
+            protocol=config.getoption("tts_protocol"),
+            read_files=not is_worker,
+            quality_sets=quality_sets,
+            sets_chosen=None if synth_only else _sets_chosen(config, settings),
+        )
+    except GateOptionError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+
+
+def _repeats(config: pytest.Config, settings: Settings, engines: Sequence[str]) -> int:
+    """Generations per item the gate expects: ``--tts-repeats``, else the most any selected profile asks."""
     repeats = config.getoption("tts_repeats")
     if repeats is not None and repeats < 1:
         raise pytest.UsageError(f"--tts-repeats must be at least 1, got {repeats}")
@@ -565,23 +808,7 @@ def _gate_config(config: pytest.Config, settings: Settings, engines: Sequence[st
         profile_counts = [profile_repeats(settings.engines[engine]) for engine in engines]
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from exc
-    repeats = repeats if repeats is not None else max(profile_counts, default=1)
-    # syrupy's own flag, so one `--snapshot-update` refreshes every kind of snapshot in a project.
-    options = read_gate_options(config.getoption, bool(config.getoption("update_snapshots", default=False)))
-    try:
-        return build_gate_config(
-            settings,
-            engines,
-            options,
-            repeats=repeats,
-            repeat_policy=config.getoption("tts_repeat_policy"),
-            contract=config.getoption("tts_contract"),
-            # the baseline is judged under this run's protocol, whatever it was scored under
-            protocol=config.getoption("tts_protocol"),
-            read_files=not is_worker,
-        )
-    except GateOptionError as exc:
-        raise pytest.UsageError(str(exc)) from exc
+    return repeats if repeats is not None else max(profile_counts, default=1)
 
 
 def _output_paths(

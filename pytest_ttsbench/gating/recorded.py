@@ -18,14 +18,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from pytest_ttsbench.config import Settings
 from pytest_ttsbench.gating.bounds import SuiteScope, case_file_source, declared_floors, scope_errors
 from pytest_ttsbench.gating.gate import (
     Collected,
-    GateConfig,
     GateOutcome,
     evaluate_gate,
     final_status,
@@ -34,7 +32,7 @@ from pytest_ttsbench.gating.gate import (
     write_gate_updates,
 )
 from pytest_ttsbench.gating.known_gaps import KnownGaps
-from pytest_ttsbench.gating.options import GateOptionError, GateOptions, build_gate_config
+from pytest_ttsbench.gating.options import GateOptionError, GateOptions, MeasureSetsChoice, build_gate_config
 from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, require_one_protocol, under_protocol
 from pytest_ttsbench.provenance import RunHeader, read_header
 from pytest_ttsbench.results import ItemResult, read_results
@@ -57,40 +55,6 @@ def failed_tests(
         elif row.verdict == "correct" and known and strict_xfail:
             other += 1  # XPASS(strict)
     return verdict_failures, other
-
-
-def gate_config(
-    settings: Settings,
-    engines: Sequence[str],
-    header: RunHeader | None,
-    options: GateOptions,
-    protocol: str = DEFAULT_PROTOCOL,
-) -> GateConfig:
-    """The gate's configuration from ``ttsbench gate``'s options: the plugin's, built by the same function."""
-    config = build_gate_config(
-        settings,
-        engines,
-        options,
-        repeats=header.repeats if header is not None else 1,
-        repeat_policy=header.repeat_policy if header is not None else "all",
-        contract=header.contract if header is not None else None,
-        protocol=protocol,
-    )
-    from pytest_ttsbench.quality.gates import unmeasured_bounds_error
-
-    quality_sets = tuple(header.quality_sets) if header is not None and header.quality_sets is not None else None
-    if quality_sets is not None:
-        # as the plugin refuses them when the session starts; a header that does not say is judged at the gate
-        advice = "gate a run measured with --tts-quality {sets}"
-        clip_engines = settings.clip_engines(engines)  # recorded transcripts are not asked quality bounds
-        error = (
-            unmeasured_bounds_error(config.quality_layers, quality_sets, clip_engines, "its run header", advice)
-            if clip_engines
-            else None
-        )
-        if error is not None:
-            raise GateOptionError(error)
-    return replace(config, quality_sets=quality_sets)
 
 
 def recorded_collection(rows: Sequence[ItemResult], header: RunHeader | None, settings: Settings) -> Collected:
@@ -128,7 +92,19 @@ def gate_run(results_path: Path, settings: Settings, options: GateOptions, proto
     engines = list(dict.fromkeys(row.engine for row in rows))
     if header is not None and header.engines:
         engines = list(header.engines)  # the order the run named them in, as the plugin gates them
-    config = gate_config(settings, engines, header, options, protocol)
+    config = build_gate_config(
+        settings,
+        engines,
+        options,
+        repeats=header.repeats if header is not None else 1,
+        repeat_policy=header.repeat_policy if header is not None else "all",
+        contract=header.contract if header is not None else None,
+        protocol=protocol,
+        # a header that does not say which sets the run took is judged at the gate
+        quality_sets=tuple(header.quality_sets) if header is not None and header.quality_sets is not None else None,
+        # as the plugin refuses them when the session starts
+        sets_chosen=MeasureSetsChoice("its run header", "gate a run measured with --tts-quality {sets}"),
+    )
     collected = recorded_collection(rows, header, settings)
     collected.verdict_failures, collected.other_failures = failed_tests(
         rows, config.known_gaps, options.tts_strict_xfail

@@ -20,11 +20,28 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_ttsbench.option_specs import OptionSpec
 from pytest_ttsbench.record_dicts import NOT_WRITTEN, record_dict
 from pytest_ttsbench.results import ItemResult
 
 POLICIES = ("all", "majority", "any")
 _NOT_CORRECT = ("wrong", "unknown", "error")
+
+REPEAT_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "--tts-repeats",
+        "independent generations per item (default: the profile's 'repeats', else 1)",
+        type=int,
+        default=None,
+        metavar="N",
+    ),
+    OptionSpec(
+        "--tts-repeat-policy",
+        "item verdict over its generations: all correct, a majority, or any (default: all)",
+        choices=POLICIES,
+        default="all",
+    ),
+)
 
 
 def policy_verdict(verdicts: Sequence[str], policy: str) -> str:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from pytest_ttsbench.option_specs import OptionSpec
+
 Direction = Literal["higher", "lower", "neutral"]
 
 
@@ -50,6 +52,23 @@ DEFAULT_DNSMOS_WINDOWING = "clip"
 
 #: What to install for a set that needs an extra.
 EXTRAS: dict[str, str] = {"dnsmos": "quality", "similarity": "similarity"}
+
+QUALITY_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "--tts-quality",
+        "quality measures per clip: signal (default, near-free), dnsmos (extra [quality]), "
+        "similarity (extra [similarity]), or none",
+        action="append",
+        default=None,
+        metavar="SET[,SET...]",
+    ),
+    OptionSpec(
+        "--tts-dnsmos-windowing",
+        "how DNSMOS cuts a clip: each second scored once (clip, default), or Microsoft's reference "
+        "script's 1 s hops over a clip doubled to 9.01 s (reference: comparable with published figures, ~6x the CPU)",
+        choices=DNSMOS_WINDOWINGS,
+    ),
+)
 
 
 class QualityOptionError(ValueError):

@@ -438,6 +438,18 @@ def side_folder(report_path: Path) -> Path:
     return report_path.with_name(f"{report_path.stem}_files")
 
 
+#: Whether the report's directory already held pytest-html's assets/ before this run wrote there.
+ASSETS_EXISTED_KEY = pytest.StashKey[bool]()
+
+
+def note_existing_assets(config: pytest.Config) -> None:
+    """Look beside an ``--html`` report before pytest-html writes its assets (from ``pytest_cmdline_main``)."""
+    report = config.getoption("htmlpath", None)
+    if report:
+        assets = (Path.cwd() / Path(os.path.expandvars(str(report))).expanduser()).parent / "assets"
+        config.stash[ASSETS_EXISTED_KEY] = assets.exists()
+
+
 def register_html_report(
     config: pytest.Config, summary: SummarySource, assets_existed: bool = True, quality_columns: Sequence[str] = ()
 ) -> None:

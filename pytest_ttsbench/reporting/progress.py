@@ -17,22 +17,23 @@ from typing import Any
 
 import pytest
 
+from pytest_ttsbench.option_specs import OptionSpec
 from pytest_ttsbench.reporting.gate_item import GATE_NODEID
 from pytest_ttsbench.results import ItemResult, result_from_report
 
 DEFAULT_EVERY = 25
 
-
-def add_progress_option(group: Any) -> None:
-    """Add ``--tts-progress N`` to the plugin's option group."""
-    group.addoption(
+#: the progress line's option (the plugin's; see plugin.py)
+PROGRESS_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
         "--tts-progress",
+        f"write a progress line with an ETA every N finished tests (0: never; default: every "
+        f"{DEFAULT_EVERY} when the output is not a terminal, never on a terminal)",
         type=int,
         default=None,
         metavar="N",
-        help=f"write a progress line with an ETA every N finished tests (0: never; default: every "
-        f"{DEFAULT_EVERY} when the output is not a terminal, never on a terminal)",
-    )
+    ),
+)
 
 
 @dataclass

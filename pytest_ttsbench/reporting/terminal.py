@@ -14,6 +14,7 @@ from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.gating.thresholds import breach_reason
 from pytest_ttsbench.gating.workflow import workflow_figures
 from pytest_ttsbench.naming import shown_path
+from pytest_ttsbench.option_specs import OptionSpec
 from pytest_ttsbench.pinned_recognizer import recognizer_mismatches
 from pytest_ttsbench.results import ItemResult
 
@@ -66,6 +67,16 @@ def format_table(header: Sequence[str], rows: Sequence[Sequence[Any]], figures: 
             lines.append("  ".join("-" * w for w in widths))
     return lines
 
+
+#: more tables in the summary
+SUMMARY_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "--tts-breakdown",
+        "also summarize by this facet (e.g. form); repeatable",
+        action="append",
+        metavar="FACET",
+    ),
+)
 
 FIGURE_HEADER = ("n", "correct", "wrong", "unknown", "error", "strict acc", "95% CI")
 
