@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections import Counter
@@ -17,6 +18,7 @@ from pytest_ttsbench.clip_reuse import REUSE_CHOICES
 from pytest_ttsbench.collect import (
     CaseFile,
     CaseTest,
+    collected_out_of_cyclic_gc,
     external_case_files,
     pack_case_files,
     prefetch_ahead,
@@ -213,6 +215,9 @@ HTML_ASSETS_EXISTED_KEY = pytest.StashKey[bool]()
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
     """Look beside an ``--html`` report before pytest-html writes its assets (see reporting/html.py)."""
+    # Registered before any plugin's configure, so it runs after every other cleanup, pytest's
+    # final garbage collections included (see collect.collected_out_of_cyclic_gc).
+    config.add_cleanup(gc.unfreeze)
     report = config.getoption("htmlpath", None)
     if report:
         assets = (Path.cwd() / Path(os.path.expandvars(str(report))).expanduser()).parent / "assets"
@@ -326,6 +331,12 @@ class _XdistHooks:
                 cache.count_damaged(kind, int(count))
         if collected.get("scope_errors"):
             node.config.stash[SCOPE_ERRORS_KEY] = list(collected["scope_errors"])
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Generator[None, None, None]:
+    with collected_out_of_cyclic_gc(bool(session.config.stash[BENCH_KEY].config.engine_names)):
+        return (yield)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
