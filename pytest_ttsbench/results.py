@@ -14,7 +14,6 @@ readers that open a clip named by a results file open it only inside the file's 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import os
 import threading
@@ -26,6 +25,7 @@ from typing import Any, Literal
 from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.messages import shorten
 from pytest_ttsbench.redaction import scrub
+from pytest_ttsbench.schema_check import schema_errors
 from pytest_ttsbench.verdict import OUTCOMES, Outcome
 
 #: Evidence key of a row written by a synthesize-only run: a clip, not a verdict.
@@ -236,13 +236,6 @@ ROW_SCHEMA: dict[str, Any] = {
 }
 
 
-@functools.cache
-def _row_validator() -> Any:
-    import jsonschema  # only when a file is read: an idle pytest never pays for it
-
-    return jsonschema.Draft202012Validator(ROW_SCHEMA)
-
-
 def parse_row(path: Path, number: int, line: str) -> ItemResult:
     """One line of a results file as a row; raises :class:`ResultsFileError` naming file, line and field."""
     where = f"{path}: line {number}"
@@ -252,7 +245,8 @@ def parse_row(path: Path, number: int, line: str) -> ItemResult:
         raise ResultsFileError(f"{where}: not valid JSON: {exc.msg} (column {exc.colno})") from None
     if not isinstance(data, dict):
         raise ResultsFileError(f"{where}: a results row must be a JSON object, found a {type(data).__name__}")
-    error = next(iter(sorted(_row_validator().iter_errors(data), key=lambda e: list(map(str, e.path)))), None)
+    # A valid row (nearly every one) is passed by the compiled check; jsonschema loads to name a problem.
+    error = next(iter(sorted(schema_errors(ROW_SCHEMA, data), key=lambda e: list(map(str, e.path)))), None)
     if error is not None:
         field_name = ".".join(str(p) for p in error.absolute_path)
         if error.validator == "required":
