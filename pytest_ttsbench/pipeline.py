@@ -19,10 +19,12 @@ from typing import Any
 
 from pytest_ttsbench.asr.base import AsrError, AsrRoute, Transcription
 from pytest_ttsbench.audio import (
+    AudioCheck,
     AudioDecodeError,
     AudioPolicy,
     DecodedAudio,
     check_audio,
+    check_identity,
     decode_audio,
     encode_wav,
     wav_shortfall,
@@ -129,6 +131,8 @@ class Synthesized:
     #: the clip's quality cache entry (None when the cache is off) and what reading it found
     quality_key: str | None = None
     quality_source: str = "off"
+    #: the audio check the clip was cached with (a cache hit only; see audio.check_identity)
+    cached_check: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -261,17 +265,17 @@ class Evaluator:
             return
         if _size_problem(synthesis.audio, synthesis.pcm_sample_rate, self.options.max_audio_bytes) is not None:
             return  # refused in the test, with its reason
+        profile = self.profiles[engine_name]
+        reference = reference_audio(profile)
+        figures = self._cached_quality(outcome, synthesis, reference)
+        if figures is not None:  # measured before, on these very bytes with these very measures: not decoded
+            outcome.quality = Future()
+            outcome.quality.set_result(figures)
+            return
         try:
             outcome.decoded = self._decode(synthesis, engine_name)
         except AudioDecodeError:
             return  # the test decodes it again and records why it failed
-        profile = self.profiles[engine_name]
-        reference = reference_audio(profile)
-        figures = self._cached_quality(outcome, synthesis, reference)
-        if figures is not None:  # measured before, on these very bytes with these very measures
-            outcome.quality = Future()
-            outcome.quality.set_result(figures)
-            return
         measured = ClipToMeasure(outcome.decoded.samples, outcome.request.text, reference)
         outcome.quality = quality.measure_later(measured)
 
@@ -327,6 +331,7 @@ class Evaluator:
                     cached.audio, cached.media_type, cached.pcm_sample_rate, metadata=cached.metadata
                 )
                 outcome.from_cache = True
+                outcome.cached_check = cached.checks
                 return outcome
         started = time.perf_counter()
         try:
@@ -381,16 +386,25 @@ class Evaluator:
         if probing and engine_name not in self._probed:
             self._probed.add(engine_name)
             clip.audio_varies = _differs_on_repeat(self._engines[engine_name], made.request, synthesis.audio)
-        try:
-            decoded = made.decoded if made.decoded is not None else self._decode(synthesis, engine_name)
-        except AudioDecodeError as exc:
-            self._keep_audio(clip, item, engine_name, repeat, synthesis.audio, synthesis.media_type)
-            clip.error, clip.error_stage = f"audio check failed: {exc}", "audio"
-            return clip
-        stored = encode_wav(decoded) if synthesis.pcm_sample_rate else synthesis.audio
+        limit = self.profiles[engine_name].option("max_clip_seconds", self.options.max_clip_seconds)
+        identity = check_identity(self.options.audio_policy, limit)
+        # A cached container clip keeps the check it passed when stored: it is decoded only if a
+        # route has to hear it (headerless PCM is decoded anyway, to keep it as a WAV).
+        check = None if synthesis.pcm_sample_rate else AudioCheck.from_record(made.cached_check, identity)
+        decoded = made.decoded
+        if check is None or synthesis.pcm_sample_rate:
+            try:
+                decoded = decoded if decoded is not None else self._decode(synthesis, engine_name)
+            except AudioDecodeError as exc:
+                self._keep_audio(clip, item, engine_name, repeat, synthesis.audio, synthesis.media_type)
+                clip.error, clip.error_stage = f"audio check failed: {exc}", "audio"
+                return clip
+        stored = encode_wav(decoded) if synthesis.pcm_sample_rate and decoded is not None else synthesis.audio
         media = "audio/wav" if synthesis.pcm_sample_rate else synthesis.media_type
         self._keep_audio(clip, item, engine_name, repeat, stored, media)
-        check = check_audio(decoded, text, self.options.audio_policy)
+        if check is None:
+            assert decoded is not None  # decoded just above whenever no cached check applies
+            check = check_audio(decoded, text, self.options.audio_policy)
         clip.audio_seconds = round(check.seconds, 4)
         clip.audio_checks = {"problems": list(check.problems), **check.figures}
         # The measures started with the synthesis (see _measure_ahead), for every clip that gets this
@@ -401,12 +415,18 @@ class Evaluator:
             if not check.ok:
                 clip.error, clip.error_stage = "audio check failed: " + "; ".join(check.problems), "audio"
                 return clip
-            if cache is not None and made.audio_key is not None and not made.from_cache:
+            stale_check = made.from_cache and made.cached_check != check.to_record(identity)
+            if cache is not None and made.audio_key is not None and (not made.from_cache or stale_check):
                 # Only audio that passed its checks is kept: a glitch must not be replayed forever.
+                # A cached clip checked afresh (an older entry, another policy) keeps its new check.
                 cache.put_audio(
                     made.audio_key,
                     CachedAudio(
-                        synthesis.audio, synthesis.media_type, synthesis.pcm_sample_rate, dict(synthesis.metadata)
+                        synthesis.audio,
+                        synthesis.media_type,
+                        synthesis.pcm_sample_rate,
+                        dict(synthesis.metadata),
+                        check.to_record(identity),
                     ),
                 )
             if not get_scorer(item.scorer).needs_transcript:
@@ -416,12 +436,22 @@ class Evaluator:
             asr_started = time.perf_counter()
             routes = self._routes_for(engine_name)
             clip.routes = [route.name for route in routes]
+
+            def samples() -> DecodedAudio:  # decoded once, for the first route whose transcript is not cached
+                nonlocal decoded
+                if decoded is None:
+                    decoded = self._decode(synthesis, engine_name)
+                return decoded
+
             for route in routes:
                 try:
-                    heard, clip.cache[f"asr:{route.name}"] = self._transcribe(route, decoded, item.language, clip)
+                    heard, clip.cache[f"asr:{route.name}"] = self._transcribe(route, samples, item.language, clip)
                 except AsrError as exc:
                     clip.route_errors[route.name] = str(exc)
                     continue
+                except AudioDecodeError as exc:  # a cached clip that no longer decodes as when it was checked
+                    clip.error, clip.error_stage = f"audio check failed: {exc}", "audio"
+                    return clip
                 clip.transcripts[route.name] = heard.text
                 if isinstance(heard.details.get("batching"), str):
                     clip.asr_decoding[route.name] = str(heard.details["batching"])
@@ -438,17 +468,20 @@ class Evaluator:
                 if cache is not None and made.quality_key is not None and made.quality_source != "hit":
                     cache.put_quality(made.quality_key, clip.quality)
 
-    def _transcribe(self, route: AsrRoute, decoded: Any, language: str, clip: Clip) -> tuple[Transcription, str]:
-        """A route's transcript of the clip, from the cache when the same route heard the same audio before."""
+    def _transcribe(
+        self, route: AsrRoute, samples: Callable[[], DecodedAudio], language: str, clip: Clip
+    ) -> tuple[Transcription, str]:
+        """A route's transcript of the clip, from the cache when the same route heard the same audio before
+        (then the clip is not decoded for it: ``samples`` decodes it on first call)."""
         cache = self.options.cache
         identity = getattr(route, "cache_identity", None)
         if cache is None or cache.mode == "off" or identity is None or clip.audio_sha256 is None:
-            return route.transcribe(decoded, language), "off"
+            return route.transcribe(samples(), language), "off"
         key = cache_key(transcript_key_material(clip.audio_sha256, identity(language), language))
         cached, source = cache.read_transcript(key)
         if cached is not None:
             return Transcription(cached.text, 0.0, cached.flags, cached.language, dict(cached.details)), "hit"
-        heard = route.transcribe(decoded, language)
+        heard = route.transcribe(samples(), language)
         cache.put_transcript(key, CachedTranscript(heard.text, heard.flags, heard.language, dict(heard.details)))
         return heard, source
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
+from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -74,8 +75,6 @@ class QualityMeter:
         """Each chosen set's model and version, for the results rows and the gate file."""
         found: dict[str, str] = {}
         if "signal" in self.sets:
-            from pytest_ttsbench.quality.waveform import signal_provenance
-
             found["signal"] = signal_provenance()
         if "dnsmos" in self.sets:
             found["dnsmos"] = self._dnsmos.provenance
@@ -156,3 +155,10 @@ def _measuring_code_sha256() -> str:
     for path in (here.parent / "audio.py", *(here / name for name in measuring)):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
+
+
+@cache  # asked for every row; importlib.metadata reads the installed distributions each time
+def signal_provenance() -> str:
+    """The signal measures' libraries (quality/waveform.py), named without importing them: a rerun
+    whose every figure is cached keys its cache reads on this and loads neither."""
+    return f"numpy {version('numpy')} frame RMS; pyloudnorm {version('pyloudnorm')} (ITU-R BS.1770-4)"
