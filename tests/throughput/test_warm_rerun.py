@@ -78,4 +78,5 @@ def test_a_cached_check_is_reused_only_under_the_policy_and_limit_it_was_made_wi
     assert AudioCheck.from_record(json.loads(json.dumps(record)), check_identity(AudioPolicy(), 30.0)) == check
     assert AudioCheck.from_record(record, check_identity(AudioPolicy(silence_rms=0.5), 30.0)) is None
     assert AudioCheck.from_record(record, check_identity(AudioPolicy(), 10.0)) is None
-    assert AudioCheck.from_record(None, check_identity(AudioPolicy(), 30.0)) is None  # a clip cached before checks were kept
+    # a clip cached before checks were kept
+    assert AudioCheck.from_record(None, check_identity(AudioPolicy(), 30.0)) is None
