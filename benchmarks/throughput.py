@@ -24,10 +24,14 @@ Whisper ``tiny.en`` (beam 5). It prints:
 * peak memory: the cold run's and the plain loop's (models plus a constant), and the warm
   rerun's at N and at N/4 (flat in N);
 * ``mainjob``: the README's main job (``pytest --tts-engine=espeak -k numerals``, 51 items, real
-  eSpeak NG and Whisper) in a copy of this repository's cases: cold, then warm (target < 5 %),
-  each fixed cost of the warm rerun by name (from a profile of one more warm rerun: start-up,
-  collection, building the pipeline, the items, the rows written, the gate, the reports), and
-  with ``dnsmos,signal`` cold and warm against ``signal`` (the warm one reuses every figure);
+  eSpeak NG and Whisper) in a project holding the repository's configuration: cold, then warm
+  (target < 5 %), each fixed cost of the warm rerun by name (interpreter and pytest start-up
+  measured with the plugin off; the rest from a profile of one more warm rerun: plugin import,
+  configuration, collection, building the pipeline, the items with their cache reads, clip
+  decoding and scoring, the rows written, the gate and its quality summaries, the terminal
+  summary, the session's close, garbage collection), what a warm rerun must never start (Whisper
+  models loaded, eSpeak NG initialized: counted), and with ``dnsmos,signal`` cold and warm
+  against ``signal`` (the warm one reuses every figure);
 * ``startup``: ``pytest --co --tts-engine=espeak`` over a one-item project against the same with
   ``-p no:ttsbench`` (wall and CPU, median of several; target within 0.3 s);
 * ``batching``: the main job (51 items) cold in the default mode (clips of several items decoded
@@ -108,6 +112,33 @@ for path in sorted(Path(sys.argv[1]).glob("*.wav")):
         segments, _ = model.transcribe(samples, max_new_tokens=decoder_max_new_tokens(budget), **settings)
     reading = read_bounded(segments, seconds, budget, clip_token_budget(seconds), timestamp_begin)
     text = "".join(s.text for s in reading.segments)
+"""
+
+
+# A child that runs a module under cProfile in every thread (clips come from the cache on the
+# engines' pool threads), all threads' figures in one stats file.
+# ``python -c _PROFILED OUT.prof module ARGS...``
+_PROFILED = """
+import cProfile, pstats, runpy, sys, threading
+out, target, sys.argv = sys.argv[1], sys.argv[2], sys.argv[2:]
+threads = []
+def profile_thread(frame, event, arg):
+    sys.setprofile(None)
+    threads.append(cProfile.Profile())
+    threads[-1].enable()
+threading.setprofile(profile_thread)
+main = cProfile.Profile()
+main.enable()
+try:
+    runpy.run_module(target, run_name="__main__", alter_sys=True)
+except SystemExit:
+    pass
+finally:
+    main.disable()
+    stats = pstats.Stats(main)
+    for other in threads:
+        stats.add(other)
+    stats.dump_stats(out)
 """
 
 
@@ -365,7 +396,7 @@ def collection(args: argparse.Namespace, env: dict[str, str], work: Path) -> lis
         (
             f"collect {args.collect_items} items, first",
             f"{first['wall']:.2f} s wall, {first['cpu']:.2f} s CPU",
-            f"{first['cpu'] / empty['cpu']:.1f} × the CPU of an empty pytest --co ({empty['cpu']:.2f} s)",
+            f"{first['cpu'] / empty['cpu']:.1f} × the CPU of an empty pytest --co ({empty['cpu']:.2f} s); < 3 s wall",
         ),
         (
             f"collect {args.collect_items} items, again",
@@ -375,26 +406,67 @@ def collection(args: argparse.Namespace, env: dict[str, str], work: Path) -> lis
     ]
 
 
-#: the warm rerun's fixed costs, by name: (file suffix, function) whose cumulative time is the figure
+#: the warm rerun's fixed costs, by name: (label, file suffix, functions) whose cumulative time is the figure
 WARM_PHASES = (
-    ("plugin options and configuration", "pytest_ttsbench/plugin.py", "pytest_configure"),
-    ("collection (case files, items)", "_pytest/main.py", "pytest_collection"),
-    ("pipeline built (imports, engines)", "pytest_ttsbench/session.py", "evaluator"),
-    ("items (clips, transcripts, figures from the cache)", "pytest_ttsbench/collect.py", "runtest"),
-    ("rows written", "pytest_ttsbench/results.py", "write"),
-    ("gate evaluated", "pytest_ttsbench/gating/gate.py", "evaluate_gate"),
-    ("quality summaries", "pytest_ttsbench/quality/summary.py", "summarize_quality"),
-    ("session finish (gate, reports, files)", "pytest_ttsbench/plugin.py", "pytest_sessionfinish"),
+    ("plugin imported", "pytest_ttsbench/plugin.py", ("<module>",)),
+    ("plugin options and configuration", "pytest_ttsbench/plugin.py", ("pytest_configure",)),
+    ("collection (case files, items)", "_pytest/main.py", ("pytest_collection",)),
+    ("pipeline built (imports, engines)", "pytest_ttsbench/session.py", ("evaluator",)),
+    ("items (clips, transcripts, figures from the cache)", "pytest_ttsbench/collect.py", ("runtest",)),
+    ("  cache reads", "pytest_ttsbench/cache.py", ("read_audio", "read_transcript", "read_quality")),
+    ("  clips decoded for their checks (PyAV)", "pytest_ttsbench/audio.py", ("decode_audio",)),
+    ("  scoring", "pytest_ttsbench/scorers/registry.py", ("get_scorer",)),
+    ("rows written", "pytest_ttsbench/results.py", ("write",)),
+    ("gate evaluated", "pytest_ttsbench/gating/gate.py", ("evaluate_gate",)),
+    ("  quality summaries", "pytest_ttsbench/quality/summary.py", ("summarize_quality",)),
+    ("terminal summary", "pytest_ttsbench/plugin.py", ("pytest_terminal_summary",)),
+    ("session finish (gate, reports, files)", "pytest_ttsbench/plugin.py", ("pytest_sessionfinish",)),
+    ("session closed (manifest, engines)", "pytest_ttsbench/session.py", ("close",)),
+    ("garbage collection (pytest's at exit included)", "~", ("<built-in method gc.collect>",)),
 )
+#: what a fully warm rerun must never start: (label, file part, function), counted in the profile
+WARM_NEVER = (
+    ("Whisper models loaded", "pytest_ttsbench/asr/whisper.py", "load_model"),
+    ("faster-whisper calls", "faster_whisper/", None),
+    ("eSpeak NG library initializations", "pytest_ttsbench/engines/espeak.py", "_open"),
+)
+
+
+def warm_fixed_costs(profile: Path, startup: dict[str, float]) -> list[tuple[str, str, str]]:
+    """Each fixed cost of a warm rerun, by name, from a profile of one; and what it never started."""
+    import pstats
+
+    stats = pstats.Stats(str(profile))
+    total = max(entry[3] for entry in stats.stats.values())  # the main thread's run, start to end
+    rows = [
+        (
+            "  warm: interpreter and pytest start-up (plugin off)",
+            f"{startup['wall']:.2f} s wall, {startup['cpu']:.2f} s CPU",
+            "pytest --co -p no:ttsbench, not profiled",
+        )
+    ]
+    for label, suffix, functions in WARM_PHASES:
+        seconds = sum(
+            entry[3]
+            for (filename, _, name), entry in stats.stats.items()
+            if name in functions and filename.endswith(suffix)
+        )
+        rows.append((f"  warm: {label}", f"{seconds:.2f} s of {total:.2f} s profiled", f"{seconds / total:.0%}"))
+    for label, part, function in WARM_NEVER:
+        calls = sum(
+            entry[1]
+            for (filename, _, name), entry in stats.stats.items()
+            if part in filename and (function is None or name == function)
+        )
+        rows.append((f"  warm: {label}", str(calls), "0 on a fully warm rerun"))
+    return rows
 
 
 def main_job(env: dict[str, str], work: Path) -> list[tuple[str, str, str]]:
     """The README's main job cold and warm, the warm rerun's fixed costs by name, and DNSMOS against signal."""
-    import pstats
-
     project = work / "mainjob"
-    shutil.copytree(ROOT / "cases", project / "cases")
-    shutil.copy(ROOT / "ttsbench.yaml", project / "ttsbench.yaml")
+    project.mkdir()
+    shutil.copy(ROOT / "ttsbench.yaml", project / "ttsbench.yaml")  # its packs ship in the package
     base = ["pytest", "--tts-engine=espeak", "-k", "numerals", "-q", "-p", "no:cacheprovider", "--tts-progress=0"]
 
     def job(name: str, cache: str, *extra: str) -> list[str]:
@@ -406,21 +478,12 @@ def main_job(env: dict[str, str], work: Path) -> list[tuple[str, str, str]]:
     warm = measure(job("warm", "cache"), project, env)
     profile = work / "warm.prof"
     subprocess.run(
-        [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", *job("warm-profiled", "cache")],
+        [sys.executable, "-c", _PROFILED, str(profile), *job("warm-profiled", "cache")],
         cwd=project,
         env=env,
         capture_output=True,
     )
-    stats = pstats.Stats(str(profile))
-    total = max(entry[3] for entry in stats.stats.values())
-    phases = []
-    for label, suffix, function in WARM_PHASES:
-        seconds = sum(
-            entry[3]
-            for (filename, _, name), entry in stats.stats.items()
-            if name == function and filename.endswith(suffix)
-        )
-        phases.append((f"  warm: {label}", f"{seconds:.2f} s of {total:.2f} s profiled", f"{seconds / total:.0%}"))
+    phases = warm_fixed_costs(profile, measure(["pytest", "--co", "-q", "-p", "no:ttsbench"], project, env))
     signal_cold = cold
     dnsmos_cold = measure(job("dnsmos-cold", "dnsmos-cache", "--tts-quality=dnsmos,signal"), project, env)
     dnsmos_warm = measure(job("dnsmos-warm", "dnsmos-cache", "--tts-quality=dnsmos,signal"), project, env)
@@ -480,7 +543,8 @@ def startup(env: dict[str, str], work: Path, rounds: int) -> list[tuple[str, str
             "start-up: --co --tts-engine, 1 item",
             f"{wall_on:.2f} s wall, {cpu_on:.2f} s CPU",
             f"plugin off {wall_off:.2f} s wall, {cpu_off:.2f} s CPU: "
-            f"+{wall_on - wall_off:.2f} s wall, +{cpu_on - cpu_off:.2f} s CPU (≤ 0.3 s)",
+            f"+{wall_on - wall_off:.2f} s wall ({wall_on / wall_off:.2f} ×), "
+            f"+{cpu_on - cpu_off:.2f} s CPU ({cpu_on / cpu_off:.2f} ×) (≤ 0.3 s)",
         ),
     ]
 

@@ -11,10 +11,16 @@ clips far too short for their text (an engine that deletes digits before synthes
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import hashlib
+import importlib.metadata
 import io
+import json
 import unicodedata
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -234,6 +240,57 @@ class AudioCheck:
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    def to_record(self, identity: str) -> dict[str, Any]:
+        """The check as kept beside its clip in the cache, under what decided it (:func:`check_identity`)."""
+        return {
+            "identity": identity,
+            "problems": list(self.problems),
+            "seconds": self.seconds,
+            "rms": self.rms,
+            "figures": dict(self.figures),
+        }
+
+    @classmethod
+    def from_record(cls, record: Any, identity: str) -> AudioCheck | None:
+        """The check a cached clip was stored with, or None when it was made under anything else."""
+        if not isinstance(record, dict) or record.get("identity") != identity:
+            return None
+        try:
+            return cls(
+                tuple(record["problems"]), float(record["seconds"]), float(record["rms"]), dict(record["figures"])
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+def check_identity(policy: AudioPolicy, max_seconds: float) -> str:
+    """Everything besides a clip's bytes and text that decides its check: the policy, the decoding
+    limit, this module's code and the PyAV release that resamples (its libswresample).
+
+    A clip taken from the cache was checked when it was stored; with the same identity its check
+    is reused, so a rerun whose every transcript is cached never decodes a clip (nor imports PyAV
+    and numpy).
+    """
+    material = {
+        "policy": dataclasses.asdict(policy),
+        "max_seconds": max_seconds,
+        "code": _code_sha256(),
+        "av": _package_version("av"),
+    }
+    return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
+
+
+@functools.cache
+def _code_sha256() -> str:
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
+def _package_version(name: str) -> str | None:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 def check_audio(audio: DecodedAudio, text: str, policy: AudioPolicy | None = None) -> AudioCheck:

@@ -106,6 +106,8 @@ class CachedAudio:
     media_type: str
     pcm_sample_rate: int | None
     metadata: dict[str, Any]
+    #: the clip's audio check when it was stored (``AudioCheck.to_record``), reused while it still applies
+    checks: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -362,12 +364,15 @@ class ClipCache:
             self.count_damaged("audio")  # sealed but not an entry this code writes: never a clip
             return None, "damaged"
         media_type = str(meta.get("media_type") or "audio/wav")
-        return CachedAudio(audio, media_type, meta.get("pcm_sample_rate"), meta.get("metadata") or {}), "hit"
+        checks = meta.get("checks") if isinstance(meta.get("checks"), dict) else None
+        return CachedAudio(audio, media_type, meta.get("pcm_sample_rate"), meta.get("metadata") or {}, checks), "hit"
 
     def put_audio(self, key: str, entry: CachedAudio) -> None:
         if not self.writes:
             return
         meta = {"media_type": entry.media_type, "pcm_sample_rate": entry.pcm_sample_rate, "metadata": entry.metadata}
+        if entry.checks is not None:
+            meta["checks"] = entry.checks
         # json.dumps escapes newlines inside strings, so the metadata is exactly one line.
         header = json.dumps(meta, default=str, ensure_ascii=True).encode("ascii")
         self.write_entry("audio", key, header + b"\n" + entry.audio)

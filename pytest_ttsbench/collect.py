@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -82,6 +84,30 @@ class CaseFile(pytest.File):
         return str(super().repr_failure(excinfo))
 
 
+@contextlib.contextmanager
+def collected_out_of_cyclic_gc(benchmark_run: bool) -> Iterator[None]:
+    """Collection with Python's cyclic garbage collector paused, and what it built frozen after it.
+
+    A benchmark's items (10,000 nodes with their markers, cases and targets) live until the session
+    ends. Left to the collector, every full collection while they are built, and pytest's five at
+    the end of the session, walk all of them again: a fifth of collecting 10,000 items, and most of
+    what a warm rerun spends after its last test. Frozen (``gc.freeze``), they are skipped;
+    reference counting still frees whatever is dropped. ``gc.unfreeze`` runs at the very end of
+    the session (the plugin registers it), so an in-process pytest run gives everything back.
+    """
+    if not benchmark_run:
+        yield
+        return
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
+
+
 def pack_case_files(session: pytest.Session, packs: Iterable[Pack]) -> list[CaseFile]:
     """The case files of the run's shipped packs, collected from the session with node ids as in a clone.
 
@@ -152,9 +178,11 @@ class CaseTest(pytest.Item):
         for keyword in (case.language, case.language.split("-")[0], target.category, suite.name, case.id, engine):
             if keyword:
                 self.extra_keyword_matches.add(keyword)
-        for name in marker_names(case, target, engine):
-            _register_marker(self.config, name)
-            self.add_marker(_mark(name))
+        names = _item_marker_names(case.suite, target.category, case.language, engine, tuple(case.facets.items()))
+        marks = _registered_marks(self.config, names)
+        # What add_marker does per marker, once for all of them (10,000 items, five markers each).
+        self.keywords.update(marks)
+        self.own_markers.extend(decorator.mark for _, decorator in marks)
         bench: BenchSession = self.config.stash[BENCH_KEY]
         if engine is None:
             # Skipped at collection, so a plain `pytest` never reaches the pipeline.
@@ -244,21 +272,33 @@ def _item_line(path: Path, item_id: str) -> int:
     return _item_lines(path).get(item_id, 0)
 
 
-_MARKERS_KEY = pytest.StashKey[set]()
+#: an item's markers: (name, the decorator), in marker_names' order
+ItemMarks = tuple[tuple[str, pytest.MarkDecorator], ...]
+#: marker names → their decorators, in this run (each name declared once, on first use)
+_MARKS_KEY = pytest.StashKey[dict[tuple[str, ...], ItemMarks]]()
 
 
-def _register_marker(config: pytest.Config, name: str) -> None:
-    """Declare a data-derived marker once, so ``--strict-markers`` accepts it."""
-    known = config.stash.setdefault(_MARKERS_KEY, set())
-    if name not in known:
-        config.addinivalue_line("markers", f"{name}: pytest-ttsbench (from case data)")
-        known.add(name)
+def _registered_marks(config: pytest.Config, names: tuple[str, ...]) -> ItemMarks:
+    """The decorators of an item's data-derived markers, each declared once so ``--strict-markers`` accepts it.
+
+    Items share a few sets of markers: each set is built once per run, not per item.
+    """
+    known = config.stash.setdefault(_MARKS_KEY, {})
+    marks = known.get(names)
+    if marks is None:
+        declared = {name for key in known for name in key}
+        for name in dict.fromkeys(names):
+            if name not in declared:
+                config.addinivalue_line("markers", f"{name}: pytest-ttsbench (from case data)")
+        marks = known[names] = tuple((name, getattr(pytest.mark, name)) for name in names)
+    return marks
 
 
 @functools.lru_cache(maxsize=4096)
-def _mark(name: str) -> pytest.MarkDecorator:
-    """One decorator per marker name, shared by every item that carries it (10,000 items, a few names)."""
-    return getattr(pytest.mark, name)
+def _item_marker_names(
+    suite: str, category: str, language: str, engine: str | None, facets: tuple[tuple[str, str], ...]
+) -> tuple[str, ...]:
+    return tuple(marker_names(suite, category, language, engine, dict(facets)))
 
 
 def _marker_safe(text: str) -> str:
@@ -270,12 +310,12 @@ def _skip_here(reason: str) -> BaseException:
     return pytest.skip.Exception(reason, _use_item_location=True)
 
 
-def marker_names(case: CaseItem, target: Target, engine: str | None) -> list[str]:
+def marker_names(suite: str, category: str, language: str, engine: str | None, facets: Mapping[str, str]) -> list[str]:
     """Markers for ``-m``: ``tts``, the suite, the category, ``lang_<tag>``, ``engine_<name>``, facets."""
-    names = ["tts", case.suite, target.category, f"lang_{case.language.split('-')[0].lower()}"]
+    names = ["tts", suite, category, f"lang_{language.split('-')[0].lower()}"]
     if engine:
         names.append(f"engine_{engine}")
-    names.extend(f"{key}_{value}" for key, value in case.facets.items())
+    names.extend(f"{key}_{value}" for key, value in facets.items())
     return [_marker_safe(name) for name in names]
 
 

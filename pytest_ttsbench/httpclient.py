@@ -36,13 +36,13 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
-from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
-
-from pytest_ttsbench.http_deadline import deadline, install_deadlines
 from pytest_ttsbench.redaction import Redactor, header_secrets, url_credentials_message, url_secrets
+
+if TYPE_CHECKING:  # httpx, tenacity and the deadlines load with the first client, not with an adapter's module
+    import httpx
+    from tenacity import RetryCallState
 
 USER_AGENT = "pytest-ttsbench"
 
@@ -324,6 +324,10 @@ class HttpClient:
         for name, value in (headers or {}).items():
             for secret in header_secrets(name, value):
                 redactor.add(secret)
+        import httpx
+
+        from pytest_ttsbench.http_deadline import install_deadlines
+
         self._client = httpx.Client(
             timeout=httpx.Timeout(options.timeout_s, connect=options.connect_timeout_s),
             limits=httpx.Limits(max_connections=options.concurrency, max_keepalive_connections=options.concurrency),
@@ -389,6 +393,9 @@ class HttpClient:
         # Keys given to the constructor are learnt process-wide (see __init__).
         sent = [*(headers or {}).items(), *(params or {}).items()]
         redact = self._redact.with_secrets(s for name, value in sent for s in header_secrets(name, value))
+        import httpx
+        from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
+
         attempts_stop = stop_after_attempt(self.options.max_retries + 1)
 
         def note(state: RetryCallState) -> None:
@@ -437,6 +444,10 @@ class HttpClient:
         overall: _Overall,
         redact: Redactor,
     ) -> HttpResult:
+        import httpx
+
+        from pytest_ttsbench.http_deadline import deadline
+
         with self._semaphore:
             self._rate.wait()
             send_headers = sign(method, str(url), dict(headers), content) if sign else headers

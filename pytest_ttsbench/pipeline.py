@@ -21,10 +21,12 @@ from pytest_ttsbench.asr.base import AsrError, AsrRoute, Transcription
 from pytest_ttsbench.asr.batching import ReadyClip, TranscriptionStage
 from pytest_ttsbench.atomic_files import write_atomically
 from pytest_ttsbench.audio import (
+    AudioCheck,
     AudioDecodeError,
     AudioPolicy,
     DecodedAudio,
     check_audio,
+    check_identity,
     decode_audio,
     encode_wav,
     wav_shortfall,
@@ -132,6 +134,8 @@ class Synthesized:
     #: the clip's quality cache entry (None when the cache is off) and what reading it found
     quality_key: str | None = None
     quality_source: str = "off"
+    #: the audio check the clip was cached with (a cache hit only; see audio.check_identity)
+    cached_check: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -280,17 +284,17 @@ class Evaluator:
             return
         if _size_problem(synthesis.audio, synthesis.pcm_sample_rate, self.options.max_audio_bytes) is not None:
             return  # refused in the test, with its reason
+        profile = self.profiles[engine_name]
+        reference = reference_audio(profile)
+        figures = self._cached_quality(outcome, synthesis, reference)
+        if figures is not None:  # measured before, on these very bytes with these very measures: not decoded
+            outcome.quality = Future()
+            outcome.quality.set_result(figures)
+            return
         try:
             outcome.decoded = self._decode(synthesis, engine_name)
         except AudioDecodeError:
             return  # the test decodes it again and records why it failed
-        profile = self.profiles[engine_name]
-        reference = reference_audio(profile)
-        figures = self._cached_quality(outcome, synthesis, reference)
-        if figures is not None:  # measured before, on these very bytes with these very measures
-            outcome.quality = Future()
-            outcome.quality.set_result(figures)
-            return
         measured = ClipToMeasure(outcome.decoded.samples, outcome.request.text, reference)
         outcome.quality = quality.measure_later(measured)
 
@@ -346,6 +350,7 @@ class Evaluator:
                     cached.audio, cached.media_type, cached.pcm_sample_rate, metadata=cached.metadata
                 )
                 outcome.from_cache = True
+                outcome.cached_check = cached.checks
                 return outcome
         started = time.perf_counter()
         try:
@@ -373,10 +378,12 @@ class Evaluator:
         if self._refused_for_size(clip, item, engine_name, repeat, synthesis):
             return clip
         self._probe_repeatability(clip, made, engine_name)
-        decoded = self._decode_and_keep(clip, made, item, engine_name, repeat)
-        if decoded is None:
+        limit = self.profiles[engine_name].option("max_clip_seconds", self.options.max_clip_seconds)
+        identity = check_identity(self.options.audio_policy, limit)
+        checked = self._checked_and_kept(clip, made, item, engine_name, repeat, identity)
+        if checked is None:
             return clip
-        check = check_audio(decoded, made.request.text, self.options.audio_policy)
+        check, decoded = checked
         clip.audio_seconds = round(check.seconds, 4)
         clip.audio_checks = {"problems": list(check.problems), **check.figures}
         # The measures started with the synthesis (see _measure_ahead), for every clip that gets this
@@ -386,10 +393,10 @@ class Evaluator:
             if not check.ok:
                 clip.error, clip.error_stage = "audio check failed: " + "; ".join(check.problems), "audio"
                 return clip
-            self._cache_checked_audio(made, synthesis)
+            self._cache_checked_audio(made, synthesis, check.to_record(identity))
             # A listener-judged item is kept and checked, never transcribed; so is every synthesize-only clip.
             if get_scorer(item.scorer).needs_transcript and not self.options.synth_only:
-                self._transcribe_routes(clip, decoded, item, engine_name)
+                self._transcribe_routes(clip, synthesis, decoded, item, engine_name)
             return clip
         finally:
             self._join_quality(clip, made)
@@ -415,43 +422,75 @@ class Evaluator:
             self._probed.add(engine_name)
             clip.audio_varies = _differs_on_repeat(self._engines[engine_name], made.request, made.synthesis.audio)
 
-    def _decode_and_keep(
-        self, clip: Clip, made: Synthesized, item: CaseItem, engine_name: str, repeat: int
-    ) -> DecodedAudio | None:
-        """The clip decoded (None on a decode error, recorded) and its audio kept in the audio directory."""
+    def _checked_and_kept(
+        self, clip: Clip, made: Synthesized, item: CaseItem, engine_name: str, repeat: int, identity: str
+    ) -> tuple[AudioCheck, DecodedAudio | None] | None:
+        """The clip's audio check and its audio kept in the audio directory (None on a decode error, recorded).
+
+        A cached container clip keeps the check it passed when stored: it is decoded only if a route
+        has to hear it (``decoded`` None then); headerless PCM is decoded anyway, to keep it as a WAV.
+        """
         synthesis = made.synthesis
         assert synthesis is not None
-        try:
-            decoded = made.decoded if made.decoded is not None else self._decode(synthesis, engine_name)
-        except AudioDecodeError as exc:
-            self._keep_audio(clip, item, engine_name, repeat, synthesis.audio, synthesis.media_type)
-            clip.error, clip.error_stage = f"audio check failed: {exc}", "audio"
-            return None
-        stored = encode_wav(decoded) if synthesis.pcm_sample_rate else synthesis.audio
+        check = None if synthesis.pcm_sample_rate else AudioCheck.from_record(made.cached_check, identity)
+        decoded = made.decoded
+        if check is None or synthesis.pcm_sample_rate:
+            try:
+                decoded = decoded if decoded is not None else self._decode(synthesis, engine_name)
+            except AudioDecodeError as exc:
+                self._keep_audio(clip, item, engine_name, repeat, synthesis.audio, synthesis.media_type)
+                clip.error, clip.error_stage = f"audio check failed: {exc}", "audio"
+                return None
+        stored = encode_wav(decoded) if synthesis.pcm_sample_rate and decoded is not None else synthesis.audio
         media = "audio/wav" if synthesis.pcm_sample_rate else synthesis.media_type
         self._keep_audio(clip, item, engine_name, repeat, stored, media)
-        return decoded
+        if check is None:
+            assert decoded is not None  # decoded just above whenever no cached check applies
+            check = check_audio(decoded, made.request.text, self.options.audio_policy)
+        return check, decoded
 
-    def _cache_checked_audio(self, made: Synthesized, synthesis: Synthesis) -> None:
-        """Write a clip made now to the cache; only audio that passed its checks is kept."""
+    def _cache_checked_audio(self, made: Synthesized, synthesis: Synthesis, check: dict[str, Any]) -> None:
+        """Write a clip made now to the cache with the check it passed; only audio that passed is kept.
+
+        A cached clip checked afresh (an older entry, another policy) is written again with its new check.
+        """
         cache = self.options.cache
-        if cache is None or made.audio_key is None or made.from_cache:
+        if cache is None or made.audio_key is None:
+            return
+        if made.from_cache and made.cached_check == check:
             return
         # A glitch must not be replayed forever, so this runs only after the checks pass.
-        cached = CachedAudio(synthesis.audio, synthesis.media_type, synthesis.pcm_sample_rate, dict(synthesis.metadata))
+        cached = CachedAudio(
+            synthesis.audio, synthesis.media_type, synthesis.pcm_sample_rate, dict(synthesis.metadata), check
+        )
         cache.put_audio(made.audio_key, cached)
 
-    def _transcribe_routes(self, clip: Clip, decoded: DecodedAudio, item: CaseItem, engine_name: str) -> None:
-        """What each of the engine's ASR routes heard; a route's failure is kept and the others go on."""
+    def _transcribe_routes(
+        self, clip: Clip, synthesis: Synthesis, decoded: DecodedAudio | None, item: CaseItem, engine_name: str
+    ) -> None:
+        """What each of the engine's ASR routes heard; a route's failure is kept and the others go on.
+
+        The clip is decoded once, for the first route whose transcript is not cached (``decoded`` None:
+        a cached clip whose stored check stood in for decoding it)."""
         asr_started = time.perf_counter()
         routes = self._routes_for(engine_name)
         clip.routes = [route.name for route in routes]
+
+        def samples() -> DecodedAudio:
+            nonlocal decoded
+            if decoded is None:
+                decoded = self._decode(synthesis, engine_name)
+            return decoded
+
         for route in routes:
             try:
-                heard, clip.cache[f"asr:{route.name}"] = self._transcribe(route, decoded, item.language, clip)
+                heard, clip.cache[f"asr:{route.name}"] = self._transcribe(route, samples, item.language, clip)
             except AsrError as exc:
                 clip.route_errors[route.name] = str(exc)
                 continue
+            except AudioDecodeError as exc:  # a cached clip that no longer decodes as when it was checked
+                clip.error, clip.error_stage = f"audio check failed: {exc}", "audio"
+                return
             clip.transcripts[route.name] = heard.text
             if isinstance(heard.details.get("batching"), str):
                 clip.asr_decoding[route.name] = str(heard.details["batching"])
@@ -471,17 +510,20 @@ class Evaluator:
         if cache is not None and made.quality_key is not None and made.quality_source != "hit":
             cache.put_quality(made.quality_key, clip.quality)
 
-    def _transcribe(self, route: AsrRoute, decoded: Any, language: str, clip: Clip) -> tuple[Transcription, str]:
-        """A route's transcript of the clip, from the cache when the same route heard the same audio before."""
+    def _transcribe(
+        self, route: AsrRoute, samples: Callable[[], DecodedAudio], language: str, clip: Clip
+    ) -> tuple[Transcription, str]:
+        """A route's transcript of the clip, from the cache when the same route heard the same audio before
+        (then the clip is not decoded for it: ``samples`` decodes it on first call)."""
         cache = self.options.cache
         identity = getattr(route, "cache_identity", None)
         if cache is None or cache.mode == "off" or identity is None or clip.audio_sha256 is None:
-            return self._asr_stage.transcribe(route, decoded, language), "off"
+            return self._asr_stage.transcribe(route, samples(), language), "off"
         key = cache_key(transcript_key_material(clip.audio_sha256, identity(language), language))
         cached, source = cache.read_transcript(key)
         if cached is not None:
             return Transcription(cached.text, 0.0, cached.flags, cached.language, dict(cached.details)), "hit"
-        heard = self._asr_stage.transcribe(route, decoded, language)
+        heard = self._asr_stage.transcribe(route, samples(), language)
         cache.put_transcript(key, CachedTranscript(heard.text, heard.flags, heard.language, dict(heard.details)))
         return heard, source
 

@@ -7,6 +7,7 @@ option_specs.OptionSpec` tuple, shared with a ``ttsbench`` subcommand where one 
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Generator
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from pytest_ttsbench.clip_reuse import CLIP_REUSE_OPTIONS
 from pytest_ttsbench.collect import (
     CaseFile,
     CaseTest,
+    collected_out_of_cyclic_gc,
     external_case_files,
     pack_case_files,
     prefetch_ahead,
@@ -93,6 +95,9 @@ def _bench(config: pytest.Config) -> BenchSession:
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
     note_existing_assets(config)  # before pytest-html writes its assets (see reporting/html.py)
+    # Registered before any plugin's configure, so it runs after every other cleanup, pytest's
+    # final garbage collections included (see collect.collected_out_of_cyclic_gc).
+    config.add_cleanup(gc.unfreeze)
 
 
 @pytest.hookimpl(trylast=True)  # after pytest-html's, whose report writer the HTML report adjusts
@@ -142,6 +147,12 @@ class _XdistHooks:
             return
         merge_worker_selection(node.config, collected.get("selection"))
         _bench(node.config).merge_collection_report(collected, workeroutput.get(CACHE_DAMAGED_KEY, {}))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Generator[None, None, None]:
+    with collected_out_of_cyclic_gc(bool(session.config.stash[BENCH_KEY].config.engine_names)):
+        return (yield)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -14,7 +14,6 @@ readers that open a clip named by a results file open it only inside the file's 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import os
 import threading
@@ -27,6 +26,7 @@ from pytest_ttsbench.atomic_files import write_atomically
 from pytest_ttsbench.json_documents import JsonLine, load_json, read_json_lines
 from pytest_ttsbench.messages import shorten
 from pytest_ttsbench.redaction import scrub
+from pytest_ttsbench.schema_check import schema_errors
 from pytest_ttsbench.verdict import OUTCOMES, Outcome
 
 #: Evidence key of a row written by a synthesize-only run: a clip, not a verdict.
@@ -237,13 +237,6 @@ ROW_SCHEMA: dict[str, Any] = {
 }
 
 
-@functools.cache
-def _row_validator() -> Any:
-    import jsonschema  # only when a file is read: an idle pytest never pays for it
-
-    return jsonschema.Draft202012Validator(ROW_SCHEMA)
-
-
 def parse_row(line: JsonLine) -> ItemResult:
     """One line of a results file as a row; raises :class:`ResultsFileError` naming file, line and field."""
     where, data, path = line.where, line.value, line.path
@@ -251,7 +244,8 @@ def parse_row(line: JsonLine) -> ItemResult:
         raise ResultsFileError(f"{where}: {line.problem}")
     if not isinstance(data, dict):
         raise ResultsFileError(f"{where}: a results row must be a JSON object, found a {type(data).__name__}")
-    error = next(iter(sorted(_row_validator().iter_errors(data), key=lambda e: list(map(str, e.path)))), None)
+    # A valid row (nearly every one) is passed by the compiled check; jsonschema loads to name a problem.
+    error = next(iter(sorted(schema_errors(ROW_SCHEMA, data), key=lambda e: list(map(str, e.path)))), None)
     if error is not None:
         field_name = ".".join(str(p) for p in error.absolute_path)
         if error.validator == "required":

@@ -7,7 +7,6 @@ past the first problem so one bad item never hides the others. Nothing here synt
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,6 +68,8 @@ def parse_suite(path: Path, data: Any, max_text_chars: int = DEFAULT_MAX_TEXT_CH
     if not isinstance(data, dict):
         raise CaseFileError([Problem(path, None, "(top level)", "a case file must be a mapping")])
     problems = _schema_problems(path, data, CASE_FILE_SCHEMA)
+    # Read once and given to every item as it is built (a file whose schema fails raises below anyway).
+    recognizer = () if problems else recognizer_labels(data.get("recognizer"))
     items_raw: list[Any] = data["items"] if isinstance(data.get("items"), list) else []
     seen: set[str] = set()
     items: list[CaseItem] = []
@@ -82,15 +83,13 @@ def parse_suite(path: Path, data: Any, max_text_chars: int = DEFAULT_MAX_TEXT_CH
             if item_id in seen:
                 problems.append(Problem(path, label, "id", f"duplicate id {item_id!r} in suite"))
             seen.add(item_id)
-        item, item_problems = _parse_item(path, data, raw, label)
+        item, item_problems = _parse_item(path, data, raw, label, recognizer)
         problems.extend(item_problems)
         if item is not None:
             items.append(item)
     problems.extend(_quality_problems(path, data.get("quality")))
     if problems:
         raise CaseFileError(problems)
-    recognizer = recognizer_labels(data.get("recognizer"))
-    items = [replace(item, recognizer=recognizer) for item in items]
     return Suite(
         name=data["suite"],
         language=data["language"],
@@ -134,7 +133,7 @@ def _text_length_problems(path: Path, raw: Mapping[str, Any], label: str, limit:
 
 
 def _parse_item(
-    path: Path, suite: Mapping[str, Any], raw: Mapping[str, Any], label: str
+    path: Path, suite: Mapping[str, Any], raw: Mapping[str, Any], label: str, recognizer: tuple[str, ...] = ()
 ) -> tuple[CaseItem | None, list[Problem]]:
     scorer_name = raw.get("scorer", suite.get("scorer"))
     language = raw.get("language", suite.get("language"))
@@ -181,6 +180,7 @@ def _parse_item(
         variants=variants,
         source=path,
         metadata=dict(raw.get("metadata", {})),
+        recognizer=recognizer,
         review=raw.get("review"),
         reviewed=raw.get("reviewed"),
     )

@@ -109,10 +109,14 @@ def get_packs(names: Iterable[str], where: str = "") -> list[Pack]:
 
 def pack_of_file(path: Path | None) -> Pack | None:
     """The shipped pack a case file belongs to, or None for any other file (a project's own, an exported copy)."""
-    if path is None:
-        return None
+    return None if path is None else _pack_of(path)
+
+
+@functools.lru_cache(maxsize=256)
+def _pack_of(path: Path) -> Pack | None:
+    """Asked for every row a run writes: the path is resolved once per case file, not once per item."""
     resolved = path.resolve()
-    for pack in shipped_packs().values():
+    for pack in _shipped(packs_root()).values():
         if resolved in pack.files:
             return pack
     return None

@@ -26,8 +26,6 @@ import json
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
-import httpx
-
 from pytest_ttsbench.engines.base import EngineError, Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, engine_label, json_bytes
 from pytest_ttsbench.engines.json_reply import dig, reply_document
@@ -35,7 +33,9 @@ from pytest_ttsbench.engines.secrets import read_api_key
 from pytest_ttsbench.httpclient import HttpClient, ProviderPolicy
 from pytest_ttsbench.provenance import endpoint_host
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # httpx loads with the first client (httpclient.py)
+    import httpx
+
     from pytest_ttsbench.config import EngineProfile
 
 # What a user can set for the voice, and the audio formats it can deliver (workflow tables).

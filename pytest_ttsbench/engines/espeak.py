@@ -213,6 +213,34 @@ def _library() -> _EspeakLibrary:
     return _INSTANCE
 
 
+_VERSION: str | None = None
+
+
+def _library_version() -> str:
+    """The library's release (``espeak_Info``), read without initializing it; call with ``_LOCK`` held.
+
+    The audio cache key needs only this: a rerun whose every clip is cached never has eSpeak NG
+    load its voice data (``espeak_Initialize``), and never synthesizes.
+    """
+    global _VERSION
+    if _INSTANCE is not None:
+        return _INSTANCE.info.version
+    if _VERSION is None:
+        path, _ = _locate_library()
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as exc:
+            raise EngineUnavailable(f"cannot load eSpeak NG from {path}: {exc}") from exc
+        try:
+            lib.espeak_Info.argtypes = [ctypes.POINTER(ctypes.c_char_p)]
+            lib.espeak_Info.restype = ctypes.c_char_p
+            _VERSION = (lib.espeak_Info(None) or b"unknown").decode()
+        finally:
+            if _UNLOAD is not None:
+                _UNLOAD(lib._handle)
+    return _VERSION
+
+
 def _bounded_int(profile: EngineProfile, key: str, default: int, bounds: tuple[int, int]) -> int:
     value = profile.option(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or not bounds[0] <= value <= bounds[1]:
@@ -243,7 +271,7 @@ class EspeakEngine:
     def cache_identity(self) -> dict[str, str]:
         """The library release: another eSpeak NG may say the same text differently (audio cache key)."""
         with _LOCK:
-            return {"library_version": _library().info.version}
+            return {"library_version": _library_version()}
 
     def synthesize(self, request: SynthesisRequest) -> Synthesis:
         voice = self.voice_for(request)

@@ -15,8 +15,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
 from pytest_ttsbench.audio import is_playable, wav_shortfall
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, Synthesis
@@ -34,7 +32,9 @@ from pytest_ttsbench.httpclient import (
 from pytest_ttsbench.provenance import endpoint_host, provider_headers
 from pytest_ttsbench.redaction import Redactor, hide_userinfo, url_credentials_message
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # httpx loads with the first client (httpclient.py)
+    import httpx
+
     from pytest_ttsbench.config import EngineProfile
 
 
@@ -111,6 +111,8 @@ def ensure_audio(body: bytes, content_type: str, client: HttpClient, headers: ht
         except ValueError:
             document = None
         if document is not None:
+            import httpx
+
             found = (
                 client.policy.error_message(200, headers or httpx.Headers(), body)
                 if client.policy.error_message

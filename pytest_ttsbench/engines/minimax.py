@@ -24,15 +24,15 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
 from pytest_ttsbench.engines.base import Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes
 from pytest_ttsbench.engines.json_reply import dig, reply_document
 from pytest_ttsbench.engines.secrets import read_api_key
 from pytest_ttsbench.httpclient import ProviderPolicy
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # httpx loads with the first client (httpclient.py)
+    import httpx
+
     from pytest_ttsbench.config import EngineProfile
 
 # What a user can set for the voice, and the audio formats it can deliver (workflow tables).

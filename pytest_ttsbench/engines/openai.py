@@ -34,8 +34,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
 from pytest_ttsbench.engines.base import EngineUnavailable, Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes
 from pytest_ttsbench.engines.json_reply import extra_body_option
@@ -43,7 +41,7 @@ from pytest_ttsbench.engines.references import load_reference
 from pytest_ttsbench.engines.secrets import read_api_key
 from pytest_ttsbench.httpclient import ProviderPolicy
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # httpx loads with the first client (httpclient.py)
     from pytest_ttsbench.config import EngineProfile
 
 # What a user can set for the voice, and the audio formats it can deliver (workflow tables).
@@ -81,6 +79,8 @@ class OpenAIEngine(HttpEngine):
     """Speech from an OpenAI-style ``/audio/speech`` endpoint."""
 
     def __init__(self, profile: EngineProfile) -> None:
+        import httpx
+
         key = read_api_key(profile, required=False)
         base_url = profile.option("base_url", DEFAULT_BASE_URL)
         if key is None and isinstance(base_url, str) and httpx.URL(base_url).host == "api.openai.com":

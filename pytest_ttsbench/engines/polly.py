@@ -27,15 +27,15 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineUnavailable, Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes
 from pytest_ttsbench.engines.secrets import read_env_secret
 from pytest_ttsbench.httpclient import ProviderPolicy
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # httpx loads with the first client (httpclient.py)
+    import httpx
+
     from pytest_ttsbench.config import EngineProfile
 
 # What a user can set for the voice, and the audio formats it can deliver (workflow tables).

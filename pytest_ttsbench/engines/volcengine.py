@@ -32,8 +32,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineUnavailable, Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes
@@ -42,7 +40,9 @@ from pytest_ttsbench.engines.secrets import read_env_secret
 from pytest_ttsbench.httpclient import HttpResult, ProviderPolicy, clip_text, html_summary, looks_like_html
 from pytest_ttsbench.wav import pcm16_wav
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # httpx loads with the first client (httpclient.py)
+    import httpx
+
     from pytest_ttsbench.config import EngineProfile
 
 # What a user can set for the voice, and the audio formats it can deliver (workflow tables).

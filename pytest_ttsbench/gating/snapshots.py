@@ -30,12 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from syrupy.data import Snapshot, SnapshotCollection
-from syrupy.extensions.amber.serializer import AmberDataSerializer
-
 from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.results import ItemResult
-from pytest_ttsbench.scorers.normalize import normalized_transcript
 from pytest_ttsbench.scorers.registry import UnknownScorerError, get_scorer
 
 MODES = ("off", "report", "strict")
@@ -61,6 +57,12 @@ def received_snapshots(results: Iterable[ItemResult], engine: str) -> dict[str, 
     Clips judged by listeners only (a scorer that needs no transcript) have no snapshot: they are
     never transcribed, so a missing snapshot of theirs must not fail a strict run.
     """
+    # syrupy's serializer and the scorers' normalizer load with the first gate that compares
+    # snapshots, not with the plugin (a listing compares nothing).
+    from syrupy.extensions.amber.serializer import AmberDataSerializer
+
+    from pytest_ttsbench.scorers.normalize import normalized_transcript
+
     clips: dict[str, dict[int, ItemResult]] = {}
     for row in results:
         if row.engine == engine and _transcribed(row):
@@ -148,6 +150,8 @@ def read_snapshots(path: Path) -> dict[str, str]:
                         f"{path}: line {number}: snapshot {name!r} given twice (first at line {first[name]})"
                     )
                 first[name] = number
+    from syrupy.extensions.amber.serializer import AmberDataSerializer
+
     return {s.name: str(s.data) for s in AmberDataSerializer.read_file(str(path))}
 
 
@@ -172,6 +176,9 @@ def compare_snapshots(
 
 def update_snapshots(path: Path, received: Mapping[str, str]) -> None:
     """Write the run's transcripts, keeping the stored snapshots of items that did not run."""
+    from syrupy.data import Snapshot, SnapshotCollection
+    from syrupy.extensions.amber.serializer import AmberDataSerializer
+
     collection = AmberDataSerializer.read_file(str(path))
     for name, data in received.items():
         collection.add(Snapshot(name=name, data=data))

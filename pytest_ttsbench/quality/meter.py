@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
+from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -76,8 +77,6 @@ class QualityMeter:
         """Each chosen set's model and version, for the results rows and the gate file."""
         found: dict[str, str] = {}
         if "signal" in self.sets:
-            from pytest_ttsbench.quality.waveform import signal_provenance
-
             found["signal"] = signal_provenance()
         if "dnsmos" in self.sets:
             from pytest_ttsbench.quality.dnsmos import dnsmos_provenance
@@ -145,3 +144,10 @@ def _measuring_code_sha256() -> str:
     for path in (here.parent / "audio.py", *(here / name for name in measuring)):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
+
+
+@cache  # asked for every row; importlib.metadata reads the installed distributions each time
+def signal_provenance() -> str:
+    """The signal measures' libraries (quality/waveform.py), named without importing them: a rerun
+    whose every figure is cached keys its cache reads on this and loads neither."""
+    return f"numpy {version('numpy')} frame RMS; pyloudnorm {version('pyloudnorm')} (ITU-R BS.1770-4)"

@@ -8,6 +8,8 @@ with numpy alone), so the same results give the same interval on every machine.
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +40,18 @@ class MeasureSummary:
 
 def describe(values: Sequence[float]) -> MeasureSummary:
     """Mean, median, p10 and the bootstrap 95% interval of the mean (None below two distinct values)."""
-    data = np.asarray([v for v in values if v is not None and np.isfinite(v)], dtype=np.float64)
+    return _described(tuple(float(v) for v in values if v is not None and math.isfinite(v)))
+
+
+@functools.lru_cache(maxsize=512)
+def _described(finite: tuple[float, ...]) -> MeasureSummary:
+    """:func:`describe` of the finite values, in order, worked out once per run for each group of figures.
+
+    The gate and the reports summarize the same clips by several groupings (engine, suite and
+    category; each facet), and one group often holds the same clips as another: its bootstrap is
+    not drawn again.
+    """
+    data = np.asarray(finite, dtype=np.float64)
     if data.size == 0:
         return MeasureSummary(0, None, None, None, None)
     interval: tuple[float, float] | None = None

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cache
-from importlib.metadata import version
 
 import numpy as np
 
@@ -103,8 +101,3 @@ def signal_measures(samples: np.ndarray, sample_rate: int, text: str) -> dict[st
         speaking_rate=round(units / speech_s, 2) if speech_s > 0 and units else None,
     )
     return figures
-
-
-@cache  # asked for every row; importlib.metadata reads the installed distributions each time
-def signal_provenance() -> str:
-    return f"numpy {np.__version__} frame RMS; pyloudnorm {version('pyloudnorm')} (ITU-R BS.1770-4)"

@@ -15,7 +15,7 @@ judged on it (a recognizer may drop the word, and the value is still checked).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -94,29 +94,39 @@ _AR_CLITICS = ("", "و", "ب", "ل", "ال", "بال", "وال", "لل", "وب",
 _WORD = re.compile(r"[^\W\d_]+")
 
 
-def _word_names(word: str, stem: str, language: str) -> bool:
+def _names_in_words(words: list[str], language: str) -> Callable[[str], bool]:
+    """Whether a currency name is said in ``words`` (the text's lower-cased words, in order).
+
+    Each word is folded once per text, not once per name compared (a transcript is checked
+    against every currency's names on every scoring).
+    """
     if language != "ar":
-        return word == stem
-    folded, folded_stem = fold(word), fold(stem)
-    return any(folded.startswith(c) and folded[len(c) :].startswith(folded_stem) for c in _AR_CLITICS)
+        spaced = f" {' '.join(words)} "  # the words never hold a space: a name's words in a row
+        return lambda name: f" {' '.join(name.split())} " in spaced
+    folded = [fold(word) for word in words]
+
+    def says(name: str) -> bool:
+        stems = [fold(part) for part in name.split()]
+        return any(
+            all(_after_clitic(folded[i + k], stem) for k, stem in enumerate(stems))
+            for i in range(len(folded) - len(stems) + 1)
+        )
+
+    return says
 
 
-def _says(words: list[str], name: str, language: str) -> bool:
-    parts = name.split()
-    return any(
-        all(_word_names(words[i + k], part, language) for k, part in enumerate(parts))
-        for i in range(len(words) - len(parts) + 1)
-    )
+def _after_clitic(folded_word: str, folded_stem: str) -> bool:
+    return any(folded_word.startswith(c) and folded_word[len(c) :].startswith(folded_stem) for c in _AR_CLITICS)
 
 
 def _said(text: str, language: str) -> set[str]:
     if language not in ("en", "ar"):
         return set()
-    words = [w.lower() for w in _WORD.findall(text)]
+    says = _names_in_words([w.lower() for w in _WORD.findall(text)], language)
     found: set[str] = set()
     for code, currency in CURRENCIES.items():
         marks = (*currency.marks, *_MARKS_BY_LANGUAGE[language].get(code, ()))
-        if any(mark in text for mark in marks) or any(_says(words, n, language) for n in names(code, language)):
+        if any(mark in text for mark in marks) or any(says(n) for n in names(code, language)):
             found.add(code)
     return found
 

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import re
 
-from pythainlp.tokenize.tcc import tcc_pos
-
 SARA_E = "\u0e40"  # เ
 SARA_AE = "\u0e41"  # แ
 SARA_AA = "\u0e32"  # า
@@ -165,8 +163,12 @@ def cluster_boundaries(text: str) -> set[int]:
 
     A cluster is a consonant with the vowels and marks that belong to it (เมา, ไก่, บ้า|น): text
     can be cut only between clusters. TCC is a published rule set (Theeramunkong et al. 2000),
-    implemented by PyThaiNLP without any downloaded data.
+    implemented by PyThaiNLP without any downloaded data. PyThaiNLP is imported here, on the
+    first Thai keyword matched: its import (a fifth of a second) is not paid by a run that only
+    collects the Thai items, or skips them.
     """
+    from pythainlp.tokenize.tcc import tcc_pos
+
     return {0, len(text), *tcc_pos(text)}
 
 

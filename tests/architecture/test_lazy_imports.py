@@ -1,0 +1,68 @@
+"""Importing the plugin loads nothing heavy: what measuring, transcribing, scoring or reporting needs loads when used.
+
+pytest imports the plugin in every run of every project it is installed in, benchmark or not,
+and ``pytest --co --tts-engine=...`` should cost about what pytest alone costs (#28). Checked in
+a fresh interpreter, on behaviour (what is in ``sys.modules``), never on time. A listing run's
+configuration and collection are checked against a plugin-off run in
+tests/throughput/test_idle_imports.py.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+#: third-party libraries only some runs need (measures, recognizer, audio decoding, HTTP, reports, schemas)
+HEAVY = (
+    "numpy",
+    "scipy",
+    "av",
+    "faster_whisper",
+    "ctranslate2",
+    "onnxruntime",
+    "torch",
+    "pyloudnorm",
+    "jiwer",
+    "jinja2",
+    "matplotlib",
+    "httpx",
+    "jsonschema",
+    "pythainlp",
+    "opencc",
+    "babel",
+    "syrupy",
+)
+#: the plugin's own modules that only measuring, transcribing, scoring a case or comparing snapshots needs
+LATER = (
+    "pytest_ttsbench.pipeline",
+    "pytest_ttsbench.audio",
+    "pytest_ttsbench.asr.whisper",
+    "pytest_ttsbench.quality.meter",
+    "pytest_ttsbench.quality.waveform",
+    "pytest_ttsbench.quality.dnsmos",
+    "pytest_ttsbench.quality.similarity",
+    "pytest_ttsbench.quality.summary",
+    "pytest_ttsbench.scorers.numbers",
+    "pytest_ttsbench.scorers.normalize",
+    "pytest_ttsbench.engines.espeak",
+)
+
+
+def _modules_after(code: str) -> set[str]:
+    probe = f"import json, sys\n{code}\nprint(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True)
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def test_importing_the_plugin_loads_no_heavy_library_and_none_of_the_measuring_modules() -> None:
+    baseline = {name.split(".")[0] for name in _modules_after("import pytest")}
+    loaded = _modules_after("import pytest, pytest_ttsbench.plugin")
+    added = {name.split(".")[0] for name in loaded} - baseline
+    assert sorted(added.intersection(HEAVY)) == []
+    assert sorted(loaded.intersection(LATER)) == []
+
+
+def test_the_probe_sees_a_module_that_is_imported() -> None:
+    """The check itself: a module the probe's code imports is listed."""
+    assert {"pytest_ttsbench.quality.summary", "numpy"} <= _modules_after("import pytest_ttsbench.quality.summary")
