@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from pytest_ttsbench.audio import DecodedAudio
+if TYPE_CHECKING:  # annotations only: importing the routes' registry (for its options) decodes nothing
+    from pytest_ttsbench.audio import DecodedAudio
 
 
 class AsrError(RuntimeError):
