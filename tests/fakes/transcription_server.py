@@ -68,9 +68,11 @@ def parse_form(content_type: str, body: bytes) -> tuple[dict[str, str], bytes | 
 
 
 class TranscriptionServer:
-    """A threaded HTTP server on an ephemeral 127.0.0.1 port; ``url`` is its ``base_url`` (``…/v1``)."""
+    """A threaded HTTP server on 127.0.0.1 (an ephemeral port unless given); ``url`` is its base_url, ``…/v1``."""
 
-    def __init__(self, hear: Hearing, *, hold_until_in_flight: int | None = None, hold_timeout_s: float = 60.0) -> None:
+    def __init__(
+        self, hear: Hearing, *, hold_until_in_flight: int | None = None, hold_timeout_s: float = 60.0, port: int = 0
+    ) -> None:
         self.hear = hear
         self.hold_until_in_flight = hold_until_in_flight
         self.hold_timeout_s = hold_timeout_s
@@ -79,7 +81,7 @@ class TranscriptionServer:
         self.requests: list[dict[str, str]] = []  # each request's form fields, in arrival order
         self._state = threading.Condition()
         self._released = hold_until_in_flight is None
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
@@ -132,6 +134,10 @@ class TranscriptionServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"  # keep-alive, as the client's connection pool expects
 
+            def do_GET(self) -> None:  # faster-whisper-server's health check
+                status, reply = (200, {"status": "ok"}) if self.path == "/health" else (404, {"error": "not found"})
+                self._reply(status, reply)
+
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 if self.path != PATH:
@@ -142,6 +148,9 @@ class TranscriptionServer:
                         status, reply = server.answer(self.headers.get("Content-Type", ""), body)
                     finally:
                         server._leave()
+                self._reply(status, reply)
+
+            def _reply(self, status: int, reply: dict[str, Any]) -> None:
                 data = json.dumps(reply).encode("utf-8")
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
