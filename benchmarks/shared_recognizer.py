@@ -67,16 +67,40 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+# faster-whisper-server 0.0.3 picks the model by a form field named ``model_name`` (default
+# "whisper-1"), not OpenAI's ``model``; the route sends it with ``extra_form``. Its decoding is set
+# to the plugin's local route's: int8 on the CPU, beam 5, temperature 0 only, each clip on its own.
+SERVED_NAME = "whisper-1"
+
+
+def server_config(weights: str) -> dict:
+    """faster-whisper-server's ``--config``: one model, decoded as the plugin's own Whisper route decodes."""
+    model = {
+        "name": SERVED_NAME,
+        "path": weights,
+        "model_options": {"device": "cpu", "compute_type": "int8"},
+        "transcribe_options": {
+            "beam_size": 5,
+            "temperature": 0.0,
+            "condition_on_previous_text": False,
+            "vad_filter": False,
+        },
+    }
+    return {"models": [model]}
+
+
 def start_server(server: str, model: str, port: int, workers: int, log: Path) -> subprocess.Popen[bytes]:
     """The recognizer, serving ``model`` (a packaged name such as tiny.en, resolved to its folder) offline."""
     from pytest_ttsbench.asr.models import resolve_model
 
-    weights = str(resolve_model(model))
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     if server == "builtin":
         argv = [sys.executable, __file__, "--serve-builtin", str(port), "--model", model]
     else:
-        argv = [server, weights, "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers)]
+        config = log.with_name("server-config.yaml")
+        config.write_text(json.dumps(server_config(str(resolve_model(model)))), encoding="utf-8")  # JSON is YAML
+        argv = [server, "--config", str(config), "--host", "127.0.0.1", "--port", str(port)]
+        argv += ["--workers", str(workers)]
     process = subprocess.Popen(argv, stdout=log.open("wb"), stderr=subprocess.STDOUT, env=env)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -102,7 +126,7 @@ def warm_up(port: int) -> None:
     espeak = create_engine(EngineProfile(name="espeak", type="espeak", voice="en-us"))
     clip = espeak.synthesize(SynthesisRequest(text="It opened in 2026.", language="en")).audio
     espeak.close()
-    form = {"model": "tiny.en", "language": "en", "response_format": "json"}
+    form = {"model": "tiny.en", "language": "en", "response_format": "json", "model_name": SERVED_NAME}
     reply = httpx.post(
         f"http://127.0.0.1:{port}/v1/audio/transcriptions",
         data=form,
@@ -126,6 +150,7 @@ def shared_route(port: int, concurrency: int) -> dict:
         "name": "shared",
         "concurrency": concurrency,
         "timeout_s": 600,  # four shards queue on one CPU server
+        "extra_form": {"model_name": SERVED_NAME},
     }
     return {"routes": [route]}
 
