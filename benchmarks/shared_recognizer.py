@@ -271,7 +271,8 @@ def report(
         ratios = [f"{o.rate / one.rate:.2f} × 1 client"]
         if o.concurrency != base_c and (o.clients, base_c) in by:
             ratios.append(f"{o.rate / by[(o.clients, base_c)].rate:.2f} × concurrency {base_c}")
-        same = "same gate" if o.gate == first.gate else "GATE DIFFERS"
+        differs = sorted(key for key in first.gate.keys() | o.gate.keys() if first.gate.get(key) != o.gate.get(key))
+        same = "same gate" if not differs else f"gate differs in {', '.join(differs)}"
         print(f"{line:<32}{figure:<26}{', '.join(ratios)}; {same} as {first.clients} client, c {first.concurrency}")
     if local is not None:
         wall, verdicts, _ = local
