@@ -1,7 +1,7 @@
 """Scale-out on a shared recognizer: N shards of a CI job sending their clips to ONE ASR server.
 
 Run: ``python benchmarks/shared_recognizer.py [--server PATH|builtin] [--clients 1,2,4]
-[--concurrency 1,4] [--workers 1] [--model tiny.en]``.
+[--concurrency 1,4] [--workers 1] [--model tiny.en] [--device cpu|cuda]``.
 
 It starts an OpenAI-compatible transcription server on 127.0.0.1 serving the packaged Whisper
 model offline: by default ``faster-whisper-server`` (the PyPI package, 0.0.3: FastAPI, one
@@ -73,12 +73,12 @@ def free_port() -> int:
 SERVED_NAME = "whisper-1"
 
 
-def server_config(weights: str) -> dict:
+def server_config(weights: str, device: str) -> dict:
     """faster-whisper-server's ``--config``: one model, decoded as the plugin's own Whisper route decodes."""
     model = {
         "name": SERVED_NAME,
         "path": weights,
-        "model_options": {"device": "cpu", "compute_type": "int8"},
+        "model_options": {"device": device, "compute_type": "float16" if device == "cuda" else "int8"},
         "transcribe_options": {
             "beam_size": 5,
             "temperature": 0.0,
@@ -89,7 +89,9 @@ def server_config(weights: str) -> dict:
     return {"models": [model]}
 
 
-def start_server(server: str, model: str, port: int, workers: int, log: Path) -> subprocess.Popen[bytes]:
+def start_server(
+    server: str, model: str, port: int, workers: int, device: str, log: Path
+) -> subprocess.Popen[bytes]:
     """The recognizer, serving ``model`` (a packaged name such as tiny.en, resolved to its folder) offline."""
     from pytest_ttsbench.asr.models import resolve_model
 
@@ -98,7 +100,7 @@ def start_server(server: str, model: str, port: int, workers: int, log: Path) ->
         argv = [sys.executable, __file__, "--serve-builtin", str(port), "--model", model]
     else:
         config = log.with_name("server-config.yaml")
-        config.write_text(json.dumps(server_config(str(resolve_model(model)))), encoding="utf-8")  # JSON is YAML
+        config.write_text(json.dumps(server_config(str(resolve_model(model)), device)), encoding="utf-8")  # JSON is YAML
         argv = [server, "--config", str(config), "--host", "127.0.0.1", "--port", str(port)]
         argv += ["--workers", str(workers)]
     process = subprocess.Popen(argv, stdout=log.open("wb"), stderr=subprocess.STDOUT, env=env)
@@ -220,6 +222,7 @@ def main() -> None:
     parser.add_argument("--concurrency", default="1,4", help="the route's concurrency values to compare")
     parser.add_argument("--workers", type=int, default=1, help="faster-whisper-server worker processes")
     parser.add_argument("--model", default="tiny.en")
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where the server decodes")
     parser.add_argument("--no-local", action="store_true", help="skip the local faster-whisper run")
     parser.add_argument("--keep", type=Path, help="keep the runs under this folder")
     parser.add_argument("--serve-builtin", type=int, help=argparse.SUPPRESS)
@@ -233,7 +236,7 @@ def main() -> None:
     work = args.keep or Path(tempfile.mkdtemp(prefix="ttsbench-shared-"))
     work.mkdir(parents=True, exist_ok=True)
     port = free_port()
-    server = start_server(args.server, args.model, port, args.workers, work / "server.log")
+    server = start_server(args.server, args.model, port, args.workers, args.device, work / "server.log")
     try:
         warm_up(port)
         project = work / "shared"
