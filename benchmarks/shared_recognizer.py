@@ -89,9 +89,7 @@ def server_config(weights: str, device: str) -> dict:
     return {"models": [model]}
 
 
-def start_server(
-    server: str, model: str, port: int, workers: int, device: str, log: Path
-) -> subprocess.Popen[bytes]:
+def start_server(server: str, model: str, port: int, workers: int, device: str, log: Path) -> subprocess.Popen[bytes]:
     """The recognizer, serving ``model`` (a packaged name such as tiny.en, resolved to its folder) offline."""
     from pytest_ttsbench.asr.models import resolve_model
 
@@ -100,7 +98,8 @@ def start_server(
         argv = [sys.executable, __file__, "--serve-builtin", str(port), "--model", model]
     else:
         config = log.with_name("server-config.yaml")
-        config.write_text(json.dumps(server_config(str(resolve_model(model)), device)), encoding="utf-8")  # JSON is YAML
+        settings = server_config(str(resolve_model(model)), device)
+        config.write_text(json.dumps(settings), encoding="utf-8")  # JSON is YAML
         argv = [server, "--config", str(config), "--host", "127.0.0.1", "--port", str(port)]
         argv += ["--workers", str(workers)]
     process = subprocess.Popen(argv, stdout=log.open("wb"), stderr=subprocess.STDOUT, env=env)
