@@ -117,6 +117,11 @@ def route_facts(spec: Mapping[str, Any], route_name: str) -> dict[str, Any]:
         )
     else:
         facts.update(clean_settings({k: v for k, v in spec.items() if k not in ("type", "name")}))
+        if kind in ("openai", "chat"):
+            from pytest_ttsbench.asr.openai_route import DEFAULT_CONCURRENCY
+
+            # Requests in flight from each process, recorded when left at its default too.
+            facts.setdefault("concurrency", DEFAULT_CONCURRENCY)
     return facts
 
 

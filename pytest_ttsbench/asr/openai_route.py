@@ -19,6 +19,14 @@ named by ``api_key_env`` at the first transcription and scrubbed from every mess
 Requests go through the shared HTTP client (:mod:`pytest_ttsbench.httpclient`): transient
 failures are retried under the same policy as the engine adapters (``Retry-After`` honoured);
 anything else fails the clip at once with the server's own message.
+
+``concurrency`` (default 1) is how many of this route's requests one pytest process keeps in
+flight: with more than one, the route takes part in transcription across items
+(:mod:`pytest_ttsbench.asr.batching`) as a route of ``items_batch = concurrency``: when a test's
+clip reaches it, the clips of later tests already synthesized and checked go with it, each its
+own request, up to ``concurrency`` at once, so a recognizer server shared by several CI shards,
+or one that batches concurrent requests (vLLM), is kept busy. One, the default, sends each clip
+from its own test, one at a time.
 """
 
 from __future__ import annotations
@@ -26,7 +34,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+import threading
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -57,8 +67,12 @@ ROUTE_KEYS = frozenset(
         "temperature",
         "extra_form",
         "strip_prefix",
+        "concurrency",
     }
 )
+DEFAULT_CONCURRENCY = 1
+# More requests than this from one process would be a mistake, not a setting (a typo'd 400).
+MAX_CONCURRENCY = 64
 # What Qwen3-ASR (and MiMo) put before the transcript: the language it heard, then a tag.
 DEFAULT_STRIP_PREFIX = r"\s*language\s+[^<\n]{0,40}<asr_text>"
 
@@ -71,6 +85,17 @@ def compile_prefix(pattern: str | None, route: str) -> re.Pattern[str] | None:
         return re.compile(pattern)
     except re.error as exc:
         raise ValueError(f"{route} route: strip_prefix {pattern!r} is not a regular expression: {exc}") from None
+
+
+def concurrency_setting(value: Any, route: str) -> int:
+    """``concurrency`` as a whole number of requests in flight, 1 to :data:`MAX_CONCURRENCY`
+    (``route`` names the route in the message: ``openai route 'shared'``)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_CONCURRENCY:
+        raise ValueError(
+            f"{route}: concurrency must be a whole number from 1 to {MAX_CONCURRENCY} "
+            f"(requests in flight at once), got {value!r}"
+        )
+    return value
 
 
 def without_prefix(text: str, prefix: re.Pattern[str] | None) -> tuple[str, str | None]:
@@ -105,6 +130,7 @@ class OpenAITranscriptionRoute:
         temperature: float | None = None,
         extra_form: Mapping[str, Any] | None = None,
         strip_prefix: str | None = DEFAULT_STRIP_PREFIX,
+        concurrency: int = DEFAULT_CONCURRENCY,
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"{self.kind} route: base_url must be an http(s) URL, got {hide_userinfo(base_url)!r}")
@@ -119,6 +145,10 @@ class OpenAITranscriptionRoute:
         self.temperature = temperature
         self.extra_form = _form_fields(extra_form)
         self.strip_prefix = compile_prefix(strip_prefix, self.kind)
+        #: requests in flight at once from this process (the client enforces it)
+        self.concurrency = concurrency_setting(concurrency, f"{self.kind} route {self.name!r}")
+        #: clips of several items handed over together (asr/batching.py): one request each, at once
+        self.items_batch = self.concurrency
         self.options = ClientOptions(
             base_url=base_url.rstrip("/"),
             timeout_s=float(timeout_s),
@@ -127,9 +157,11 @@ class OpenAITranscriptionRoute:
             retry_min_wait_s=float(retry_min_wait_s),
             retry_max_wait_s=max(float(retry_max_wait_s), float(retry_min_wait_s)),
             max_response_bytes=MAX_TRANSCRIPT_BYTES,  # an answer is a transcript, never megabytes
+            concurrency=self.concurrency,
         )
         self._redact = Redactor()
         self._client: HttpClient | None = None
+        self._client_lock = threading.Lock()  # clips are sent from several threads when concurrency > 1
 
     def _headers(self) -> dict[str, str]:
         if not self.api_key_env:
@@ -152,11 +184,12 @@ class OpenAITranscriptionRoute:
         return {**form, **self.extra_form}
 
     def _http(self) -> HttpClient:
-        if self._client is None:
-            label = f"ASR route {self.name!r} ({self.url})"
-            policy = ProviderPolicy(f"{self.kind}-transcriptions")
-            self._client = HttpClient(self.options, policy, self._redact, label=label, error_type=AsrError)
-        return self._client
+        with self._client_lock:
+            if self._client is None:
+                label = f"ASR route {self.name!r} ({self.url})"
+                policy = ProviderPolicy(f"{self.kind}-transcriptions")
+                self._client = HttpClient(self.options, policy, self._redact, label=label, error_type=AsrError)
+            return self._client
 
     def transcribe(self, audio: DecodedAudio, language: str) -> Transcription:
         headers = self._headers()
@@ -173,6 +206,23 @@ class OpenAITranscriptionRoute:
             shown = shorten(self._redact(json.dumps(document)), 200)
             raise self._http().error(f"answer has no 'text' string: {shown}")
         return self._transcription(text, result, form["language"])
+
+    def transcribe_together(self, audios: Sequence[DecodedAudio], language: str) -> list[Transcription | AsrError]:
+        """Clips of several items, each its own request, up to ``concurrency`` in flight; outcomes in order.
+
+        A clip whose request fails gets its :class:`AsrError`, the others their transcripts.
+        """
+
+        def one(audio: DecodedAudio) -> Transcription | AsrError:
+            try:
+                return self.transcribe(audio, language)
+            except AsrError as exc:
+                return exc
+
+        if len(audios) <= 1:
+            return [one(audio) for audio in audios]
+        with ThreadPoolExecutor(min(len(audios), self.concurrency), thread_name_prefix="ttsbench-asr") as pool:
+            return list(pool.map(one, audios))
 
     def _post(self, headers: dict[str, str], body: bytes) -> tuple[Any, HttpResult]:
         """POST ``body`` (retried by the shared client) and parse the answer as JSON."""
@@ -197,9 +247,10 @@ class OpenAITranscriptionRoute:
         return Transcription(text=text, seconds=result.wall_seconds, language=language, details=details)
 
     def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+        with self._client_lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
 
 
 def _form_fields(extra: Mapping[str, Any] | None) -> dict[str, str]:

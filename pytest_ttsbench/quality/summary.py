@@ -104,7 +104,9 @@ def summarize_quality(
     rows = clip_rows(results)
     names = list(measures) if measures is not None else measures_present(rows)
     groups: dict[tuple[str, ...], list[ItemResult]] = {}
-    for row in rows:
+    # In a canonical order, not the rows': the bootstrap resamples by position, and a merged run
+    # (ttsbench merge) lists its rows shard by shard where the unsplit run listed them in test order.
+    for row in sorted(rows, key=lambda r: (r.engine, r.id, r.repeat, r.category)):
         groups.setdefault(tuple(group_value(row, name) for name in by), []).append(row)
     return {
         key: {name: describe([r.quality.get(name) for r in groups[key]]) for name in names}  # type: ignore[misc]
