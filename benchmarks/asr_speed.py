@@ -15,7 +15,7 @@ import tempfile
 import time
 
 from pytest_ttsbench.asr.whisper import WhisperRoute
-from pytest_ttsbench.audio import decode_audio
+from pytest_ttsbench.audio.decoding import decode_audio
 from pytest_ttsbench.config import BUILTIN_PROFILES, EngineProfile
 from pytest_ttsbench.engines.base import SynthesisRequest
 

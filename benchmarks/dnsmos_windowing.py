@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import pearsonr
 
-from pytest_ttsbench.audio import decode_audio
+from pytest_ttsbench.audio.decoding import decode_audio
 from pytest_ttsbench.cases.loader import load_case_file
 from pytest_ttsbench.config import BUILTIN_PROFILES, EngineProfile
 from pytest_ttsbench.engines.base import SynthesisRequest

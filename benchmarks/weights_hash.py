@@ -13,8 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from pytest_ttsbench import provenance_capture
 from pytest_ttsbench.asr.models import resolve_model
+from pytest_ttsbench.session import provenance_capture
 
 
 def main() -> None:

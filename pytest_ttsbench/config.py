@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.limits import LIMITS_SCHEMA, Limits
-from pytest_ttsbench.messages import shorten
 from pytest_ttsbench.quality.measures import DNSMOS_WINDOWINGS
-from pytest_ttsbench.redaction import url_credentials_in
-from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml
+from pytest_ttsbench.support.limits import LIMITS_SCHEMA, Limits
+from pytest_ttsbench.support.redaction import url_credentials_in
+from pytest_ttsbench.support.text import shorten
+from pytest_ttsbench.support.yaml_documents import YamlSyntaxError, load_yaml
 
 CONFIG_FILE = "ttsbench.yaml"
 
@@ -325,7 +325,7 @@ def _quoted_line(path: Path, error: Exception) -> str:
 
 def _schema_errors(raw: dict[str, Any]) -> list[Any]:
     # Imported here: a pytest run in a project without a configuration never pays for a schema check.
-    from pytest_ttsbench.schema_check import schema_errors
+    from pytest_ttsbench.support.schema_check import schema_errors
 
     return sorted(schema_errors(CONFIG_SCHEMA, raw), key=lambda e: list(e.path))
 

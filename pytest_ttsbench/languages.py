@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from pytest_ttsbench.record_dicts import record_dict
+from pytest_ttsbench.support.record_dicts import record_dict
 
 # Item and voice languages written under another code (Mandarin as ``cmn`` in eSpeak NG).
 _ALIASES = {"cmn": "zh"}

@@ -14,41 +14,22 @@ from pathlib import Path
 import pytest
 
 from pytest_ttsbench.asr.registry import ASR_OPTIONS
-from pytest_ttsbench.cache import CACHE_OPTIONS
 from pytest_ttsbench.cases.loader import CASE_SUFFIXES
 from pytest_ttsbench.cases.packs import PACK_OPTIONS
-from pytest_ttsbench.clip_reuse import CLIP_REUSE_OPTIONS
-from pytest_ttsbench.collect import (
-    CaseFile,
-    CaseTest,
-    collected_out_of_cyclic_gc,
-    external_case_files,
-    pack_case_files,
-    prefetch_ahead,
-    upcoming_items,
-)
-from pytest_ttsbench.contracts import CONTRACT_OPTIONS
 from pytest_ttsbench.gating.options import GATE_OPTIONS
-from pytest_ttsbench.gating.repeats import REPEAT_OPTIONS
 from pytest_ttsbench.gating.voting import VOTING_OPTIONS
-from pytest_ttsbench.option_paths import check_rootdir_not_moved
-from pytest_ttsbench.option_specs import OptionSpec, add_options
 from pytest_ttsbench.protocols import PROTOCOL_OPTIONS
 from pytest_ttsbench.quality.measures import QUALITY_OPTIONS, measure_names
-from pytest_ttsbench.redaction import install_log_redaction
 from pytest_ttsbench.reporting.gate_item import gate_is_armed, gate_reports
 from pytest_ttsbench.reporting.html import ASSETS_EXISTED_KEY, note_existing_assets, register_html_report
 from pytest_ttsbench.reporting.progress import PROGRESS_OPTIONS, register_progress
 from pytest_ttsbench.reporting.terminal import SUMMARY_OPTIONS, write_run_sections
-from pytest_ttsbench.reruns import RERUN_OPTIONS
-from pytest_ttsbench.selection import (
-    SELECTION_OPTIONS,
-    keep_selected,
-    merge_worker_selection,
-    selection_of,
-    worker_report,
-)
-from pytest_ttsbench.session import (
+from pytest_ttsbench.run_model.clip_reuse import CLIP_REUSE_OPTIONS
+from pytest_ttsbench.run_model.repeats import REPEAT_OPTIONS
+from pytest_ttsbench.run_model.reruns import RERUN_OPTIONS
+from pytest_ttsbench.run_model.sharding import SHARD_OPTIONS
+from pytest_ttsbench.run_model.text_variants import CONTRACT_OPTIONS
+from pytest_ttsbench.session.benchmark import (
     BENCH_KEY,
     CACHE_DAMAGED_KEY,
     COLLECTED_KEY,
@@ -57,7 +38,26 @@ from pytest_ttsbench.session import (
     Recorder,
     build_config,
 )
-from pytest_ttsbench.sharding import SHARD_OPTIONS
+from pytest_ttsbench.session.collect import (
+    CaseFile,
+    CaseTest,
+    collected_out_of_cyclic_gc,
+    external_case_files,
+    pack_case_files,
+    prefetch_ahead,
+    upcoming_items,
+)
+from pytest_ttsbench.session.option_paths import check_rootdir_not_moved
+from pytest_ttsbench.session.selection import (
+    SELECTION_OPTIONS,
+    keep_selected,
+    merge_worker_selection,
+    selection_of,
+    worker_report,
+)
+from pytest_ttsbench.support.cache import CACHE_OPTIONS
+from pytest_ttsbench.support.option_specs import OptionSpec, add_options
+from pytest_ttsbench.support.redaction import install_log_redaction
 
 #: (group name, its description, the options it shows in this order), each declared by its own feature
 OPTION_GROUPS: tuple[tuple[str, str, tuple[OptionSpec, ...]], ...] = (

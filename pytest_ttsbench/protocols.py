@@ -11,7 +11,7 @@ runs of different protocols side by side.
 ``published`` is a benchmark's own matcher where its scoring code is public
 (:mod:`pytest_ttsbench.scorers.published`); a scorer with no published counterpart judges the
 same under both protocols. Which scorer each protocol uses, and which strict rule makes a verdict
-differ, is :mod:`pytest_ttsbench.protocol_scoring`; this module only reads rows, so reports can.
+differ, is :mod:`pytest_ttsbench.pipeline.protocol_scoring`; this module only reads rows, so reports can.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pytest_ttsbench.contracts import one_value_per_run
-from pytest_ttsbench.option_specs import OptionSpec
-from pytest_ttsbench.results import ItemResult
-from pytest_ttsbench.runs import Run
+from pytest_ttsbench.run_model.reader import Run
+from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.run_model.text_variants import one_value_per_run
+from pytest_ttsbench.support.option_specs import OptionSpec
 
 Protocol = Literal["strict", "published"]
 PROTOCOLS: tuple[Protocol, ...] = ("strict", "published")

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # annotations only: importing the routes' registry (for its options) decodes nothing
-    from pytest_ttsbench.audio import DecodedAudio
+    from pytest_ttsbench.audio.decoding import DecodedAudio
 
 
 class AsrError(RuntimeError):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar, runtime_checkable
 
 from pytest_ttsbench.asr.base import AsrError, AsrRoute, Transcription
-from pytest_ttsbench.audio import DecodedAudio
+from pytest_ttsbench.audio.decoding import DecodedAudio
 
 Clip = TypeVar("Clip")
 

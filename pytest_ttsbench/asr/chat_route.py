@@ -35,8 +35,8 @@ from typing import Any
 from pytest_ttsbench.asr.base import Transcription
 from pytest_ttsbench.asr.openai_route import DEFAULT_STRIP_PREFIX, ROUTE_KEYS, OpenAITranscriptionRoute
 from pytest_ttsbench.asr.whisper import whisper_language
-from pytest_ttsbench.audio import DecodedAudio, encode_wav
-from pytest_ttsbench.messages import shorten
+from pytest_ttsbench.audio.decoding import DecodedAudio, encode_wav
+from pytest_ttsbench.support.text import shorten
 
 # How the clip sits in the message: OpenAI's input_audio (base64 and a format), input_audio
 # holding a data: URL (Xiaomi MiMo's ASR API), or vLLM's audio_url (Qwen3-ASR).

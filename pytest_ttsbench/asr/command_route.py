@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.asr.base import AsrError, Transcription
-from pytest_ttsbench.audio import DecodedAudio, encode_wav
-from pytest_ttsbench.bounded_process import run_bounded
-from pytest_ttsbench.limits import MAX_TRANSCRIPT_BYTES
-from pytest_ttsbench.redaction import redact_known
+from pytest_ttsbench.audio.decoding import DecodedAudio, encode_wav
+from pytest_ttsbench.support.bounded_process import run_bounded
+from pytest_ttsbench.support.limits import MAX_TRANSCRIPT_BYTES
+from pytest_ttsbench.support.redaction import redact_known
 
 _KEYS = frozenset({"type", "name", "command", "timeout_s", "cwd", "env"})
 _STDERR_TAIL = 500

@@ -16,7 +16,7 @@ default ``language Chinese<asr_text>``, which Qwen3-ASR servers put before the t
 strips nothing). The key, when there is one, is read from the environment variable
 named by ``api_key_env`` at the first transcription and scrubbed from every message.
 
-Requests go through the shared HTTP client (:mod:`pytest_ttsbench.httpclient`): transient
+Requests go through the shared HTTP client (:mod:`pytest_ttsbench.support.httpclient`): transient
 failures are retried under the same policy as the engine adapters (``Retry-After`` honoured);
 anything else fails the clip at once with the server's own message.
 
@@ -43,11 +43,11 @@ import httpx
 
 from pytest_ttsbench.asr.base import AsrError, Transcription
 from pytest_ttsbench.asr.whisper import whisper_language
-from pytest_ttsbench.audio import DecodedAudio, encode_wav
-from pytest_ttsbench.httpclient import ClientOptions, HttpClient, HttpResult, ProviderPolicy
-from pytest_ttsbench.limits import MAX_TRANSCRIPT_BYTES
-from pytest_ttsbench.messages import shorten
-from pytest_ttsbench.redaction import Redactor, hide_userinfo, url_credentials_message
+from pytest_ttsbench.audio.decoding import DecodedAudio, encode_wav
+from pytest_ttsbench.support.httpclient import ClientOptions, HttpClient, HttpResult, ProviderPolicy
+from pytest_ttsbench.support.limits import MAX_TRANSCRIPT_BYTES
+from pytest_ttsbench.support.redaction import Redactor, hide_userinfo, url_credentials_message
+from pytest_ttsbench.support.text import shorten
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "whisper-1"
@@ -109,7 +109,7 @@ def without_prefix(text: str, prefix: re.Pattern[str] | None) -> tuple[str, str 
 class OpenAITranscriptionRoute:
     """A recognizer behind an OpenAI-compatible ``/audio/transcriptions`` endpoint.
 
-    Requests go through the shared :class:`~pytest_ttsbench.httpclient.HttpClient`, so this
+    Requests go through the shared :class:`~pytest_ttsbench.support.httpclient.HttpClient`, so this
     route retries exactly as the engine adapters do (and honours ``Retry-After``).
     """
 

@@ -23,8 +23,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from pytest_ttsbench.asr.base import AsrRoute
-from pytest_ttsbench.option_specs import OptionSpec
 from pytest_ttsbench.registry import Registry, UnknownName
+from pytest_ttsbench.support.option_specs import OptionSpec
 
 ENTRY_POINT_GROUP = "pytest_ttsbench.asr_routes"
 

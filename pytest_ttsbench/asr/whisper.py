@@ -46,7 +46,7 @@ import numpy as np
 
 from pytest_ttsbench.asr.base import AsrError, Transcription
 from pytest_ttsbench.asr.models import AUTO, ModelNotFound, resolve_auto, resolve_model
-from pytest_ttsbench.audio import ASR_SAMPLE_RATE, DecodedAudio, resample
+from pytest_ttsbench.audio.decoding import ASR_SAMPLE_RATE, DecodedAudio, resample
 from pytest_ttsbench.languages import primary_language
 
 WINDOW_SECONDS = 30.0  # Whisper's fixed input window

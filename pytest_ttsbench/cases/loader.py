@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 from pytest_ttsbench.cases.model import CaseFileError, CaseItem, Problem, Suite, Target
 from pytest_ttsbench.cases.schema import CASE_FILE_SCHEMA
 from pytest_ttsbench.cases.sources import jsonl_source_data
-from pytest_ttsbench.limits import DEFAULT_MAX_TEXT_CHARS
-from pytest_ttsbench.schema_check import schema_errors
 from pytest_ttsbench.scorers.registry import UnknownScorerError, get_scorer
-from pytest_ttsbench.yaml_documents import YAML_SUFFIXES, YamlSyntaxError, load_yaml_cached
+from pytest_ttsbench.support.limits import DEFAULT_MAX_TEXT_CHARS
+from pytest_ttsbench.support.schema_check import schema_errors
+from pytest_ttsbench.support.yaml_documents import YAML_SUFFIXES, YamlSyntaxError, load_yaml_cached
 
 if TYPE_CHECKING:
-    from pytest_ttsbench.cache import ClipCache
+    from pytest_ttsbench.support.cache import ClipCache
 
 CASE_SUFFIXES = YAML_SUFFIXES  # a case file is a YAML file
 #: the fields an item's text may be sent from (--tts-contract chooses)

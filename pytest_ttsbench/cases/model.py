@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.messages import shorten
+from pytest_ttsbench.support.text import shorten
 
 
 @dataclass(frozen=True)

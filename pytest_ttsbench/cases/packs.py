@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_ttsbench.cases.loader import find_case_files
-from pytest_ttsbench.option_specs import OptionSpec
-from pytest_ttsbench.package_data import packs_root
-from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml
+from pytest_ttsbench.support.option_specs import OptionSpec
+from pytest_ttsbench.support.package_data import packs_root
+from pytest_ttsbench.support.yaml_documents import YamlSyntaxError, load_yaml
 
 MANIFEST_NAME = "pack.yaml"
 _REQUIRED = ("name", "version", "licence", "source", "languages", "files")

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from pytest_ttsbench.config import ExternalFile
-from pytest_ttsbench.file_hashes import hash_files
+from pytest_ttsbench.support.file_hashes import hash_files
 
 
 def pin_problem(path: Path, pins: Iterable[ExternalFile]) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_ttsbench.naming import CATEGORY_PATTERN
+from pytest_ttsbench.support.text import CATEGORY_PATTERN
 
 # Every pattern ends in \Z, never $: JSON Schema patterns are searched with Python's re, where $
 # also matches before a final newline, so "years\n" would pass as a separate category.

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.cases.model import CaseFileError, Problem
-from pytest_ttsbench.json_documents import read_json_lines
+from pytest_ttsbench.support.json_documents import read_json_lines
 
 
 def _slug(text: str) -> str:

@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from pytest_ttsbench.redaction import install_log_redaction
 from pytest_ttsbench.registry import Registry
+from pytest_ttsbench.support.redaction import install_log_redaction
 
 # Order shown in `ttsbench --help`.
 SUBCOMMANDS: tuple[str, ...] = (

@@ -25,9 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
-from pytest_ttsbench.data_paths import OutsideFolderError, inside_folder
-from pytest_ttsbench.json_documents import load_json
-from pytest_ttsbench.manifest import (
+from pytest_ttsbench.run_model.manifest import (
     MANIFEST_NAME,
     RUN_RESULTS_NAME,
     ManifestError,
@@ -36,8 +34,10 @@ from pytest_ttsbench.manifest import (
     sha256_file,
     verify_manifest,
 )
-from pytest_ttsbench.results import ItemResult, read_results, write_results
-from pytest_ttsbench.runs import RUNS_HELP, results_file
+from pytest_ttsbench.run_model.reader import RUNS_HELP, results_file
+from pytest_ttsbench.run_model.results import ItemResult, read_results, write_results
+from pytest_ttsbench.support.data_paths import OutsideFolderError, inside_folder
+from pytest_ttsbench.support.json_documents import load_json
 
 AUDIO_FOLDER = "audio"
 

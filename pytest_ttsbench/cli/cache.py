@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.cache import CacheError, ClipCache, parse_size, resolve_cache_dir
 from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
 from pytest_ttsbench.config import ConfigError, load_settings
+from pytest_ttsbench.support.cache import CacheError, ClipCache, parse_size, resolve_cache_dir
 
 
 def _cache(args: argparse.Namespace) -> ClipCache:

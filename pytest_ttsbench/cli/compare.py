@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
-from pytest_ttsbench.contracts import require_one_contract
 from pytest_ttsbench.gating.baseline import (
     DEFAULT_ALPHA,
     DEFAULT_MAX_RATE,
@@ -26,8 +25,9 @@ from pytest_ttsbench.gating.baseline import (
     regression_reasons,
 )
 from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS, require_one_protocol, runs_under
-from pytest_ttsbench.provenance import read_header
-from pytest_ttsbench.runs import RUNS_HELP, load_runs, results_file, rows_of
+from pytest_ttsbench.run_model.provenance import read_header
+from pytest_ttsbench.run_model.reader import RUNS_HELP, load_runs, results_file, rows_of
+from pytest_ttsbench.run_model.text_variants import require_one_contract
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:

@@ -26,7 +26,7 @@ from pytest_ttsbench.gating.diagnostics import (
 from pytest_ttsbench.gating.numeral_forms import DEFAULT_MIN_RATIO, duration_control, duration_control_json
 from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS, protocols_of, run_difference_tally, runs_under
 from pytest_ttsbench.reporting.protocol_tally import figures_by_protocol, figures_text
-from pytest_ttsbench.runs import RUNS_HELP, Run, load_runs
+from pytest_ttsbench.run_model.reader import RUNS_HELP, Run, load_runs
 
 
 def diagnostics_json(run: Run, min_ratio: float = DEFAULT_MIN_RATIO) -> dict[str, Any]:

@@ -15,11 +15,11 @@ from typing import Any
 from pytest_ttsbench.cli.common import EXIT_USAGE
 from pytest_ttsbench.config import ConfigError, load_settings
 from pytest_ttsbench.gating.options import add_gate_options, read_gate_options
-from pytest_ttsbench.gating.recorded import gate_run
+from pytest_ttsbench.gating.stored_run import gate_run
 from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS
-from pytest_ttsbench.provenance import RunHeaderError
 from pytest_ttsbench.reporting.terminal import gate_lines
-from pytest_ttsbench.runs import gate_path, results_file
+from pytest_ttsbench.run_model.provenance import RunHeaderError
+from pytest_ttsbench.run_model.reader import gate_path, results_file
 
 
 def _cmd_gate(args: argparse.Namespace) -> int:

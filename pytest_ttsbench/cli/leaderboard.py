@@ -9,10 +9,10 @@ from typing import Any
 
 from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE
 from pytest_ttsbench.cli.diagnostics import run_diagnostics
-from pytest_ttsbench.contracts import require_one_contract
 from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS, runs_under
 from pytest_ttsbench.reporting.leaderboard import entries_from_runs, merge_entries, render, update_leaderboard_file
-from pytest_ttsbench.runs import RUNS_HELP, load_runs
+from pytest_ttsbench.run_model.reader import RUNS_HELP, load_runs
+from pytest_ttsbench.run_model.text_variants import require_one_contract
 
 
 def _cmd_leaderboard(args: argparse.Namespace) -> int:

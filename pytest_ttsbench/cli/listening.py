@@ -19,7 +19,7 @@ from pytest_ttsbench.listening.kit import LISTENERS_DIR, PRIVATE_DIR, KitError, 
 from pytest_ttsbench.listening.report import REPORT_DIR, build_report, report_lines, write_report
 from pytest_ttsbench.listening.sheets import SheetError
 from pytest_ttsbench.listening.workflow import workflow_lines, workflow_report
-from pytest_ttsbench.runs import RUNS_HELP
+from pytest_ttsbench.run_model.reader import RUNS_HELP
 
 
 def _print_json(document: Any) -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
-from pytest_ttsbench.merging import MergeError, merge_runs, write_merged
-from pytest_ttsbench.provenance import RunHeaderError
-from pytest_ttsbench.runs import RUNS_HELP
+from pytest_ttsbench.run_model.merging import MergeError, merge_runs, write_merged
+from pytest_ttsbench.run_model.provenance import RunHeaderError
+from pytest_ttsbench.run_model.reader import RUNS_HELP
 
 
 def _cmd_merge(args: argparse.Namespace) -> int:

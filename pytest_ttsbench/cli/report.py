@@ -14,7 +14,7 @@ from typing import Any
 from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE
 from pytest_ttsbench.registry import MissingDependency, UnknownName
 from pytest_ttsbench.reporting.registry import REPORTS
-from pytest_ttsbench.runs import RUNS_HELP, load_runs
+from pytest_ttsbench.run_model.reader import RUNS_HELP, load_runs
 
 
 def _cmd_report(args: argparse.Namespace) -> int:

@@ -12,15 +12,15 @@ from typing import Any
 from pytest_ttsbench.cases.loader import CASE_SUFFIXES, CaseFileError
 from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
 from pytest_ttsbench.engines.base import EngineUnavailable
-from pytest_ttsbench.manifest import expand_inputs, write_manifest
+from pytest_ttsbench.pipeline.rescore import Guard, item_json, load_suites, rescore, summary_json, verdict_moves
 from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, PROTOCOL_HELP, PROTOCOLS, difference_tally
-from pytest_ttsbench.provenance import header_path, write_header
-from pytest_ttsbench.provenance_capture import rescore_header
 from pytest_ttsbench.reporting.protocol_tally import tally_lines
 from pytest_ttsbench.reporting.terminal import summary_lines
-from pytest_ttsbench.rescore import Guard, item_json, load_suites, rescore, summary_json, verdict_moves
-from pytest_ttsbench.results import ItemResult, read_results, write_results
-from pytest_ttsbench.transcripts import TranscriptsError
+from pytest_ttsbench.run_model.manifest import expand_inputs, write_manifest
+from pytest_ttsbench.run_model.provenance import header_path, write_header
+from pytest_ttsbench.run_model.results import ItemResult, read_results, write_results
+from pytest_ttsbench.run_model.transcripts import TranscriptsError
+from pytest_ttsbench.session.provenance_capture import rescore_header
 
 
 def _guarded_write(out: Path, results: list[ItemResult], guards: Sequence[Guard]) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
-from pytest_ttsbench.manifest import ManifestError, find_manifests, verify_manifest
+from pytest_ttsbench.run_model.manifest import ManifestError, find_manifests, verify_manifest
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:

@@ -24,7 +24,7 @@ from xml.sax.saxutils import escape, quoteattr
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, key_in_header
-from pytest_ttsbench.httpclient import ProviderPolicy
+from pytest_ttsbench.support.httpclient import ProviderPolicy
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile

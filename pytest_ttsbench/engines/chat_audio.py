@@ -31,7 +31,7 @@ from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes
 from pytest_ttsbench.engines.json_reply import decode_base64, dig, extra_body_option, reply_document
 from pytest_ttsbench.engines.references import load_reference
 from pytest_ttsbench.engines.secrets import read_api_key
-from pytest_ttsbench.httpclient import ProviderPolicy, clip_text, json_error_message
+from pytest_ttsbench.support.httpclient import ProviderPolicy, clip_text, json_error_message
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile

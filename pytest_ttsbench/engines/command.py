@@ -34,12 +34,12 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_ttsbench.bounded_process import run_bounded
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.command_worker import WorkerFailure, persistent_worker, synthesize_with_worker
-from pytest_ttsbench.limits import DEFAULT_MAX_AUDIO_BYTES
-from pytest_ttsbench.redaction import Redactor
+from pytest_ttsbench.support.bounded_process import run_bounded
+from pytest_ttsbench.support.limits import DEFAULT_MAX_AUDIO_BYTES
+from pytest_ttsbench.support.redaction import Redactor
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile

@@ -36,9 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from pytest_ttsbench.bounded_process import drain_tail
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import SynthesisRequest
+from pytest_ttsbench.support.bounded_process import drain_tail
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile

@@ -30,8 +30,8 @@ from pytest_ttsbench.engines.base import EngineError, Synthesis, SynthesisReques
 from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, engine_label, json_bytes
 from pytest_ttsbench.engines.json_reply import dig, reply_document
 from pytest_ttsbench.engines.secrets import read_api_key
-from pytest_ttsbench.httpclient import HttpClient, ProviderPolicy
-from pytest_ttsbench.provenance import endpoint_host
+from pytest_ttsbench.run_model.provenance import endpoint_host
+from pytest_ttsbench.support.httpclient import HttpClient, ProviderPolicy
 
 if TYPE_CHECKING:  # httpx loads with the first client (httpclient.py)
     import httpx

@@ -28,7 +28,7 @@ from urllib.parse import quote
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes, key_in_header
-from pytest_ttsbench.httpclient import ProviderPolicy
+from pytest_ttsbench.support.httpclient import ProviderPolicy
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile

@@ -21,9 +21,9 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pytest_ttsbench.audio.wav import pcm16_wav
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
-from pytest_ttsbench.wav import pcm16_wav
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile

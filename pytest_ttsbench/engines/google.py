@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_ttsbench.engines.base import Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes, key_in_header
-from pytest_ttsbench.httpclient import ProviderPolicy, html_summary, json_error_message
+from pytest_ttsbench.support.httpclient import ProviderPolicy, html_summary, json_error_message
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile

@@ -1,4 +1,4 @@
-"""What the cloud engine adapters share on top of :mod:`pytest_ttsbench.httpclient`.
+"""What the cloud engine adapters share on top of :mod:`pytest_ttsbench.support.httpclient`.
 
 The profile options every HTTP adapter understands (:class:`HttpOptions`), the common base
 :class:`HttpEngine`, and :func:`audio_synthesis`, which refuses bodies that are not audio:
@@ -15,11 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pytest_ttsbench.audio import is_playable, wav_shortfall
+from pytest_ttsbench.audio.decoding import is_playable, wav_shortfall
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, Synthesis
 from pytest_ttsbench.engines.secrets import read_api_key
-from pytest_ttsbench.httpclient import (
+from pytest_ttsbench.run_model.provenance import endpoint_host, provider_headers
+from pytest_ttsbench.support.httpclient import (
     ClientOptions,
     HttpClient,
     HttpResult,
@@ -29,8 +30,7 @@ from pytest_ttsbench.httpclient import (
     json_error_message,
     looks_like_html,
 )
-from pytest_ttsbench.provenance import endpoint_host, provider_headers
-from pytest_ttsbench.redaction import Redactor, hide_userinfo, url_credentials_message
+from pytest_ttsbench.support.redaction import Redactor, hide_userinfo, url_credentials_message
 
 if TYPE_CHECKING:  # httpx loads with the first client (httpclient.py)
     import httpx

@@ -13,7 +13,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from pytest_ttsbench.config import ConfigError
-from pytest_ttsbench.httpclient import HttpClient, HttpResult, clip_text, html_summary, looks_like_html
+from pytest_ttsbench.support.httpclient import HttpClient, HttpResult, clip_text, html_summary, looks_like_html
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile

@@ -28,7 +28,7 @@ from pytest_ttsbench.engines.base import Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes
 from pytest_ttsbench.engines.json_reply import dig, reply_document
 from pytest_ttsbench.engines.secrets import read_api_key
-from pytest_ttsbench.httpclient import ProviderPolicy
+from pytest_ttsbench.support.httpclient import ProviderPolicy
 
 if TYPE_CHECKING:  # httpx loads with the first client (httpclient.py)
     import httpx

@@ -39,7 +39,7 @@ from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes
 from pytest_ttsbench.engines.json_reply import extra_body_option
 from pytest_ttsbench.engines.references import load_reference
 from pytest_ttsbench.engines.secrets import read_api_key
-from pytest_ttsbench.httpclient import ProviderPolicy
+from pytest_ttsbench.support.httpclient import ProviderPolicy
 
 if TYPE_CHECKING:  # httpx loads with the first client (httpclient.py)
     from pytest_ttsbench.config import EngineProfile

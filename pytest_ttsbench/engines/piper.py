@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pytest_ttsbench.audio.wav import pcm16_wav
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
-from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.languages import primary_language
-from pytest_ttsbench.wav import pcm16_wav
+from pytest_ttsbench.support.json_documents import load_json
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
@@ -181,7 +181,7 @@ class PiperEngine:
             if self._identity is None:
                 import importlib.metadata
 
-                from pytest_ttsbench.file_hashes import hash_files
+                from pytest_ttsbench.support.file_hashes import hash_files
 
                 # by name, not by path: the same voice installed elsewhere (another CI runner) is the same key
                 files = [[path.name, hash_files([path])] for path in self._model_files()]

@@ -31,7 +31,7 @@ from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineUnavailable, Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes
 from pytest_ttsbench.engines.secrets import read_env_secret
-from pytest_ttsbench.httpclient import ProviderPolicy
+from pytest_ttsbench.support.httpclient import ProviderPolicy
 
 if TYPE_CHECKING:  # httpx loads with the first client (httpclient.py)
     import httpx

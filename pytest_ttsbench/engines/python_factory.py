@@ -42,12 +42,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pytest_ttsbench.audio.wav import pcm16_wav
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
-from pytest_ttsbench.messages import shorten
-from pytest_ttsbench.provenance import profile_secrets
-from pytest_ttsbench.redaction import Redactor, redact_known
-from pytest_ttsbench.wav import pcm16_wav
+from pytest_ttsbench.run_model.provenance import profile_secrets
+from pytest_ttsbench.support.redaction import Redactor, redact_known
+from pytest_ttsbench.support.text import shorten
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile

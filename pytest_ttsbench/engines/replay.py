@@ -15,10 +15,10 @@ import hashlib
 from pathlib import Path
 
 from pytest_ttsbench.config import EngineProfile
-from pytest_ttsbench.data_paths import OutsideFolderError, inside_folder
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
-from pytest_ttsbench.results import read_results
-from pytest_ttsbench.transcripts import TranscriptsError, load_transcripts
+from pytest_ttsbench.run_model.results import read_results
+from pytest_ttsbench.run_model.transcripts import TranscriptsError, load_transcripts
+from pytest_ttsbench.support.data_paths import OutsideFolderError, inside_folder
 
 AUDIO_SUFFIXES = {".wav": "audio/wav", ".mp3": "audio/mpeg", ".flac": "audio/flac", ".ogg": "audio/ogg"}
 

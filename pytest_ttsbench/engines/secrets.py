@@ -1,7 +1,7 @@
 """API keys for the cloud adapters: read from the environment, and kept out of every message.
 
 A profile never holds a key; it names the environment variable that does (``api_key_env``).
-Every message an adapter raises goes through a :class:`~pytest_ttsbench.redaction.Redactor`
+Every message an adapter raises goes through a :class:`~pytest_ttsbench.support.redaction.Redactor`
 that knows the values read here.
 """
 
@@ -11,7 +11,7 @@ import os
 from typing import TYPE_CHECKING
 
 from pytest_ttsbench.engines.base import EngineUnavailable
-from pytest_ttsbench.redaction import KNOWN_SECRETS
+from pytest_ttsbench.support.redaction import KNOWN_SECRETS
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile

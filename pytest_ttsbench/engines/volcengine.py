@@ -32,13 +32,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pytest_ttsbench.audio.wav import pcm16_wav
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineUnavailable, Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes
 from pytest_ttsbench.engines.json_reply import dig
 from pytest_ttsbench.engines.secrets import read_env_secret
-from pytest_ttsbench.httpclient import HttpResult, ProviderPolicy, clip_text, html_summary, looks_like_html
-from pytest_ttsbench.wav import pcm16_wav
+from pytest_ttsbench.support.httpclient import HttpResult, ProviderPolicy, clip_text, html_summary, looks_like_html
 
 if TYPE_CHECKING:  # httpx loads with the first client (httpclient.py)
     import httpx

@@ -36,12 +36,12 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
-from pytest_ttsbench.gating.repeats import group_generations
-from pytest_ttsbench.item_content import CONTENT_FIELDS, content_changes
-from pytest_ttsbench.provenance import RunHeader, differences, recognizer_changes
-from pytest_ttsbench.record_dicts import NOT_WRITTEN, record_dict
-from pytest_ttsbench.results import ItemResult
-from pytest_ttsbench.stats import mcnemar_exact
+from pytest_ttsbench.run_model.item_content import CONTENT_FIELDS, content_changes
+from pytest_ttsbench.run_model.provenance import RunHeader, differences, recognizer_changes
+from pytest_ttsbench.run_model.repeats import group_generations
+from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.support.record_dicts import NOT_WRITTEN, record_dict
+from pytest_ttsbench.support.stats import mcnemar_exact
 
 #: The gate's defaults, measured on the stochastic fake (see README, "Regression gate").
 DEFAULT_ALPHA = 0.05

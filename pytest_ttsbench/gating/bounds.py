@@ -43,7 +43,7 @@ from pytest_ttsbench.gating.thresholds import (
 )
 from pytest_ttsbench.gating.thresholds import BREACHED as FLOOR_BREACHED
 from pytest_ttsbench.gating.thresholds import TOO_FEW as FLOOR_TOO_FEW
-from pytest_ttsbench.record_dicts import record_dict
+from pytest_ttsbench.support.record_dicts import record_dict
 
 HELD, BREACHED, TOO_FEW, NOT_MEASURED, MATCHES_NOTHING = (
     "held",

@@ -21,8 +21,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_ttsbench.record_dicts import record_dict
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.support.record_dicts import record_dict
 
 # pytest's exit statuses for a session that did not run to its end (interrupted, internal error, usage error).
 UNFINISHED_STATUSES = frozenset({2, 3, 4})

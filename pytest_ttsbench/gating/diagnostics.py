@@ -18,8 +18,8 @@ import numpy as np
 
 from pytest_ttsbench.gating.summary import Bucket, bucket_of
 from pytest_ttsbench.gating.voting import majority, vote
-from pytest_ttsbench.results import ItemResult
-from pytest_ttsbench.runs import route_names
+from pytest_ttsbench.run_model.reader import route_names
+from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.scorers.text import readings_canon
 
 

@@ -18,8 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_ttsbench.atomic_files import write_atomically
-from pytest_ttsbench.clip_reuse import CacheUse, cache_use
 from pytest_ttsbench.gating.baseline import (
     Comparison,
     RegressionRule,
@@ -51,12 +49,14 @@ from pytest_ttsbench.gating.latency import (
     compare_latency,
 )
 from pytest_ttsbench.gating.latency import breach_reasons as latency_reasons
-from pytest_ttsbench.gating.repeats import RepeatedItem, aggregate, nondeterministic_engines
 from pytest_ttsbench.gating.snapshots import SnapshotCheck, compare_snapshots, received_snapshots, update_snapshots
 from pytest_ttsbench.gating.thresholds import FloorCheck, FloorLayer, breach_reason, breaches, too_few
 from pytest_ttsbench.gating.thresholds import evaluate as evaluate_floors
-from pytest_ttsbench.provenance import RunHeader
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.run_model.clip_reuse import CacheUse, cache_use
+from pytest_ttsbench.run_model.provenance import RunHeader
+from pytest_ttsbench.run_model.repeats import RepeatedItem, aggregate, nondeterministic_engines
+from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.support.atomic_files import write_atomically
 
 if TYPE_CHECKING:  # numpy and scipy load only when a run has quality figures to gate
     from pytest_ttsbench.quality.gates import QualityBound, QualityCheck

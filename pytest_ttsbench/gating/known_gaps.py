@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.atomic_files import write_atomically
-from pytest_ttsbench.messages import shorten
-from pytest_ttsbench.record_dicts import WRITTEN_WHEN_SET, record_dict
-from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml
+from pytest_ttsbench.support.atomic_files import write_atomically
+from pytest_ttsbench.support.record_dicts import WRITTEN_WHEN_SET, record_dict
+from pytest_ttsbench.support.text import shorten
+from pytest_ttsbench.support.yaml_documents import YamlSyntaxError, load_yaml
 
 FAILING = frozenset({"wrong", "unknown", "error"})
 

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_ttsbench.gating.workflow import Latency, WorkflowFigures, workflow_figures
-from pytest_ttsbench.record_dicts import record_dict, written_as
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.support.record_dicts import record_dict, written_as
 
 METRICS = ("p50", "p95", "first_audio_p50", "first_audio_p95")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s)?\s*$")

@@ -13,7 +13,7 @@ import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.run_model.results import ItemResult
 
 #: A form is flagged when its clip lasts less than this share of its siblings' median.
 DEFAULT_MIN_RATIO = 0.8

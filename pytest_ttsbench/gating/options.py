@@ -1,6 +1,6 @@
 """The release gate's options, declared once, validated once, for pytest and ``ttsbench gate`` alike.
 
-:data:`GATE_OPTIONS` declares each option as an :class:`~pytest_ttsbench.option_specs.OptionSpec`
+:data:`GATE_OPTIONS` declares each option as an :class:`~pytest_ttsbench.support.option_specs.OptionSpec`
 (its flag, how it parses, its default, its help); the plugin adds them to pytest's option group
 and ``ttsbench gate`` to its argument parser with :func:`add_gate_options`, as pytest-benchmark
 shares its ``add_*_options`` between its plugin and its CLI. Both read the values back into one
@@ -25,16 +25,16 @@ from pytest_ttsbench.gating.latency import config_budgets, merge_budgets, parse_
 from pytest_ttsbench.gating.snapshots import MODES as SNAPSHOT_MODES
 from pytest_ttsbench.gating.snapshots import read_snapshots, snapshot_path
 from pytest_ttsbench.gating.thresholds import FLOOR_ON, config_layer, parse_cli_thresholds
-from pytest_ttsbench.option_specs import OptionSpec, add_options
+from pytest_ttsbench.support.option_specs import OptionSpec, add_options
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import Settings
     from pytest_ttsbench.gating.gate import GateConfig
     from pytest_ttsbench.gating.latency import LatencyBudget, SlowdownRule
     from pytest_ttsbench.gating.thresholds import FloorLayer
-    from pytest_ttsbench.provenance import RunHeader
     from pytest_ttsbench.quality.gates import QualityBound
-    from pytest_ttsbench.results import ItemResult
+    from pytest_ttsbench.run_model.provenance import RunHeader
+    from pytest_ttsbench.run_model.results import ItemResult
 
 
 class GateOptionError(ValueError):
@@ -393,8 +393,8 @@ def _read_baseline(option: str | None, contract: str | None, protocol: str | Non
     """``--tts-baseline``'s rows (the latest of each target: a file may hold appended runs), under the
     run's protocol, refused when it holds none or sent another text contract."""
     from pytest_ttsbench.protocols import under_protocol
-    from pytest_ttsbench.provenance import RunHeaderError, read_header
-    from pytest_ttsbench.results import latest_per_target, read_results
+    from pytest_ttsbench.run_model.provenance import RunHeaderError, read_header
+    from pytest_ttsbench.run_model.results import latest_per_target, read_results
 
     if not option:
         return _Baseline()

@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.naming import safe_name
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.scorers.registry import UnknownScorerError, get_scorer
+from pytest_ttsbench.support.text import safe_name
 
 MODES = ("off", "report", "strict")
 SNAPSHOT_DIR = "__tts_snapshots__"

@@ -24,9 +24,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from pytest_ttsbench.record_dicts import NOT_WRITTEN, record_dict
-from pytest_ttsbench.results import FACET_PREFIX, ItemResult, group_value
-from pytest_ttsbench.stats import wilson_interval
+from pytest_ttsbench.run_model.results import FACET_PREFIX, ItemResult, group_value
+from pytest_ttsbench.support.record_dicts import NOT_WRITTEN, record_dict
+from pytest_ttsbench.support.stats import wilson_interval
 from pytest_ttsbench.verdict import OUTCOMES
 
 #: Group key used when a row has no value for a ``by`` attribute or facet.

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_ttsbench.gating.summary import bucket_of
-from pytest_ttsbench.record_dicts import record_dict, written_as
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.support.record_dicts import record_dict, written_as
 
 DEFAULT_KEY = "default"
 MIN_N_KEY = "min_n"

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pytest_ttsbench.option_specs import OptionSpec
+from pytest_ttsbench.support.option_specs import OptionSpec
 from pytest_ttsbench.verdict import OUTCOMES, Outcome
 
 VOTING_OPTIONS: tuple[OptionSpec, ...] = (

@@ -24,13 +24,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.data_paths import OutsideFolderError, inside_folder
 from pytest_ttsbench.listening.anonymize import AnonymizeError, anonymous_audio
 from pytest_ttsbench.listening.model import Kit, ListenerPlan, MissingClip, SourceClip
 from pytest_ttsbench.listening.pages import render_consistency_page, render_listening_page
 from pytest_ttsbench.listening.workflow import workflow_report
-from pytest_ttsbench.results import ItemResult
-from pytest_ttsbench.runs import load_runs
+from pytest_ttsbench.run_model.reader import load_runs
+from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.support.data_paths import OutsideFolderError, inside_folder
 
 LISTENERS_DIR = "listeners"
 PRIVATE_DIR = "private"

@@ -20,10 +20,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.listening.kit import KEY_FILE, PRIVATE_DIR
 from pytest_ttsbench.listening.scale import CLIP_DIMENSIONS, CONSISTENCY
 from pytest_ttsbench.listening.sheets import Rating, Sheet, SheetError, read_sheets
+from pytest_ttsbench.support.json_documents import load_json
 
 MIN_LISTENERS = 5
 REPORT_DIR = "report"

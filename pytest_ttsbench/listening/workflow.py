@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.engines.registry import adapter_module
-from pytest_ttsbench.record_dicts import record_dict
-from pytest_ttsbench.runs import load_runs
+from pytest_ttsbench.run_model.reader import load_runs
+from pytest_ttsbench.support.record_dicts import record_dict
 
 MEASURES = {
     "first_chunk": "first playable chunk (streamed)",

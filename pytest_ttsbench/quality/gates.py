@@ -42,11 +42,11 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from pytest_ttsbench.quality.measures import MEASURES, QualityOptionError, measure
-from pytest_ttsbench.record_dicts import NOT_WRITTEN, record_dict, written_as
+from pytest_ttsbench.support.record_dicts import NOT_WRITTEN, record_dict, written_as
 
 if TYPE_CHECKING:  # the summaries need numpy and scipy: loaded only when a gate is evaluated
     from pytest_ttsbench.quality.summary import MeasureSummary
-    from pytest_ttsbench.results import ItemResult
+    from pytest_ttsbench.run_model.results import ItemResult
 
 Kind = Literal["floor", "ceiling", "tolerance"]
 Status = Literal["ok", "breached", "no figures", "no baseline figure", "not comparable"]

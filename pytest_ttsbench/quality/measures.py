@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from pytest_ttsbench.option_specs import OptionSpec
+from pytest_ttsbench.support.option_specs import OptionSpec
 
 Direction = Literal["higher", "lower", "neutral"]
 

@@ -18,7 +18,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_ttsbench.audio import ASR_SAMPLE_RATE
+from pytest_ttsbench.audio.decoding import ASR_SAMPLE_RATE
 from pytest_ttsbench.quality.measures import DEFAULT_DNSMOS_WINDOWING, measure_names
 
 # Each set's module loads when that set is used: numpy, pyloudnorm and the models behind them cost
@@ -141,7 +141,7 @@ def _measuring_code_sha256() -> str:
     digest = hashlib.sha256()
     here = Path(__file__).resolve().parent
     measuring = ("meter.py", "measures.py", "waveform.py", "dnsmos.py", "similarity.py")
-    for path in (here.parent / "audio.py", *(here / name for name in measuring)):
+    for path in (here.parent / "audio" / "decoding.py", *(here / name for name in measuring)):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 

@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from pytest_ttsbench.gating.repeats import group_generations
 from pytest_ttsbench.quality.summary import measures_present
-from pytest_ttsbench.record_dicts import record_dict, written_as
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.run_model.repeats import group_generations
+from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.support.record_dicts import record_dict, written_as
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pytest_ttsbench.audio import ASR_SAMPLE_RATE, decode_audio
+from pytest_ttsbench.audio.decoding import ASR_SAMPLE_RATE, decode_audio
 from pytest_ttsbench.quality.measures import QualityUnavailable, install_hint
 
 if TYPE_CHECKING:  # the summaries behind these import scipy.stats, which measuring a clip never needs
     from pytest_ttsbench.quality.repeats import GenerationSpread
-    from pytest_ttsbench.results import ItemResult
+    from pytest_ttsbench.run_model.results import ItemResult
 
 
 class SpeakerEncoder:

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from pytest_ttsbench.quality.measures import MEASURES
-from pytest_ttsbench.record_dicts import record_dict
-from pytest_ttsbench.results import ItemResult, group_value
+from pytest_ttsbench.run_model.results import ItemResult, group_value
+from pytest_ttsbench.support.record_dicts import record_dict
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 17

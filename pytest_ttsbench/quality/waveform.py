@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pytest_ttsbench.audio import spoken_units
+from pytest_ttsbench.audio.decoding import spoken_units
 
 FULL_SCALE = 0.99
 FRAME_S = 0.02

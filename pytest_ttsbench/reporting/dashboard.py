@@ -13,7 +13,7 @@ disk (``file://``) with no server and no network, and survives being moved or ar
 * ``items/index.html`` and one page per item (per target) with every run's verdict, transcript
   and clip for every engine.
 
-Every figure comes from the results files alone, read by :mod:`pytest_ttsbench.runs`: several
+Every figure comes from the results files alone, read by :mod:`pytest_ttsbench.run_model.reader`: several
 generations of an item (``--tts-repeats``) count once, under the run's repeat policy, as in the gate.
 """
 
@@ -28,7 +28,6 @@ from markupsafe import Markup
 
 from pytest_ttsbench.gating.baseline import attach_provenance, compare, provenance_lines
 from pytest_ttsbench.gating.summary import summarize
-from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.reporting import plots
 from pytest_ttsbench.reporting.html import (
     ClipStore,
@@ -41,8 +40,9 @@ from pytest_ttsbench.reporting.html import (
 )
 from pytest_ttsbench.reporting.leaderboard import LeaderboardEntry, entries_from_runs, entry_from_run, ranked
 from pytest_ttsbench.reporting.templating import render, stylesheet
-from pytest_ttsbench.results import ItemResult
-from pytest_ttsbench.runs import Run, find_runs
+from pytest_ttsbench.run_model.reader import Run, find_runs
+from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.support.text import safe_name
 
 LEADERBOARD_HEADER = (
     "rank",

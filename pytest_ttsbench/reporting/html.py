@@ -7,7 +7,7 @@ the synthesis and ASR times, plus an ``<audio controls>`` player for the clip. T
 top holds the category table (the same figures as the terminal summary), the facet breakdowns,
 the release gate's floors and verdict, and the accuracy charts.
 
-Everything shown comes from the :class:`~pytest_ttsbench.results.ItemResult` carried in each test
+Everything shown comes from the :class:`~pytest_ttsbench.run_model.results.ItemResult` carried in each test
 report's ``user_properties`` (``RESULT_PROPERTY``), so rows are complete under pytest-xdist too.
 The report's side files sit in one folder beside it, named after it (``--html=out/report.html``
 → ``out/report_files/``): pytest-html's ``assets/``, the clips under ``audio/`` and the charts
@@ -35,14 +35,14 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from markupsafe import Markup, escape
 
-from pytest_ttsbench.data_paths import OutsideFolderError, inside_folder
 from pytest_ttsbench.gating.baseline import provenance_lines
 from pytest_ttsbench.gating.summary import Bucket, summarize
-from pytest_ttsbench.naming import safe_name
 from pytest_ttsbench.registry import MissingDependency
 from pytest_ttsbench.reporting.templating import macro, render, stylesheet
 from pytest_ttsbench.reporting.terminal import SessionSummary, floor_rows, percent
-from pytest_ttsbench.results import ItemResult, result_from_report
+from pytest_ttsbench.run_model.results import ItemResult, result_from_report
+from pytest_ttsbench.support.data_paths import OutsideFolderError, inside_folder
+from pytest_ttsbench.support.text import safe_name
 from pytest_ttsbench.verdict import explain_evidence
 
 if TYPE_CHECKING:

@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pytest_ttsbench.gating.summary import overall
-from pytest_ttsbench.json_documents import load_json
 from pytest_ttsbench.protocols import protocols_of, run_difference_tally
 from pytest_ttsbench.reporting.protocol_tally import figures_by_protocol, figures_text
 from pytest_ttsbench.reporting.terminal import percent
-from pytest_ttsbench.runs import Run
+from pytest_ttsbench.run_model.reader import Run
+from pytest_ttsbench.support.json_documents import load_json
 
 COLUMNS: tuple[str, ...] = (
     "rank",

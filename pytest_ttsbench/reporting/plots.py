@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.registry import MissingDependency
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.run_model.results import ItemResult
 
 INSTALL_HINT = "pip install 'pytest-ttsbench[plots]'"
 try:

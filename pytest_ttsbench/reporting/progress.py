@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from pytest_ttsbench.option_specs import OptionSpec
 from pytest_ttsbench.reporting.gate_item import GATE_NODEID
-from pytest_ttsbench.results import ItemResult, result_from_report
+from pytest_ttsbench.run_model.results import ItemResult, result_from_report
+from pytest_ttsbench.support.option_specs import OptionSpec
 
 DEFAULT_EVERY = 25
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from pytest_ttsbench.gating.summary import overall
 from pytest_ttsbench.protocols import PROTOCOLS, difference_tally, has_both, items_by_protocol, under_protocol
-from pytest_ttsbench.results import ItemResult
-from pytest_ttsbench.runs import Run
+from pytest_ttsbench.run_model.reader import Run
+from pytest_ttsbench.run_model.results import ItemResult
 
 
 def figures_by_protocol(run: Run) -> dict[str, dict[str, Any]]:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pytest_ttsbench.quality.summary import MeasureSummary, measures_present, summarize_quality
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.run_model.results import ItemResult
 
 if TYPE_CHECKING:
     from pytest_ttsbench.gating.gate import GateOutcome

@@ -7,7 +7,7 @@ from typing import Any
 
 from pytest_ttsbench.quality.summary import measures_present, summarize_quality
 from pytest_ttsbench.reporting.quality import SHORT_NAMES, figure, gate_row
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.run_model.results import ItemResult
 
 #: Added to a value before it is written as a fixed-width sort key (every measure is above -1000).
 _SORT_OFFSET = 1000.0

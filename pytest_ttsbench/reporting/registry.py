@@ -4,7 +4,7 @@ A report is a function from the runs of one or more results files to a file::
 
     def write_report(runs: Sequence[Run], out: Path) -> None: ...
 
-It reads :class:`~pytest_ttsbench.runs.Run` objects (the one reader of results files, so a report
+It reads :class:`~pytest_ttsbench.run_model.reader.Run` objects (the one reader of results files, so a report
 counts what the summary, the gate and the leaderboard count) and writes ``out``, whose folder
 exists. A third-party package registers one::
 
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from pytest_ttsbench.registry import Registry
 
 if TYPE_CHECKING:
-    from pytest_ttsbench.runs import Run
+    from pytest_ttsbench.run_model.reader import Run
 
 ENTRY_POINT_GROUP = "pytest_ttsbench.reports"
 

@@ -13,10 +13,10 @@ from pytest_ttsbench.gating.snapshots import one_line
 from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.gating.thresholds import breach_reason
 from pytest_ttsbench.gating.workflow import workflow_figures
-from pytest_ttsbench.naming import shown_path
-from pytest_ttsbench.option_specs import OptionSpec
-from pytest_ttsbench.pinned_recognizer import recognizer_mismatches
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.run_model.pinned_recognizer import recognizer_mismatches
+from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.support.option_specs import OptionSpec
+from pytest_ttsbench.support.text import shown_path
 
 if TYPE_CHECKING:
     from pytest_ttsbench.gating.gate import GateOutcome

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from pytest_ttsbench.naming import CATEGORY_PATTERN
 from pytest_ttsbench.scorers.base import ScoreContext, Scorer
 from pytest_ttsbench.scorers.text import readings_canon
+from pytest_ttsbench.support.text import CATEGORY_PATTERN
 from pytest_ttsbench.verdict import Verdict
 
 _READINGS = {"type": "array", "items": {"type": "string", "minLength": 1}}

@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 import pytest_ttsbench
-from pytest_ttsbench.atomic_files import write_atomically
+from pytest_ttsbench.support.atomic_files import write_atomically
 
 PACKAGE = Path(pytest_ttsbench.__file__).parent
 
-SEAM = "atomic_files.py"
+SEAM = "support/atomic_files.py"
 EXEMPT = {
     # a whole folder of model weights assembled beside its place and renamed into it; not one file
     "asr/models.py": "a model folder moved into place whole",

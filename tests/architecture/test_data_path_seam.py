@@ -1,7 +1,7 @@
 """Every module that uses a row's clip path either checks it with ``inside_folder`` or says why it need not.
 
 A results file's ``audio_path`` is data (issue 22, build 8): a module opening the file it names
-must first resolve it inside the results file's folder (:func:`pytest_ttsbench.data_paths.inside_folder`).
+must first resolve it inside the results file's folder (:func:`pytest_ttsbench.support.data_paths.inside_folder`).
 A new consumer of ``audio_path`` fails this test until it does, or until it is listed below with
 the reason it opens nothing named by a file.
 """
@@ -17,9 +17,9 @@ PACKAGE = Path(pytest_ttsbench.__file__).parent
 
 #: modules that read ``row.audio_path`` without opening a clip a results file named, and why
 OPENS_NO_CLIP_FROM_A_FILE = {
-    "results.py": "the reader itself: it makes a relative path absolute, opens nothing",
-    "pipeline.py": "writes the clips this run synthesizes",
-    "collect.py": "names this run's clip in a failure message",
+    "run_model/results.py": "the reader itself: it makes a relative path absolute, opens nothing",
+    "pipeline/evaluator.py": "writes the clips this run synthesizes",
+    "session/collect.py": "names this run's clip in a failure message",
     "gating/baseline.py": "names the clips in the comparison text and the gate file",
     "quality/similarity.py": "embeds this session's own clips (the recorder's rows), never a file's",
 }
@@ -35,7 +35,7 @@ def _reads_audio_path(tree: ast.AST) -> bool:
 def _imports_inside_folder(tree: ast.AST) -> bool:
     return any(
         isinstance(node, ast.ImportFrom)
-        and node.module == "pytest_ttsbench.data_paths"
+        and node.module == "pytest_ttsbench.support.data_paths"
         and any(alias.name == "inside_folder" for alias in node.names)
         for node in ast.walk(tree)
     )
@@ -51,7 +51,7 @@ def test_every_reader_of_a_clip_path_checks_it_inside_its_folder() -> None:
         for name, tree in _modules().items()
         if _reads_audio_path(tree) and not _imports_inside_folder(tree) and name not in OPENS_NO_CLIP_FROM_A_FILE
     )
-    assert unchecked == [], "resolve the clip with pytest_ttsbench.data_paths.inside_folder, or list why not"
+    assert unchecked == [], "resolve the clip with pytest_ttsbench.support.data_paths.inside_folder, or list why not"
 
 
 def test_the_exemptions_are_current() -> None:

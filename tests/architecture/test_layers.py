@@ -4,23 +4,29 @@
 * engines and ASR routes never import each other;
 * reports (``pytest_ttsbench.reporting``) never reach the synthesis stack (pipeline, session,
   engines, ASR, audio decoding, case loading, pytest collection), not even indirectly;
-* the bottom utilities and the statistics import nothing above them, and scipy only on first use.
+* the bottom utilities and the statistics import nothing above them, and scipy only on first use;
+* every folder of the package has its place in :data:`LAYERS` and imports only folders below it, so
+  no two folders import each other; at most eight modules sit loose at the top of the package.
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import grimp
 import pytest
+
+import pytest_ttsbench
 
 PACKAGE = "pytest_ttsbench"
 
 
 @pytest.fixture(scope="module")
 def graph() -> grimp.ImportGraph:
-    return grimp.build_graph(PACKAGE, include_external_packages=True)
+    # no cache: a cached graph from before a move would judge modules that no longer exist
+    return grimp.build_graph(PACKAGE, include_external_packages=True, cache_dir=None)
 
 
 def _internal(graph: grimp.ImportGraph) -> list[str]:
@@ -85,7 +91,7 @@ def test_engines_and_asr_routes_never_import_each_other(graph: grimp.ImportGraph
         assert not chains, f"{importer} reaches {imported}: {sorted(chains)}"
 
 
-REPORTS_NEVER_REACH = ("pipeline", "session", "collect", "plugin", "engines", "asr", "audio", "cases", "cli")
+REPORTS_NEVER_REACH = ("pipeline", "session", "plugin", "engines", "asr", "audio", "cases", "cli")
 
 
 @pytest.mark.parametrize("lower", REPORTS_NEVER_REACH)
@@ -96,7 +102,17 @@ def test_reports_import_only_the_run_model_and_figures(graph: grimp.ImportGraph,
     assert not chains, f"a report reaches {lower}: {sorted(chains)}"
 
 
-BOTTOM = ("naming", "wav", "verdict", "stats", "json_documents", "data_paths", "atomic_files", "record_dicts")
+BOTTOM = (
+    "support.text",
+    "audio.wav",
+    "verdict",
+    "support.stats",
+    "support.json_documents",
+    "support.data_paths",
+    "support.atomic_files",
+    "support.record_dicts",
+    "support.file_hashes",
+)
 
 
 @pytest.mark.parametrize("module", BOTTOM)
@@ -109,9 +125,89 @@ def test_statistics_load_scipy_only_when_a_figure_is_computed() -> None:
     # The Wilson interval every summary table shows is worked out without scipy (#28: it was most of
     # a warm rerun); the McNemar test of a comparison is scipy's, loaded when one is computed.
     code = (
-        "import sys, pytest_ttsbench.stats as s, pytest_ttsbench.gating.summary, pytest_ttsbench.runs;"
+        "import sys, pytest_ttsbench.support.stats as s, pytest_ttsbench.gating.summary,"
+        " pytest_ttsbench.run_model.reader;"
         "before = 'scipy' in sys.modules; s.wilson_interval(1, 2); wilson = 'scipy' in sys.modules;"
         "s.mcnemar_exact(1, 5); print(before, wilson, 'scipy' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "False", "True"]
+
+
+# The folders from the bottom up; each may import only the folders before it. A new folder must be
+# given its place here, which is the point: where it sits says what it may use.
+LAYERS = (
+    "support",  # plumbing: strict readers, HTTP client, processes, redaction, statistics, the cache
+    "audio",  # decoding, the checks before ASR, the WAV writer
+    "scorers",  # verdicts on transcripts
+    "run_model",  # what a run writes and the one reader of it
+    "asr",  # recognizers
+    "engines",  # synthesizers
+    "quality",  # measures of the audio and their bound syntax
+    "cases",  # case files and packs
+    "gating",  # the gate's decisions
+    "listening",  # listening rounds
+    "pipeline",  # one item through the chain
+    "reporting",  # reports and dashboards, from the run model only
+    "session",  # the pytest session and collection
+    "cli",  # the ttsbench command
+)
+#: modules that may sit loose at the top of the package
+LOOSE_MODULES = ("__init__", "config", "languages", "plugin", "protocols", "registry", "verdict")
+
+
+def _folders() -> list[str]:
+    root = Path(pytest_ttsbench.__file__).parent
+    return sorted(p.parent.name for p in root.glob("*/__init__.py"))
+
+
+def test_every_folder_has_its_layer() -> None:
+    assert sorted(LAYERS) == _folders()
+
+
+def test_at_most_eight_loose_modules() -> None:
+    root = Path(pytest_ttsbench.__file__).parent
+    loose = sorted(p.stem for p in root.glob("*.py"))
+    assert loose == sorted(LOOSE_MODULES)
+    assert len(loose) <= 8
+
+
+def folder_imports(graph: grimp.ImportGraph) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """(importing folder, imported folder) -> the module imports behind it, between folders only."""
+    found: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for module in _internal(graph):
+        parts = module.split(".")
+        if len(parts) < 3:
+            continue
+        for target in graph.find_modules_directly_imported_by(module):
+            tparts = target.split(".")
+            if tparts[0] != PACKAGE or len(tparts) < 3 or tparts[1] == parts[1]:
+                continue
+            found.setdefault((parts[1], tparts[1]), []).append((module, target))
+    return found
+
+
+def test_folders_import_only_the_layers_below(graph: grimp.ImportGraph) -> None:
+    upward = {
+        pair: sorted(imports)[:3]
+        for pair, imports in folder_imports(graph).items()
+        if LAYERS.index(pair[1]) > LAYERS.index(pair[0])
+    }
+    assert not upward, f"folders importing a layer above them: {upward}"
+
+
+def test_no_two_folders_import_each_other(graph: grimp.ImportGraph) -> None:
+    pairs = folder_imports(graph)
+    both_ways = sorted((a, b) for a, b in pairs if a < b and (b, a) in pairs)
+    assert not both_ways
+
+
+def test_the_layer_check_sees_an_upward_import() -> None:
+    """The check itself, on a graph where the run model reaches into the pipeline."""
+    graph = grimp.ImportGraph()
+    for name in (PACKAGE, f"{PACKAGE}.run_model.results", f"{PACKAGE}.pipeline.evaluator"):
+        graph.add_module(name)
+    graph.add_import(importer=f"{PACKAGE}.run_model.results", imported=f"{PACKAGE}.pipeline.evaluator")
+    pairs = folder_imports(graph)
+    assert list(pairs) == [("run_model", "pipeline")]
+    assert LAYERS.index("pipeline") > LAYERS.index("run_model")

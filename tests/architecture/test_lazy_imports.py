@@ -35,8 +35,8 @@ HEAVY = (
 )
 #: the plugin's own modules that only measuring, transcribing, scoring a case or comparing snapshots needs
 LATER = (
-    "pytest_ttsbench.pipeline",
-    "pytest_ttsbench.audio",
+    "pytest_ttsbench.pipeline.evaluator",
+    "pytest_ttsbench.audio.decoding",
     "pytest_ttsbench.asr.whisper",
     "pytest_ttsbench.quality.meter",
     "pytest_ttsbench.quality.waveform",

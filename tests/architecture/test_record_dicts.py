@@ -3,7 +3,7 @@
 Gate files, run headers, caches and reports hold these records' dictionaries, and users'
 baselines and dashboards compare them byte for byte. Each ``OLD_*`` function below is the
 hand-written ``to_dict`` body as it stood before the records moved to
-:func:`pytest_ttsbench.record_dicts.record_dict`; the property test draws instances of each class
+:func:`pytest_ttsbench.support.record_dicts.record_dict`; the property test draws instances of each class
 and checks that the record writes exactly what the old body wrote: the same keys in the same order,
 the same values of the same types, the same JSON text.
 """
@@ -34,7 +34,6 @@ from pytest_ttsbench.gating.bounds import Bound
 from pytest_ttsbench.gating.coverage import EngineCoverage
 from pytest_ttsbench.gating.known_gaps import Gap
 from pytest_ttsbench.gating.latency import LatencyChange, LatencyCheck
-from pytest_ttsbench.gating.repeats import RepeatedItem
 from pytest_ttsbench.gating.summary import Bucket, RouteFigures
 from pytest_ttsbench.gating.thresholds import FloorCheck
 from pytest_ttsbench.languages import LanguageSkip
@@ -43,7 +42,8 @@ from pytest_ttsbench.quality.gates import QualityCheck
 from pytest_ttsbench.quality.measures import MEASURES as QUALITY_MEASURES
 from pytest_ttsbench.quality.repeats import GenerationSpread
 from pytest_ttsbench.quality.summary import MeasureSummary
-from pytest_ttsbench.record_dicts import NOT_WRITTEN, WRITTEN_WHEN_SET, record_dict, written_as
+from pytest_ttsbench.run_model.repeats import RepeatedItem
+from pytest_ttsbench.support.record_dicts import NOT_WRITTEN, WRITTEN_WHEN_SET, record_dict, written_as
 
 # --- the old bodies, verbatim but for ``self`` ------------------------------------------------
 

@@ -21,8 +21,8 @@ from pytest_ttsbench.gating.gate import Collected, GateConfig, evaluate_gate
 from pytest_ttsbench.gating.thresholds import config_layer
 from pytest_ttsbench.reporting.dashboard import build_dashboard
 from pytest_ttsbench.reporting.terminal import summary_lines
-from pytest_ttsbench.results import ItemResult
-from pytest_ttsbench.runs import gate_path, load_runs
+from pytest_ttsbench.run_model.reader import gate_path, load_runs
+from pytest_ttsbench.run_model.results import ItemResult
 
 ROUTE = "whisper"
 GENERATIONS = [("a", 0, "correct"), ("a", 1, "correct"), ("a", 2, "correct")]

@@ -1,6 +1,6 @@
 """Every YAML and JSON document the package reads goes through its strict readers (issue 22, build 5).
 
-``pytest_ttsbench.yaml_documents.load_yaml`` and ``pytest_ttsbench.json_documents.load_json`` refuse
+``pytest_ttsbench.support.yaml_documents.load_yaml`` and ``pytest_ttsbench.support.json_documents.load_json`` refuse
 a key given twice; a reader calling ``yaml.safe_load`` or ``json.loads`` itself would take the last
 one silently again. The package's source is parsed (ast), so an import under another name or a
 call inside a function is seen too. The exceptions are named, each with the reason it is not a
@@ -17,13 +17,13 @@ import pytest_ttsbench
 PACKAGE = Path(pytest_ttsbench.__file__).parent
 
 #: the strict readers themselves
-SEAM = {"yaml_documents.py", "json_documents.py"}
+SEAM = {"support/yaml_documents.py", "support/json_documents.py"}
 
 #: modules that may parse JSON themselves, and why
 EXEMPT = {
-    "httpclient.py": "provider replies on the wire (error bodies)",
+    "support/httpclient.py": "provider replies on the wire (error bodies)",
     # entries this package wrote under content-addressed names; a damaged one is a miss, not input
-    "cache.py": "cache entries",
+    "support/cache.py": "cache entries",
 }
 #: the provider adapters parse their providers' replies (an HTTP body, the wire format) as the
 #: providers' own clients do; a file an adapter reads is still read strictly (the list below)

@@ -16,8 +16,8 @@ from pytest_ttsbench.asr.base import AsrError
 from pytest_ttsbench.asr.chat_route import ChatTranscriptionRoute
 from pytest_ttsbench.asr.openai_route import DEFAULT_STRIP_PREFIX, compile_prefix, without_prefix
 from pytest_ttsbench.asr.registry import create_route
-from pytest_ttsbench.audio import decode_audio
-from pytest_ttsbench.provenance_capture import routes_facts
+from pytest_ttsbench.audio.decoding import decode_audio
+from pytest_ttsbench.session.provenance_capture import routes_facts
 
 
 def completion(content: object) -> dict:

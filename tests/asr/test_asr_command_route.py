@@ -12,7 +12,7 @@ import pytest
 from pytest_ttsbench.asr.base import AsrError
 from pytest_ttsbench.asr.command_route import CommandRoute
 from pytest_ttsbench.asr.registry import create_route
-from pytest_ttsbench.audio import DecodedAudio
+from pytest_ttsbench.audio.decoding import DecodedAudio
 
 # A stand-in recognizer: reports what it was given, after checking the clip is a readable WAV.
 RECOGNIZER = """\

@@ -18,8 +18,8 @@ import pytest
 from pytest_ttsbench.asr.base import AsrError
 from pytest_ttsbench.asr.openai_route import OpenAITranscriptionRoute
 from pytest_ttsbench.asr.registry import create_route
-from pytest_ttsbench.audio import DecodedAudio, decode_audio
-from pytest_ttsbench.limits import MAX_TRANSCRIPT_BYTES
+from pytest_ttsbench.audio.decoding import DecodedAudio, decode_audio
+from pytest_ttsbench.support.limits import MAX_TRANSCRIPT_BYTES
 
 
 @dataclass

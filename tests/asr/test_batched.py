@@ -27,7 +27,7 @@ from pytest_ttsbench.asr.whisper import (
     resolve_batch_size,
 )
 from pytest_ttsbench.cli import main
-from pytest_ttsbench.provenance import RunHeader, read_header, recognizer_changes
+from pytest_ttsbench.run_model.provenance import RunHeader, read_header, recognizer_changes
 
 ROOT = Path(__file__).resolve().parents[2]
 SUBSET = 4  # items of the en-numerals pack: enough to disagree, cheap on two shared cores

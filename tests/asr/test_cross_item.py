@@ -34,13 +34,13 @@ from pytest_ttsbench.asr.whisper import (
     resolve_batching,
     window_token_budget,
 )
-from pytest_ttsbench.audio import DecodedAudio, decode_audio
+from pytest_ttsbench.audio.decoding import DecodedAudio, decode_audio
 from pytest_ttsbench.cases.model import CaseItem, Target
 from pytest_ttsbench.config import BUILTIN_PROFILES, EngineProfile
 from pytest_ttsbench.engines.base import SynthesisRequest
 from pytest_ttsbench.engines.espeak import EspeakEngine
-from pytest_ttsbench.pipeline import Evaluator, RunOptions
-from pytest_ttsbench.provenance import read_header
+from pytest_ttsbench.pipeline.evaluator import Evaluator, RunOptions
+from pytest_ttsbench.run_model.provenance import read_header
 
 # Different lengths on purpose, longest third: a batch must hand each clip its own transcript.
 TEXTS = (
@@ -325,7 +325,7 @@ def test_the_default_mode_is_across_items_in_every_row_and_the_header_with_the_s
 def test_clips_whose_transcripts_are_cached_are_not_decoded_again_in_a_batch(
     monkeypatch: pytest.MonkeyPatch, espeak: EspeakEngine, tmp_path: Path
 ) -> None:
-    from pytest_ttsbench.cache import ClipCache
+    from pytest_ttsbench.support.cache import ClipCache
 
     cache = ClipCache(tmp_path / "cache", "readwrite")
 

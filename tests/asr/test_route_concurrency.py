@@ -23,8 +23,8 @@ from transcription_server import ServerFault, TranscriptionServer
 from pytest_ttsbench.asr.base import AsrError
 from pytest_ttsbench.asr.openai_route import MAX_CONCURRENCY, OpenAITranscriptionRoute
 from pytest_ttsbench.asr.registry import create_route
-from pytest_ttsbench.audio import DecodedAudio
-from pytest_ttsbench.provenance import header_path
+from pytest_ttsbench.audio.decoding import DecodedAudio
+from pytest_ttsbench.run_model.provenance import header_path
 
 
 def _clip() -> DecodedAudio:

@@ -24,7 +24,7 @@ from pytest_ttsbench.asr.whisper import (
     whisper_language,
     window_token_budget,
 )
-from pytest_ttsbench.audio import DecodedAudio, decode_audio
+from pytest_ttsbench.audio.decoding import DecodedAudio, decode_audio
 from pytest_ttsbench.config import BUILTIN_PROFILES, EngineProfile
 from pytest_ttsbench.engines.base import SynthesisRequest
 from pytest_ttsbench.engines.espeak import EspeakEngine

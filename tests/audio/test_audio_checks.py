@@ -8,9 +8,9 @@ import av
 import numpy as np
 import pytest
 
-from pytest_ttsbench.audio import AudioDecodeError, AudioPolicy, check_audio, decode_audio, decode_pcm16
-from pytest_ttsbench.naming import safe_name
-from pytest_ttsbench.wav import pcm16_wav
+from pytest_ttsbench.audio.decoding import AudioDecodeError, AudioPolicy, check_audio, decode_audio, decode_pcm16
+from pytest_ttsbench.audio.wav import pcm16_wav
+from pytest_ttsbench.support.text import safe_name
 
 
 def tone(seconds: float, rate: int = 22_050, amplitude: float = 0.3) -> np.ndarray:

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from pytest_ttsbench.audio import ClipTooLong, decode_audio, is_playable
+from pytest_ttsbench.audio.decoding import ClipTooLong, decode_audio, is_playable
 
 LONG_SECONDS = 20 * 60
 RATE = 8_000

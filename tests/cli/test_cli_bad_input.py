@@ -16,7 +16,7 @@ from result_rows import make_result
 from pytest_ttsbench.cli import SUBCOMMANDS
 from pytest_ttsbench.cli import main as ttsbench
 from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
-from pytest_ttsbench.results import ResultsFileError, read_results
+from pytest_ttsbench.run_model.results import ResultsFileError, read_results
 
 
 def _write_rows(path: Path, *rows: str) -> Path:

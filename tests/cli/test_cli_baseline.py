@@ -16,7 +16,7 @@ import pytest
 from plugin_projects import write_project
 
 from pytest_ttsbench.cli import main as ttsbench_main
-from pytest_ttsbench.results import read_results
+from pytest_ttsbench.run_model.results import read_results
 
 CASES = """\
 suite: files

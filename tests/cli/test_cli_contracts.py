@@ -10,7 +10,7 @@ from plugin_projects import THAI, write_project
 from result_rows import make_result
 
 from pytest_ttsbench.cli import main
-from pytest_ttsbench.contracts import ContractMixError, require_one_contract
+from pytest_ttsbench.run_model.text_variants import ContractMixError, require_one_contract
 
 
 def _run(path: Path, engine: str, contract: str, verdicts: list[str]) -> Path:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pytest_ttsbench.cli import main
-from pytest_ttsbench.results import read_results
+from pytest_ttsbench.run_model.results import read_results
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cn-news-tts-bench-v0.1"
 needs_data = pytest.mark.skipif(not SHARED.is_dir(), reason="CN-NewsTTS Bench data not found at ../shared/data")

@@ -11,6 +11,7 @@ import pytest
 import yaml
 from shipped_packs import pack_file
 
+from pytest_ttsbench.audio.wav import pcm16_wav
 from pytest_ttsbench.cases.loader import load_case_file
 from pytest_ttsbench.cases.packs import shipped_packs
 from pytest_ttsbench.cli import main
@@ -18,7 +19,6 @@ from pytest_ttsbench.config import load_settings
 from pytest_ttsbench.engines.base import SynthesisRequest
 from pytest_ttsbench.engines.registry import shipped_engine_types
 from pytest_ttsbench.engines.replay import AudioDirEngine
-from pytest_ttsbench.wav import pcm16_wav
 
 
 def _counts(name: str) -> tuple[int, int]:

@@ -11,7 +11,7 @@ from entry_point_dists import env_with, ttsbench_command, write_dist
 from result_rows import make_result
 
 from pytest_ttsbench.cli import SUBCOMMANDS
-from pytest_ttsbench.results import write_results
+from pytest_ttsbench.run_model.results import write_results
 
 PLUGIN = """\
 from pathlib import Path

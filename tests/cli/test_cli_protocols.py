@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pytest_ttsbench.cli import main
-from pytest_ttsbench.results import read_results
+from pytest_ttsbench.run_model.results import read_results
 
 CASES = """\
 suite: scores

@@ -13,10 +13,10 @@ from result_rows import make_result
 from shipped_packs import pack_file
 
 from pytest_ttsbench.cli import main
-from pytest_ttsbench.provenance import RunHeader, header_path, write_header
 from pytest_ttsbench.reporting.leaderboard import entries_from_runs, ranked
-from pytest_ttsbench.results import ItemResult, write_results
-from pytest_ttsbench.runs import Run
+from pytest_ttsbench.run_model.provenance import RunHeader, header_path, write_header
+from pytest_ttsbench.run_model.reader import Run
+from pytest_ttsbench.run_model.results import ItemResult, write_results
 
 
 def _rows(

@@ -31,7 +31,7 @@ import yaml
 from entry_point_dists import ROOT, env_with, ttsbench_command, write_dist
 from plugin_projects import read_jsonl
 
-from pytest_ttsbench.audio import decode_audio
+from pytest_ttsbench.audio.decoding import decode_audio
 
 try:
     import tomllib

@@ -6,7 +6,7 @@ import pytest
 from engine_rig import SECRET
 from tts_providers import TONE_SECONDS
 
-from pytest_ttsbench.audio import decode_audio
+from pytest_ttsbench.audio.decoding import decode_audio
 from pytest_ttsbench.config import ConfigError, EngineProfile
 from pytest_ttsbench.engines.azure import AzureEngine, build_ssml
 from pytest_ttsbench.engines.base import EngineError, SynthesisRequest

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from tts_providers import TONE_SECONDS
 
-from pytest_ttsbench.audio import decode_audio
-from pytest_ttsbench.bounded_process import run_bounded
+from pytest_ttsbench.audio.decoding import decode_audio
 from pytest_ttsbench.config import ConfigError, EngineProfile
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, SynthesisRequest
 from pytest_ttsbench.engines.command import CommandEngine, substitute
+from pytest_ttsbench.support.bounded_process import run_bounded
 
 # A stand-in TTS program: logs what it received, then writes a WAV (or PCM) to --out or stdout.
 SCRIPT = textwrap.dedent(

@@ -13,7 +13,7 @@ import pytest
 from engine_rig import NO_RETRY_AFTER, PROVIDERS, REFUSED_KEY_MARK, SECRET, THROTTLED_MARK, leaked_fragment
 from tts_providers import TONE_SECONDS, Fault
 
-from pytest_ttsbench.audio import decode_audio
+from pytest_ttsbench.audio.decoding import decode_audio
 from pytest_ttsbench.engines.base import EngineError, Synthesis, SynthesisRequest
 
 REQUEST = SynthesisRequest(text="The plant opened in 2026.", language="en", item_id="year-2026")

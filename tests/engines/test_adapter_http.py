@@ -17,8 +17,14 @@ from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthes
 from pytest_ttsbench.engines.http import HttpOptions, ensure_audio, wav_shortfall
 from pytest_ttsbench.engines.openai import OpenAIEngine
 from pytest_ttsbench.engines.secrets import read_api_key
-from pytest_ttsbench.httpclient import HttpClient, ProviderPolicy, html_summary, json_error_message, parse_retry_after
-from pytest_ttsbench.redaction import REDACTED, Redactor, redact
+from pytest_ttsbench.support.httpclient import (
+    HttpClient,
+    ProviderPolicy,
+    html_summary,
+    json_error_message,
+    parse_retry_after,
+)
+from pytest_ttsbench.support.redaction import REDACTED, Redactor, redact
 
 NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=timezone.utc)
 

@@ -9,7 +9,7 @@ import pytest
 from engine_rig import KEY_ENV, SECRET
 from tts_providers import OPENAI_RATE, TONE_SECONDS, Fault
 
-from pytest_ttsbench.audio import decode_audio
+from pytest_ttsbench.audio.decoding import decode_audio
 from pytest_ttsbench.config import ConfigError, EngineProfile
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, SynthesisRequest
 from pytest_ttsbench.engines.openai import OpenAIEngine

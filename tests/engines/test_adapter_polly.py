@@ -9,7 +9,7 @@ import pytest
 from engine_rig import AWS_KEY_ID, SECRET
 from tts_providers import TONE_SECONDS, Fault
 
-from pytest_ttsbench.audio import decode_audio
+from pytest_ttsbench.audio.decoding import decode_audio
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, SynthesisRequest
 

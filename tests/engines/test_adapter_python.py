@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from plugin_projects import read_jsonl
 
-from pytest_ttsbench.audio import decode_audio
+from pytest_ttsbench.audio.decoding import decode_audio
 from pytest_ttsbench.config import ConfigError, EngineProfile
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.python_factory import PythonEngine, as_synthesis

@@ -20,7 +20,7 @@ from engine_rig import KEY_ENV, SECRET, leaked_fragment
 from seed_providers import SEED_FAKES, FakeVllmOmni
 from tts_providers import TONE_SECONDS, Fault, wav_bytes
 
-from pytest_ttsbench.audio import decode_audio
+from pytest_ttsbench.audio.decoding import decode_audio
 from pytest_ttsbench.config import ConfigError, EngineProfile, load_settings
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, SynthesisRequest
 from pytest_ttsbench.engines.registry import adapter_module, create_engine

@@ -13,7 +13,7 @@ import pytest
 from plugin_projects import read_jsonl
 from test_adapter_command import make, script  # noqa: F401  (the fixture)
 
-from pytest_ttsbench.audio import decode_audio
+from pytest_ttsbench.audio.decoding import decode_audio
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, SynthesisRequest
 

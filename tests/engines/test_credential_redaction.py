@@ -29,8 +29,8 @@ from tts_providers import FakeOpenAI, Recorded, Reply
 
 from pytest_ttsbench.config import ConfigError, load_settings
 from pytest_ttsbench.engines.base import EngineError
-from pytest_ttsbench.httpclient import ClientOptions, HttpClient, ProviderPolicy
-from pytest_ttsbench.redaction import Redactor, redact_known
+from pytest_ttsbench.support.httpclient import ClientOptions, HttpClient, ProviderPolicy
+from pytest_ttsbench.support.redaction import Redactor, redact_known
 
 # The header names providers take credentials in (and some they might).
 CREDENTIAL_HEADERS = (

@@ -10,7 +10,7 @@ import wave
 import numpy as np
 import pytest
 
-from pytest_ttsbench.audio import check_audio, decode_audio
+from pytest_ttsbench.audio.decoding import check_audio, decode_audio
 from pytest_ttsbench.config import BUILTIN_PROFILES, ConfigError, EngineProfile
 from pytest_ttsbench.engines import espeak as espeak_module
 from pytest_ttsbench.engines.base import Engine, EngineError, EngineUnavailable, SynthesisRequest

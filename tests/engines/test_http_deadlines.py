@@ -21,13 +21,13 @@ from misbehaving_http import PLAY_SECONDS, PLAYS, MisbehavingServer
 from plugin_projects import read_jsonl, write_cloud_echo_project
 from tts_providers import FakeOpenAI, Fault
 
-from pytest_ttsbench import httpclient
 from pytest_ttsbench.asr.base import AsrError
 from pytest_ttsbench.asr.registry import create_route
-from pytest_ttsbench.audio import DecodedAudio
+from pytest_ttsbench.audio.decoding import DecodedAudio
 from pytest_ttsbench.engines.base import EngineError
-from pytest_ttsbench.httpclient import ClientOptions, HttpClient, ProviderPolicy
-from pytest_ttsbench.redaction import Redactor
+from pytest_ttsbench.support import httpclient
+from pytest_ttsbench.support.httpclient import ClientOptions, HttpClient, ProviderPolicy
+from pytest_ttsbench.support.redaction import Redactor
 
 # Well below PLAY_SECONDS: a request that got here was not cut by its deadline.
 WELL_BEFORE_THE_PLAY_ENDS = PLAY_SECONDS / 3

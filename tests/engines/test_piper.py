@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_ttsbench.asr.whisper import WhisperRoute
-from pytest_ttsbench.audio import check_audio, decode_audio
+from pytest_ttsbench.audio.decoding import check_audio, decode_audio
 from pytest_ttsbench.config import ConfigError, EngineProfile
 from pytest_ttsbench.engines.base import Engine, EngineError, EngineUnavailable, SynthesisRequest
 from pytest_ttsbench.engines.piper import PiperEngine, load_voice

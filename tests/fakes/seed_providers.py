@@ -37,7 +37,7 @@ from tts_providers import (
     tone,
 )
 
-from pytest_ttsbench.wav import pcm16_wav
+from pytest_ttsbench.audio.wav import pcm16_wav
 
 Speaker = Callable[[str], bytes]
 
@@ -50,7 +50,7 @@ def speech_pcm(speak: Speaker | None, text: str, rate: int) -> bytes:
         source_rate, frames = clip.getframerate(), clip.readframes(clip.getnframes())
     if source_rate == rate:
         return frames
-    from pytest_ttsbench.audio import resample
+    from pytest_ttsbench.audio.decoding import resample
 
     samples = np.frombuffer(frames, "<i2").astype(np.float32) / 32768.0
     out = resample(samples, source_rate, rate)

@@ -20,7 +20,7 @@ from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from pytest_ttsbench.audio import DecodedAudio, decode_audio
+from pytest_ttsbench.audio.decoding import DecodedAudio, decode_audio
 
 PATH = "/v1/audio/transcriptions"
 

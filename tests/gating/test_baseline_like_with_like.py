@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from result_rows import make_result
 
 from pytest_ttsbench.gating.baseline import compare, comparison_lines
-from pytest_ttsbench.item_content import CONTENT_FIELDS, content_changes, content_sha256
-from pytest_ttsbench.results import ItemResult, read_results, write_results
+from pytest_ttsbench.run_model.item_content import CONTENT_FIELDS, content_changes, content_sha256
+from pytest_ttsbench.run_model.results import ItemResult, read_results, write_results
 
 VERDICTS = st.sampled_from(["correct", "wrong", "unknown", "error"])
 TEXTS = st.text(min_size=1, max_size=40)

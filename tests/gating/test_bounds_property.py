@@ -31,9 +31,9 @@ from pytest_ttsbench.gating.bounds import (
 )
 from pytest_ttsbench.gating.gate import Collected, evaluate_gate, scopes_of
 from pytest_ttsbench.gating.options import build_gate_config
-from pytest_ttsbench.gating.recorded import recorded_collection
-from pytest_ttsbench.provenance import RunHeader
-from pytest_ttsbench.provenance_capture import build_header
+from pytest_ttsbench.gating.stored_run import recorded_collection
+from pytest_ttsbench.run_model.provenance import RunHeader
+from pytest_ttsbench.session.provenance_capture import build_header
 
 SUITES = ("alpha", "beta")
 CATEGORIES = ("years", "times", "dates")

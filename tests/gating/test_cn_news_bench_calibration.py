@@ -20,9 +20,9 @@ import pytest
 from pytest_ttsbench.cli import main
 from pytest_ttsbench.gating.diagnostics import ablation
 from pytest_ttsbench.gating.summary import overall, summarize
+from pytest_ttsbench.pipeline.rescore import load_suites, rescore
 from pytest_ttsbench.protocols import difference_tally, under_protocol
-from pytest_ttsbench.rescore import load_suites, rescore
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.run_model.results import ItemResult
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "cn-news-tts-bench-v0.1"
 needs_data = pytest.mark.skipif(

@@ -182,7 +182,7 @@ def test_nondeterminism_advice_changes_at_two_generations() -> None:
 
 
 def test_a_recognizer_change_keeps_regressions_off_the_voice_unless_asked() -> None:
-    from pytest_ttsbench.provenance import RunHeader
+    from pytest_ttsbench.run_model.provenance import RunHeader
 
     def header(model: str) -> RunHeader:
         return RunHeader(engines={"e": {}}, asr={"e": [{"name": "whisper", "type": "whisper", "model": model}]})

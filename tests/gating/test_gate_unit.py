@@ -15,7 +15,7 @@ from pytest_ttsbench.gating.gate import Collected, GateConfig, evaluate_gate, fi
 from pytest_ttsbench.gating.known_gaps import Gap, KnownGaps, load_known_gaps
 from pytest_ttsbench.gating.snapshots import read_snapshots, received_snapshots
 from pytest_ttsbench.gating.thresholds import config_layer
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.run_model.results import ItemResult
 
 
 def row(item: str, verdict: str, repeat: int = 0, engine: str = "e", heard: str = "x") -> ItemResult:

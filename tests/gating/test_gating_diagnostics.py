@@ -19,7 +19,7 @@ from pytest_ttsbench.gating.diagnostics import (
 )
 from pytest_ttsbench.gating.summary import overall
 from pytest_ttsbench.gating.voting import vote
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.run_model.results import ItemResult
 
 
 def row(routes: dict[str, str], auto: bool = True) -> ItemResult:

@@ -8,8 +8,8 @@ import pytest
 from result_rows import make_result
 
 from pytest_ttsbench.gating.baseline import compare
-from pytest_ttsbench.results import ItemResult
-from pytest_ttsbench.stats import mcnemar_exact, wilson_interval
+from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.support.stats import mcnemar_exact, wilson_interval
 
 Z95 = 1.959963984540054  # the 97.5 % normal quantile
 

@@ -9,8 +9,8 @@ import pytest
 from result_rows import make_result
 
 from pytest_ttsbench.gating.summary import Bucket, overall, summarize
-from pytest_ttsbench.results import MISSING, ItemResult
-from pytest_ttsbench.stats import wilson_interval
+from pytest_ttsbench.run_model.results import MISSING, ItemResult
+from pytest_ttsbench.support.stats import wilson_interval
 
 _ids = count()
 

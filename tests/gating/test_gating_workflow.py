@@ -8,7 +8,7 @@ from result_rows import make_result
 from pytest_ttsbench.asr.registry import create_routes
 from pytest_ttsbench.gating.workflow import workflow_figures
 from pytest_ttsbench.reporting.terminal import workflow_lines
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.run_model.results import ItemResult
 
 
 def row(engine: str, item: str, synth: float | None, first: float | None, target: str | None = None) -> ItemResult:

@@ -24,8 +24,8 @@ from pytest_ttsbench.reporting.leaderboard import (
     render_markdown,
     update_leaderboard_file,
 )
-from pytest_ttsbench.results import ItemResult
-from pytest_ttsbench.runs import Run
+from pytest_ttsbench.run_model.reader import Run
+from pytest_ttsbench.run_model.results import ItemResult
 
 ROUTES = ("paraformer_zh", "sensevoice_small")
 

@@ -6,8 +6,8 @@ import pytest
 from result_rows import make_result
 
 from pytest_ttsbench.gating.baseline import RegressionRule, compare, regression_reasons
-from pytest_ttsbench.results import ItemResult
-from pytest_ttsbench.stats import mcnemar_exact
+from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.support.stats import mcnemar_exact
 
 
 def _runs(regressed: int, fixed: int, steady: int, category: str = "c") -> tuple[list[ItemResult], list[ItemResult]]:

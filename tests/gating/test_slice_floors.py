@@ -15,8 +15,8 @@ from pytest_ttsbench.gating.thresholds import (
     evaluate,
     parse_cli_thresholds,
 )
-from pytest_ttsbench.results import ItemResult
-from pytest_ttsbench.stats import wilson_interval
+from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.support.stats import wilson_interval
 
 
 def _rows(suite: str, language: str, form: str, correct: int, wrong: int, engine: str = "e") -> list[ItemResult]:

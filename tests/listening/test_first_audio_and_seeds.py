@@ -12,7 +12,7 @@ from listening_runs import run_prompts
 
 from pytest_ttsbench.cli import main
 from pytest_ttsbench.engines.base import SynthesisRequest
-from pytest_ttsbench.results import read_results
+from pytest_ttsbench.run_model.results import read_results
 
 PAUSE_S = 0.4
 

@@ -14,7 +14,7 @@ import pytest
 from listening_runs import PROMPTS
 
 from pytest_ttsbench.cli import main
-from pytest_ttsbench.results import ItemResult, read_results
+from pytest_ttsbench.run_model.results import ItemResult, read_results
 
 ENGINES = ("espeak", "piper")
 LISTENERS = 3

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from pytest_ttsbench.asr.base import AsrError, AsrRoute, Transcription
-from pytest_ttsbench.audio import DecodedAudio
+from pytest_ttsbench.audio.decoding import DecodedAudio
+from pytest_ttsbench.audio.wav import pcm16_wav
 from pytest_ttsbench.cases.model import CaseItem, Target
 from pytest_ttsbench.config import EngineProfile
 from pytest_ttsbench.engines.base import EngineError, Synthesis, SynthesisRequest
-from pytest_ttsbench.pipeline import Evaluator, RunOptions
-from pytest_ttsbench.wav import pcm16_wav
+from pytest_ttsbench.pipeline.evaluator import Evaluator, RunOptions
 
 RATE = 16_000
 

@@ -78,9 +78,9 @@ def test_the_gate_reports_but_does_not_block_regressions_across_a_recognizer_cha
 def test_the_dashboard_says_what_changed_and_warns_of_a_recognizer_change(tmp_path: Path) -> None:
     from result_rows import make_result
 
-    from pytest_ttsbench.provenance import RunHeader, header_path, write_header
     from pytest_ttsbench.reporting.dashboard import build_dashboard
-    from pytest_ttsbench.results import write_results
+    from pytest_ttsbench.run_model.provenance import RunHeader, header_path, write_header
+    from pytest_ttsbench.run_model.results import write_results
 
     for night, (model, verdict) in enumerate([("tiny.en", "correct"), ("base", "wrong")], start=1):
         results = tmp_path / "runs" / f"night{night}" / "results.jsonl"

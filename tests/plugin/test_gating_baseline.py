@@ -11,8 +11,8 @@ from result_rows import make_result
 
 from pytest_ttsbench.cli import main as ttsbench_main
 from pytest_ttsbench.gating.baseline import compare
-from pytest_ttsbench.results import ItemResult, write_results
-from pytest_ttsbench.stats import mcnemar_exact
+from pytest_ttsbench.run_model.results import ItemResult, write_results
+from pytest_ttsbench.support.stats import mcnemar_exact
 
 PLAIN_NUMERALS = NUMERALS.replace("thresholds: {default: 0.5}\n", "")
 

@@ -8,9 +8,9 @@ import textwrap
 import pytest
 from plugin_projects import NUMERALS, write_project
 
-from pytest_ttsbench.gating.repeats import aggregate, policy_verdict
 from pytest_ttsbench.gating.summary import summarize
-from pytest_ttsbench.results import read_results
+from pytest_ttsbench.run_model.repeats import aggregate, policy_verdict
+from pytest_ttsbench.run_model.results import read_results
 
 PLAIN_NUMERALS = NUMERALS.replace("thresholds: {default: 0.5}\n", "")
 

@@ -18,8 +18,8 @@ from pytest_ttsbench.gating.thresholds import (
     parse_cli_thresholds,
     resolve_floor,
 )
-from pytest_ttsbench.results import ItemResult, read_results
-from pytest_ttsbench.stats import wilson_interval
+from pytest_ttsbench.run_model.results import ItemResult, read_results
+from pytest_ttsbench.support.stats import wilson_interval
 
 CASE = {"s": {"default": 0.5, "years": 0.9}}
 

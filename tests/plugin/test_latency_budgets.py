@@ -20,7 +20,7 @@ from pytest_ttsbench.gating.latency import (
     parse_compare_fail,
     parse_duration,
 )
-from pytest_ttsbench.results import write_results
+from pytest_ttsbench.run_model.results import write_results
 
 KEY_ENV = "TTSBENCH_LATENCY_KEY"
 CASES = """\

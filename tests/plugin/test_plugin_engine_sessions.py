@@ -21,7 +21,7 @@ from seed_providers import ALL_FAKES as FAKES
 from tts_providers import wav_bytes
 
 from pytest_ttsbench.engines.registry import available_engine_types
-from pytest_ttsbench.manifest import manifest_path
+from pytest_ttsbench.run_model.manifest import manifest_path
 
 CASE = """\
 suite: life

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from plugin_projects import read_jsonl, write_project
 
-from pytest_ttsbench.audio import decode_audio
+from pytest_ttsbench.audio.decoding import decode_audio
 
 CASES = """\
 suite: e2e-numerals

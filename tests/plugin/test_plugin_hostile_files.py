@@ -12,8 +12,8 @@ from pytest_ttsbench.cases.loader import CaseFileError, load_case_file
 from pytest_ttsbench.cli import main as ttsbench
 from pytest_ttsbench.config import ConfigError, load_settings
 from pytest_ttsbench.gating.known_gaps import KnownGapsError, load_known_gaps
-from pytest_ttsbench.limits import DEFAULT_MAX_TEXT_CHARS
-from pytest_ttsbench.yaml_documents import load_yaml
+from pytest_ttsbench.support.limits import DEFAULT_MAX_TEXT_CHARS
+from pytest_ttsbench.support.yaml_documents import load_yaml
 
 
 def alias_bomb(levels: int = 9) -> str:

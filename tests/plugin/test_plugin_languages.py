@@ -11,7 +11,7 @@ from plugin_projects import write_project
 from pytest_ttsbench.config import EngineProfile, load_settings
 from pytest_ttsbench.engines.piper import fit_languages
 from pytest_ttsbench.languages import fits, primary_language
-from pytest_ttsbench.selection import profile_languages
+from pytest_ttsbench.session.selection import profile_languages
 
 ENGLISH_ONLY = "engines:\n  replay: {type: transcripts, path: runs/replay.jsonl, languages: [en]}\n"
 SKIP_LINE = "replay: 2 items in zh skipped: profile languages are en (--tts-all-languages or naming the case file*"

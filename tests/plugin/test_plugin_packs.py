@@ -210,8 +210,8 @@ def test_which_packs_a_run_collects(
 
 
 def test_two_runs_of_different_pack_versions_differ_in_their_headers(tmp_path: Path) -> None:
-    from pytest_ttsbench.provenance import RunHeader, differences
-    from pytest_ttsbench.provenance_capture import pack_identity
+    from pytest_ttsbench.run_model.provenance import RunHeader, differences
+    from pytest_ttsbench.session.provenance_capture import pack_identity
 
     shipped = pack_identity(pack_file("en-numerals"))
     assert shipped == {"pack": "en-numerals", "pack_version": shipped_packs()["en-numerals"].version}

@@ -11,9 +11,9 @@ from result_rows import make_result
 
 from pytest_ttsbench.cases.loader import CaseFileError, load_case_file, parse_suite
 from pytest_ttsbench.cases.sources import CN_NEWS_ROUTES, THAI_RECOGNIZER
-from pytest_ttsbench.pinned_recognizer import matches, recognizer_mismatches
+from pytest_ttsbench.pipeline.rescore import rescore
 from pytest_ttsbench.reporting.terminal import summary_lines
-from pytest_ttsbench.rescore import rescore
+from pytest_ttsbench.run_model.pinned_recognizer import matches, recognizer_mismatches
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cn-news-tts-bench-v0.1"
 
@@ -168,7 +168,7 @@ RECIPES = Path(__file__).resolve().parents[2] / "docs" / "recipes" / "pinned-rec
 
 def _recipe_asr_blocks() -> list[dict]:
     """The ``asr:`` YAML blocks of the pinned-recognizers recipe, parsed."""
-    from pytest_ttsbench.yaml_documents import load_yaml
+    from pytest_ttsbench.support.yaml_documents import load_yaml
 
     text = RECIPES.read_text(encoding="utf-8")
     blocks = [block.split("```", 1)[0] for block in text.split("```yaml\n")[1:]]
@@ -192,7 +192,7 @@ def test_the_recipes_routes_satisfy_the_loaders_pins(tmp_path: Path, monkeypatch
 
 
 def test_the_run_header_records_a_whisper_routes_pinned_decoding_settings() -> None:
-    from pytest_ttsbench.provenance_capture import route_facts
+    from pytest_ttsbench.session.provenance_capture import route_facts
 
     facts = route_facts({"type": "whisper", "model": "models/typhoon-whisper-large-v3", "beam_size": 1}, "w")
     assert facts["beam_size"] == 1 and facts["language"] == "forced to the item's language"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from plugin_projects import read_jsonl
 
-from pytest_ttsbench.rescore import load_suites, rescore
+from pytest_ttsbench.pipeline.rescore import load_suites, rescore
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cn-news-tts-bench-v0.1"
 

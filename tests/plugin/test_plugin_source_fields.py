@@ -12,7 +12,7 @@ from plugin_projects import read_jsonl, write_project
 
 from pytest_ttsbench.cases.loader import CaseFileError, load_case_file
 from pytest_ttsbench.cli import main
-from pytest_ttsbench.rescore import rescore
+from pytest_ttsbench.pipeline.rescore import rescore
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cn-news-tts-bench-v0.1"
 needs_data = pytest.mark.skipif(not SHARED.is_dir(), reason="CN-NewsTTS Bench data not found at ../shared/data")

@@ -11,7 +11,7 @@ import yaml
 from plugin_projects import read_jsonl, write_project
 
 from pytest_ttsbench.cli import main
-from pytest_ttsbench.runs import gate_path
+from pytest_ttsbench.run_model.reader import gate_path
 
 
 def _suite(name: str, language: str, items: list[tuple[str, str, str, str, list[str]]]) -> str:

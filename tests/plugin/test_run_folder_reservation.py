@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_ttsbench import session
+from pytest_ttsbench.session import benchmark as session
 
 _SECOND = datetime(2026, 12, 1, 14, 0, 0, tzinfo=timezone.utc)
 

@@ -11,8 +11,9 @@ import pytest
 from plugin_projects import write_cloud_echo_project
 from tts_providers import FakeOpenAI, Recorded, Reply
 
-from pytest_ttsbench import provenance, provenance_capture
-from pytest_ttsbench.provenance import RunHeader, differences, header_path, read_header, recognizer_changes
+from pytest_ttsbench.run_model import provenance
+from pytest_ttsbench.run_model.provenance import RunHeader, differences, header_path, read_header, recognizer_changes
+from pytest_ttsbench.session import provenance_capture
 
 KEY_ENV = "TTSBENCH_PROVENANCE_KEY"
 KEY = "sk-provenance-5d0c-never-write-me"

@@ -10,9 +10,9 @@ import pytest
 from plugin_projects import write_project
 
 from pytest_ttsbench.cli import main
-from pytest_ttsbench.provenance import header_path
-from pytest_ttsbench.results import read_results
-from pytest_ttsbench.sharding import Shard, ShardError, parse_shard, select, shard_of
+from pytest_ttsbench.run_model.provenance import header_path
+from pytest_ttsbench.run_model.results import read_results
+from pytest_ttsbench.run_model.sharding import Shard, ShardError, parse_shard, select, shard_of
 
 YEARS = [2001 + i for i in range(14)]
 
@@ -156,8 +156,8 @@ def test_a_bad_shard_option_is_a_usage_error(pytester: pytest.Pytester, project:
 def _fake_shard(folder: Path, shard: str, item: str, models: dict) -> Path:
     from result_rows import make_result
 
-    from pytest_ttsbench.provenance import RunHeader, write_header
-    from pytest_ttsbench.results import write_results
+    from pytest_ttsbench.run_model.provenance import RunHeader, write_header
+    from pytest_ttsbench.run_model.results import write_results
 
     results = folder / "results.jsonl"
     write_results(results, [make_result(engine="e", id=f"s/{item}")])
@@ -169,7 +169,7 @@ def _fake_shard(folder: Path, shard: str, item: str, models: dict) -> Path:
 
 
 def test_shards_that_heard_other_languages_merge_their_models(tmp_path: Path) -> None:
-    from pytest_ttsbench.merging import MergeError, merge_runs
+    from pytest_ttsbench.run_model.merging import MergeError, merge_runs
 
     en = {"en": {"model": "tiny.en", "weights_sha256": "aa"}}
     ar = {"ar": {"model": "base", "weights_sha256": "bb"}}
@@ -188,8 +188,8 @@ def test_the_gate_command_gates_quality_from_its_options_and_the_case_files(
 ) -> None:
     from result_rows import make_result
 
-    from pytest_ttsbench.provenance import RunHeader, write_header
-    from pytest_ttsbench.results import write_results
+    from pytest_ttsbench.run_model.provenance import RunHeader, write_header
+    from pytest_ttsbench.run_model.results import write_results
 
     results = tmp_path / "run" / "results.jsonl"
     rows = [

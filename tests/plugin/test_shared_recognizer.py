@@ -20,7 +20,7 @@ from plugin_projects import read_jsonl
 from transcription_server import TranscriptionServer, whisper_hearing
 
 from pytest_ttsbench.cli import main
-from pytest_ttsbench.provenance import header_path
+from pytest_ttsbench.run_model.provenance import header_path
 
 ITEMS = [
     ("y2026", "years", "The new bridge is scheduled to open in 2026.", ["2026"]),

@@ -29,7 +29,7 @@ from tts_providers import FakeOpenAI
 
 from pytest_ttsbench.cli import main as ttsbench_main
 from pytest_ttsbench.gating.baseline import compare
-from pytest_ttsbench.results import read_results
+from pytest_ttsbench.run_model.results import read_results
 
 pytest.importorskip("piper", reason="the stochastic vendor voice is rendered with piper-tts")
 

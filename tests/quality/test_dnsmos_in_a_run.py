@@ -15,9 +15,9 @@ pytest.importorskip("onnx", reason='DNSMOS needs the [quality] extra: pip instal
 
 from plugin_projects import write_project
 
-from pytest_ttsbench.audio import decode_audio
+from pytest_ttsbench.audio.decoding import decode_audio
 from pytest_ttsbench.quality.dnsmos import shared_dnsmos
-from pytest_ttsbench.results import read_results
+from pytest_ttsbench.run_model.results import read_results
 
 CASES = """\
 suite: q-dnsmos

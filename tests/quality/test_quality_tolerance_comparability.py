@@ -18,11 +18,11 @@ from quality_rows import MODELS, echo_cases, echo_config, results_file, rows
 
 from pytest_ttsbench.cli import main
 from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome, evaluate_gate
-from pytest_ttsbench.provenance import header_path
 from pytest_ttsbench.quality.gates import UNRECORDED, case_file_layer, parse_cli_bounds
 from pytest_ttsbench.reporting.html import quality_gate_html
 from pytest_ttsbench.reporting.terminal import gate_lines
-from pytest_ttsbench.results import ItemResult, read_results, write_results
+from pytest_ttsbench.run_model.provenance import header_path
+from pytest_ttsbench.run_model.results import ItemResult, read_results, write_results
 
 #: The same DNSMOS model, windowed another way: figures on short clips shift by a tenth or two.
 REWINDOWED = {**MODELS, "dnsmos": MODELS["dnsmos"].replace("CPU", "CPU ; windows 9.01s hop 1s")}

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from quality_clips import SENTENCES
 
-from pytest_ttsbench.audio import ASR_SAMPLE_RATE
+from pytest_ttsbench.audio.decoding import ASR_SAMPLE_RATE
 from pytest_ttsbench.quality.waveform import signal_measures, speech_span
 
 RATE = ASR_SAMPLE_RATE

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_ttsbench.data_paths import OutsideFolderError, inside_folder
+from pytest_ttsbench.support.data_paths import OutsideFolderError, inside_folder
 
 #: the tree on disk, under a root: the data folder ``run`` and a sibling ``outside``
 #: name -> symlink target (relative to the link's own folder); folders and files are plain

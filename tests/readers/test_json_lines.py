@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 import pytest_ttsbench
 from pytest_ttsbench.cases.loader import CaseFileError
 from pytest_ttsbench.cases.sources import jsonl_source_data
-from pytest_ttsbench.json_documents import read_json_lines
-from pytest_ttsbench.results import ResultsFileError, read_results
-from pytest_ttsbench.transcripts import SINGLE_ROUTE, TranscriptsError, load_transcripts
+from pytest_ttsbench.run_model.results import ResultsFileError, read_results
+from pytest_ttsbench.run_model.transcripts import SINGLE_ROUTE, TranscriptsError, load_transcripts
+from pytest_ttsbench.support.json_documents import read_json_lines
 
 #: characters str.splitlines breaks a line at that JSON leaves raw inside a string
 LINE_BREAKS_INSIDE_STRINGS = "\u2028\u2029\x85\x0b\x0c\x1c\x1d\x1e"

@@ -25,7 +25,7 @@ from pytest_ttsbench.cli import main as ttsbench
 from pytest_ttsbench.cli.baseline import BaselineError, save_baseline
 from pytest_ttsbench.listening.kit import collect_clips
 from pytest_ttsbench.reporting.html import ClipStore
-from pytest_ttsbench.results import read_results
+from pytest_ttsbench.run_model.results import read_results
 
 ONE_ITEM = """\
 suite: split-en

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_ttsbench.json_documents import DuplicateKeyError, load_json
-from pytest_ttsbench.yaml_documents import DuplicateYamlKeyError, YamlSyntaxError, load_yaml
+from pytest_ttsbench.support.json_documents import DuplicateKeyError, load_json
+from pytest_ttsbench.support.yaml_documents import DuplicateYamlKeyError, YamlSyntaxError, load_yaml
 
 # Keys no YAML resolver reads as anything but a plain string (never "yes", "on", "null", "1").
 KEYS = st.text("abcdefghij_", min_size=1, max_size=6).map(lambda s: f"k{s}")

@@ -15,18 +15,18 @@ from pathlib import Path
 import pytest
 from plugin_projects import NUMERALS, write_project
 
-from pytest_ttsbench.cache import ClipCache
 from pytest_ttsbench.cases.loader import CaseFileError, load_case_file
 from pytest_ttsbench.cli import main as ttsbench
 from pytest_ttsbench.config import ConfigError, load_settings
 from pytest_ttsbench.gating.known_gaps import KnownGapsError, load_known_gaps
 from pytest_ttsbench.listening.report import load_key
 from pytest_ttsbench.listening.sheets import SheetError
-from pytest_ttsbench.manifest import ManifestError, verify_manifest
-from pytest_ttsbench.provenance import RunHeaderError, read_header
-from pytest_ttsbench.results import ResultsFileError, read_results
-from pytest_ttsbench.runs import read_gate
-from pytest_ttsbench.transcripts import TranscriptsError, load_transcripts
+from pytest_ttsbench.run_model.manifest import ManifestError, verify_manifest
+from pytest_ttsbench.run_model.provenance import RunHeaderError, read_header
+from pytest_ttsbench.run_model.reader import read_gate
+from pytest_ttsbench.run_model.results import ResultsFileError, read_results
+from pytest_ttsbench.run_model.transcripts import TranscriptsError, load_transcripts
+from pytest_ttsbench.support.cache import ClipCache
 
 TWO_TEXTS = """\
 suite: demo-numerals

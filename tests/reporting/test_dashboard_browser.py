@@ -16,7 +16,7 @@ import pytest
 from cdp_browser import PAGE_FACTS, Browser, local_path
 from report_helpers import ESPEAK_CASES, artifacts_dir, run_pytest
 
-from pytest_ttsbench.audio import decode_audio
+from pytest_ttsbench.audio.decoding import decode_audio
 from pytest_ttsbench.cli import main
 from pytest_ttsbench.quality.measures import DEFAULT_SETS, measure_names
 from pytest_ttsbench.reporting.dashboard import item_slug

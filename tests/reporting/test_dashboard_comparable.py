@@ -20,8 +20,8 @@ from result_rows import make_result
 
 from pytest_ttsbench.cli import main
 from pytest_ttsbench.reporting.dashboard import comparable_selection
-from pytest_ttsbench.results import write_results
-from pytest_ttsbench.runs import find_runs
+from pytest_ttsbench.run_model.reader import find_runs
+from pytest_ttsbench.run_model.results import write_results
 
 CATEGORIES = [f"cat{i}" for i in range(10)]
 ITEMS = [f"pack/item-{i:02d}" for i in range(51)]

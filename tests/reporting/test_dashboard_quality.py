@@ -9,7 +9,7 @@ import pytest
 from result_rows import make_result
 
 from pytest_ttsbench.cli import main
-from pytest_ttsbench.results import write_results
+from pytest_ttsbench.run_model.results import write_results
 
 NIGHTS = {  # folder (sorted against time on purpose) → night, per engine the clips' dnsmos_ovrl figures
     "zz-first": (1, {"alpha": [3.0, 3.2], "beta": [2.4, 2.6]}),

@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 from report_helpers import cell_text
 
-from pytest_ttsbench.audio import decode_audio
+from pytest_ttsbench.audio.decoding import decode_audio
 from pytest_ttsbench.cli import main
 from pytest_ttsbench.reporting.dashboard import item_slug
-from pytest_ttsbench.results import ItemResult, write_results
-from pytest_ttsbench.runs import find_runs
+from pytest_ttsbench.run_model.reader import find_runs
+from pytest_ttsbench.run_model.results import ItemResult, write_results
 
 
 def tone(path: Path, hz: float) -> Path:

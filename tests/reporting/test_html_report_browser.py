@@ -15,7 +15,7 @@ import pytest
 from cdp_browser import PAGE_FACTS, Browser, local_path
 from report_helpers import ESPEAK_CASES, artifacts_dir, read_jsonl, report_data, run_pytest
 
-from pytest_ttsbench.audio import decode_audio
+from pytest_ttsbench.audio.decoding import decode_audio
 
 ROWS_READY = "document.querySelectorAll('#results-table tbody.results-table-row').length >= 3"
 

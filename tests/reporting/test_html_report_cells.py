@@ -8,9 +8,9 @@ from pathlib import Path
 
 from result_rows import make_result
 
-from pytest_ttsbench.audio import decode_audio
+from pytest_ttsbench.audio.decoding import decode_audio
 from pytest_ttsbench.reporting.html import ClipStore, evidence_text, expected_text, heard_html, locate_clip
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.run_model.results import ItemResult
 
 
 def result(**changes: object) -> ItemResult:

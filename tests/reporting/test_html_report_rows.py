@@ -16,7 +16,7 @@ from pytest_ttsbench.gating.summary import summarize
 from pytest_ttsbench.quality.measures import DEFAULT_SETS
 from pytest_ttsbench.quality.meter import QualityMeter
 from pytest_ttsbench.reporting.html import COLUMNS
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.run_model.results import ItemResult
 
 HOSTILE = """\
 suite: demo-hostile

@@ -10,7 +10,7 @@ from cdp_browser import Browser
 from quality_rows import echo_cases, echo_config
 from report_helpers import run_pytest
 
-from pytest_ttsbench.results import read_results, write_results
+from pytest_ttsbench.run_model.results import read_results, write_results
 
 GATE_ROWS = """
 [...document.querySelectorAll('table.ttsbench-quality-gates tbody tr')].map(

@@ -10,7 +10,7 @@ from result_rows import make_result
 
 from pytest_ttsbench.gating.summary import Bucket
 from pytest_ttsbench.reporting import plots
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.run_model.results import ItemResult
 
 
 def result(engine: str, category: str, verdict: str, form: str | None = None) -> ItemResult:

@@ -10,7 +10,7 @@ from report_helpers import write_project
 from result_rows import make_result
 
 from pytest_ttsbench.reporting.progress import Counts, Progress, progress_every, progress_line
-from pytest_ttsbench.results import RESULT_PROPERTY
+from pytest_ttsbench.run_model.results import RESULT_PROPERTY
 
 
 def test_line_shows_counts_and_eta() -> None:

@@ -27,7 +27,7 @@ import pytest
 
 from pytest_ttsbench.asr.base import Transcription
 from pytest_ttsbench.asr.whisper import FLAG_BOUNDED, FLAG_REPETITION, WhisperRoute, window_token_budget
-from pytest_ttsbench.audio import DecodedAudio, decode_audio
+from pytest_ttsbench.audio.decoding import DecodedAudio, decode_audio
 from pytest_ttsbench.engines.base import SynthesisRequest
 from pytest_ttsbench.engines.espeak import EspeakEngine
 

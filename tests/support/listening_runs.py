@@ -9,8 +9,8 @@ import yaml
 from pytest_ttsbench.cases.loader import parse_suite
 from pytest_ttsbench.cases.model import Suite
 from pytest_ttsbench.config import EngineProfile
-from pytest_ttsbench.pipeline import Evaluator, RunOptions
-from pytest_ttsbench.results import ItemResult, ResultsWriter
+from pytest_ttsbench.pipeline.evaluator import Evaluator, RunOptions
+from pytest_ttsbench.run_model.results import ItemResult, ResultsWriter
 
 PROMPTS = {
     "suite": "demo-listen",

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import numpy as np
 
-from pytest_ttsbench.audio import decode_audio
+from pytest_ttsbench.audio.decoding import decode_audio
+from pytest_ttsbench.audio.wav import pcm16_wav
 from pytest_ttsbench.config import BUILTIN_PROFILES, EngineProfile
 from pytest_ttsbench.engines.base import SynthesisRequest
 from pytest_ttsbench.engines.registry import create_engine
-from pytest_ttsbench.wav import pcm16_wav
 
 SENTENCES = (
     "The new bridge over the river is scheduled to open in 2026.",

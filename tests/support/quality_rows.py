@@ -8,7 +8,7 @@ from pathlib import Path
 
 from result_rows import make_result
 
-from pytest_ttsbench.results import ItemResult, read_results, write_results
+from pytest_ttsbench.run_model.results import ItemResult, read_results, write_results
 
 #: What each set's provenance looks like in a row written by the plugin (see quality/meter.py).
 MODELS = {

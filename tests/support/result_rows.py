@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_ttsbench.results import ItemResult
+from pytest_ttsbench.run_model.results import ItemResult
 
 DEFAULTS: dict[str, Any] = {
     "engine": "e",

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_ttsbench.cache import CachedAudio, CachedTranscript, ClipCache
 from pytest_ttsbench.cli import main
-from pytest_ttsbench.yaml_documents import load_yaml, load_yaml_cached
+from pytest_ttsbench.support.cache import CachedAudio, CachedTranscript, ClipCache
+from pytest_ttsbench.support.yaml_documents import load_yaml, load_yaml_cached
 
 KEY = "a1" * 32
 CASE_FILE = (

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from pytest_ttsbench.asr.whisper import WhisperRoute
-from pytest_ttsbench.cache import (
+from pytest_ttsbench.config import load_settings
+from pytest_ttsbench.support.cache import (
     CacheError,
     audio_key_material,
     cache_key,
@@ -16,7 +17,6 @@ from pytest_ttsbench.cache import (
     resolve_cache_dir,
     transcript_key_material,
 )
-from pytest_ttsbench.config import load_settings
 
 SECRET = "sk-live-4b1d9e0c-cache-must-never-hold-me"
 

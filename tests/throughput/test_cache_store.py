@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_ttsbench.cache import CachedAudio, CachedTranscript, ClipCache
+from pytest_ttsbench.support.cache import CachedAudio, CachedTranscript, ClipCache
 
 KEY = "5e" * 32
 

@@ -22,7 +22,7 @@ HEAVY = ("scipy", "numpy", "av", "faster_whisper", "ctranslate2", "matplotlib", 
 LISTING_HEAVY = (*HEAVY, "pyloudnorm", "onnxruntime", "onnx", "speechmos", "resemblyzer", "torch")
 #: The plugin's own modules that only measuring, transcribing or summarizing needs.
 MEASURING_MODULES = (
-    "pytest_ttsbench.pipeline",
+    "pytest_ttsbench.pipeline.evaluator",
     "pytest_ttsbench.asr.whisper",
     "pytest_ttsbench.quality.waveform",
     "pytest_ttsbench.quality.dnsmos",

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_ttsbench.cache import ClipCache
 from pytest_ttsbench.cases.loader import CaseFileError, load_case_file, schema_errors
 from pytest_ttsbench.cases.schema import CASE_FILE_SCHEMA
-from pytest_ttsbench.yaml_documents import YamlSyntaxError, load_yaml, load_yaml_cached
+from pytest_ttsbench.support.cache import ClipCache
+from pytest_ttsbench.support.yaml_documents import YamlSyntaxError, load_yaml, load_yaml_cached
 
 CASES = """\
 suite: parsed

@@ -10,12 +10,12 @@ import pytest
 from tts_providers import wav_bytes
 
 from pytest_ttsbench.asr.base import Transcription
-from pytest_ttsbench.cache import ClipCache
 from pytest_ttsbench.cases.model import CaseItem, Target
 from pytest_ttsbench.config import EngineProfile
 from pytest_ttsbench.engines.base import EngineError, Synthesis, SynthesisRequest
-from pytest_ttsbench.pipeline import Evaluator, RunOptions
-from pytest_ttsbench.prefetch import SynthesisPool
+from pytest_ttsbench.pipeline.evaluator import Evaluator, RunOptions
+from pytest_ttsbench.pipeline.prefetch import SynthesisPool
+from pytest_ttsbench.support.cache import ClipCache
 
 # --- the pool on its own --------------------------------------------------------------------------
 

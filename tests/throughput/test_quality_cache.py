@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from plugin_projects import read_jsonl, write_project
 
-from pytest_ttsbench.cache import seal_entry
 from pytest_ttsbench.quality.meter import QualityMeter
+from pytest_ttsbench.support.cache import seal_entry
 
 CASES = """\
 suite: q-cache

@@ -9,13 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pytest_ttsbench.results import read_results
+from pytest_ttsbench.run_model.results import read_results
 
 _WRITER = """
 import sys, time
 sys.path.insert(0, sys.argv[2])
 from result_rows import make_result
-from pytest_ttsbench.results import ResultsWriter
+from pytest_ttsbench.run_model.results import ResultsWriter
 writer = ResultsWriter(__import__("pathlib").Path(sys.argv[1]))
 for n in range(3):
     writer.write(make_result(id=f"s/item-{n}"))

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pytest_ttsbench.audio import AudioCheck, AudioPolicy, check_identity
+from pytest_ttsbench.audio.decoding import AudioCheck, AudioPolicy, check_identity
 
 _PROBE = """
 import json, sys

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 
-from pytest_ttsbench.stats import wilson_interval
+from pytest_ttsbench.support.stats import wilson_interval
 
 
 @st.composite

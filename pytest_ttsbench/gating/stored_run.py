@@ -1,0 +1,126 @@
+"""The release gate over a run already on disk (``ttsbench gate``), the same gate the plugin runs.
+
+A run split into shards (``--tts-shard I/N``) and joined with ``ttsbench merge`` never had one
+pytest session that saw every item, so nothing gated it. This module builds what the plugin's
+session holds at its end — the gate's :class:`~pytest_ttsbench.gating.gate.GateConfig` from the
+same options and files, and the :class:`~pytest_ttsbench.gating.gate.Collected` facts (the
+suites' own floors from the run header, the failed tests from the rows) — and calls
+:func:`~pytest_ttsbench.gating.gate.evaluate_gate` and
+:func:`~pytest_ttsbench.gating.gate.final_status`, so the outcome, the exit status and the
+``<results>.gate.json`` are those the unsplit run would have had.
+
+The exit status before the gate is derived from the rows the way pytest reaches it: a target
+that is auto-evaluable and not correct failed its test, unless a known gap covers it (XFAIL);
+a known gap that came out correct is an XPASS, a failure only with strict xfail.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from pytest_ttsbench.config import Settings
+from pytest_ttsbench.gating.bounds import SuiteScope, case_file_source, declared_floors, scope_errors
+from pytest_ttsbench.gating.gate import (
+    Collected,
+    GateOutcome,
+    evaluate_gate,
+    final_status,
+    scopes_of,
+    write_gate,
+    write_gate_updates,
+)
+from pytest_ttsbench.gating.known_gaps import KnownGaps
+from pytest_ttsbench.gating.options import GateOptionError, GateOptions, MeasureSetsChoice, build_gate_config
+from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, require_one_protocol, under_protocol
+from pytest_ttsbench.run_model.provenance import RunHeader, read_header
+from pytest_ttsbench.run_model.reader import gate_path
+from pytest_ttsbench.run_model.results import ItemResult, read_results
+
+
+def failed_tests(
+    rows: Sequence[ItemResult], known_gaps: Mapping[str, KnownGaps], strict_xfail: bool
+) -> tuple[set[tuple[str, str]], int]:
+    """(verdict failures as (engine, target key), other failures): what pytest would have counted."""
+    verdict_failures: set[tuple[str, str]] = set()
+    other = 0
+    for row in rows:
+        if not row.auto_evaluable:
+            continue  # recorded, then skipped
+        gaps = known_gaps.get(row.engine)
+        known = gaps is not None and gaps.match(row.id, row.key) is not None
+        if row.verdict != "correct" and not known:
+            verdict_failures.add((row.engine, row.key))
+        elif row.verdict == "correct" and known and strict_xfail:
+            other += 1  # XPASS(strict)
+    return verdict_failures, other
+
+
+def recorded_collection(rows: Sequence[ItemResult], header: RunHeader | None, settings: Settings) -> Collected:
+    """What the plugin's session would have collected, from the run header and the rows."""
+    collected = Collected(header=header)
+    if header is not None:
+        files = header.case_files
+        collected.suite_thresholds = {suite: dict(entry.get("thresholds") or {}) for suite, entry in files.items()}
+        collected.suite_quality = {suite: dict(entry.get("quality") or {}) for suite, entry in files.items()}
+        collected.suite_sources = {
+            suite: case_file_source(entry["path"], settings.base_dir)
+            for suite, entry in files.items()
+            if entry.get("path")
+        }
+        collected.suite_scopes = {
+            suite: SuiteScope.from_dict(entry["scopes"]) for suite, entry in files.items() if entry.get("scopes")
+        }
+        collected.missing_shards = list(header.missing_shards)
+    # A recorded run's rows are all it says about its selection: an engine it names without a row
+    # measured nothing (unknown selection), the others are judged on the rows they have.
+    collected.selected = dict(Counter(row.engine for row in rows))
+    return collected
+
+
+def gate_run(results_path: Path, settings: Settings, options: GateOptions, protocol: str | None = None) -> GateOutcome:
+    """Gate the run in ``results_path`` and write its gate file beside it (and any planned rewrites).
+
+    ``protocol``: whose verdicts are gated, the run's and the baseline's alike (``--protocol``);
+    None: the run's own, which must be one.
+    """
+    header = read_header(results_path)
+    recorded = read_results(results_path)
+    protocol = protocol or require_one_protocol({str(results_path): recorded}) or DEFAULT_PROTOCOL
+    rows = [under_protocol(row, protocol, str(results_path)) for row in recorded]
+    engines = list(dict.fromkeys(row.engine for row in rows))
+    if header is not None and header.engines:
+        engines = list(header.engines)  # the order the run named them in, as the plugin gates them
+    config = build_gate_config(
+        settings,
+        engines,
+        options,
+        repeats=header.repeats if header is not None else 1,
+        repeat_policy=header.repeat_policy if header is not None else "all",
+        contract=header.contract if header is not None else None,
+        protocol=protocol,
+        # a header that does not say which sets the run took is judged at the gate
+        quality_sets=tuple(header.quality_sets) if header is not None and header.quality_sets is not None else None,
+        # as the plugin refuses them when the session starts
+        sets_chosen=MeasureSetsChoice("its run header", "gate a run measured with --tts-quality {sets}"),
+    )
+    collected = recorded_collection(rows, header, settings)
+    collected.verdict_failures, collected.other_failures = failed_tests(
+        rows, config.known_gaps, options.tts_strict_xfail
+    )
+    # A bound whose scope the run's case files do not define is refused, as the plugin refuses it.
+    errors = scope_errors(
+        declared_floors(collected.suite_thresholds, config.floor_layers, collected.suite_sources),
+        [bound for layer in config.quality_layers for bound in layer],
+        list(settings.engines),
+        scopes_of(rows, collected),
+    )
+    if errors:
+        raise GateOptionError("\n".join(errors))
+    status = 1 if collected.verdict_failures or collected.other_failures else 0
+    outcome = evaluate_gate(rows, config, collected)
+    write_gate_updates(outcome)
+    outcome.exitstatus = final_status(outcome, status)
+    write_gate(gate_path(results_path), outcome)
+    return outcome

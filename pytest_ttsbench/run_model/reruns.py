@@ -1,0 +1,122 @@
+"""Running again into an existing results file: refused, appended (a new run) or resumed (the same run).
+
+Rows of two sessions silently mixed in one file double-count targets and leave a gate file that
+covers only the last session. So a session whose ``--tts-results`` file already holds rows stops
+unless told what to do:
+
+* ``--tts-append`` adds this session as a new run (its own run id) after the rows already there;
+* ``--tts-resume`` continues the file's last run: targets it holds with a verdict other than
+  ``error``, measured under the same engine configuration, are not run again (their stored rows
+  count in the gate); the rest are run and appended under the same run id.
+
+Readers count each (run, engine, target, repeat) once, the last row winning (``results.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pytest_ttsbench.config import EngineProfile
+from pytest_ttsbench.run_model.results import ItemResult, read_results
+from pytest_ttsbench.support.option_specs import OptionSpec
+
+#: what an existing ``--tts-results`` file means to a run (see check_existing)
+RERUN_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "--tts-append",
+        "add this run to a --tts-results file that already holds rows (as a new run id)",
+        action="store_true",
+    ),
+    OptionSpec(
+        "--tts-resume",
+        "finish the run a --tts-results file holds: targets it measured (not as error) with the same engine "
+        "configuration are not run again",
+        action="store_true",
+    ),
+)
+
+
+class RerunError(ValueError):
+    """An existing results file this session may not write into as asked."""
+
+
+def new_run_id() -> str:
+    """A run id unique to this session: its UTC start and a random suffix."""
+    return f"{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(3)}"
+
+
+def holds_rows(path: Path) -> bool:
+    return path.is_file() and path.stat().st_size > 0
+
+
+def check_existing(path: Path, append: bool, resume: bool) -> None:
+    """Refuse a results file that already holds rows unless ``append`` or ``resume`` says what to do."""
+    if append and resume:
+        raise RerunError("--tts-append and --tts-resume exclude each other: add a new run, or continue the last one")
+    if not holds_rows(path) or resume:
+        return
+    if not append:
+        raise RerunError(
+            f"--tts-results {path} already holds results of an earlier run; pass --tts-append to add this run "
+            "to it, --tts-resume to finish the run it holds, or choose a new file"
+        )
+    read_results(path)  # appending after a corrupt file would bury the damage: say so now
+
+
+def drop_partial_last_line(path: Path) -> bool:
+    """Cut a last line left without its newline by a killed run, so appended rows start on a line of their own."""
+    if not holds_rows(path):
+        return False
+    data = path.read_bytes()
+    if data.endswith(b"\n"):
+        return False
+    with path.open("r+b") as handle:
+        handle.truncate(data.rfind(b"\n") + 1)
+    return True
+
+
+def engine_config_id(profile: EngineProfile, asr: Mapping[str, Any]) -> str:
+    """A short fingerprint of everything that shapes an engine's verdicts: its profile and its ASR routes.
+
+    Environment variables are named, never read, so no secret enters it.
+    """
+    described = {
+        "type": profile.type,
+        "voice": profile.voice,
+        "api_key_env": profile.api_key_env,
+        "options": profile.options,
+        "asr": asr,
+    }
+    text = json.dumps(described, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def resumable(
+    path: Path, configs: Mapping[str, str], contract: str
+) -> tuple[str | None, dict[tuple[str, str, int], ItemResult]]:
+    """The run id to continue and the rows of it that need no new measurement.
+
+    A row is kept when it belongs to the file's last run, its engine is selected with the same
+    configuration fingerprint, it used the same text contract, and its verdict is not ``error``
+    (errors are measured again).
+    """
+    rows = read_results(path, partial_last_line=True) if holds_rows(path) else []
+    if not rows:
+        return None, {}
+    run_id = rows[-1].run_id
+    kept = {
+        (row.engine, row.key, row.repeat): row
+        for row in rows
+        if row.run_id == run_id
+        and row.verdict != "error"
+        and row.contract == contract
+        and row.engine_config is not None
+        and configs.get(row.engine) == row.engine_config
+    }
+    return run_id, kept
