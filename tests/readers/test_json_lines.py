@@ -109,4 +109,4 @@ def test_no_module_reads_json_lines_itself() -> None:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and any(k.arg == "first_line" for k in node.keywords):
                 readers.append(name)
-    assert set(readers) == {"json_documents.py"}
+    assert set(readers) == {"support/json_documents.py"}
