@@ -13,8 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from pytest_ttsbench.asr import models
 from pytest_ttsbench.asr.models import resolve_model
-from pytest_ttsbench.session import provenance_capture
 
 
 def main() -> None:
@@ -24,16 +24,16 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         cache = Path(tmp) / "weights-sha256.json"
-        provenance_capture._cache_file = lambda: cache  # type: ignore[assignment]
+        models._cache_file = lambda: cache  # type: ignore[assignment]
         for name in args.models:
             folder = resolve_model(name)
             size = (folder / "model.bin").stat().st_size
             started = time.perf_counter()
-            digest = provenance_capture.weights_sha256(folder)
+            digest = models.weights_sha256(folder)
             cold = time.perf_counter() - started
             started = time.perf_counter()
             for _ in range(args.lookups):
-                assert provenance_capture.weights_sha256(folder) == digest
+                assert models.weights_sha256(folder) == digest
             warm = (time.perf_counter() - started) / args.lookups
             print(
                 f"{name}: {size / 1e6:.0f} MB, full hash {1000 * cold:.0f} ms, cached lookup {1000 * warm:.2f} ms, "

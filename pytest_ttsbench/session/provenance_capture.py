@@ -7,17 +7,12 @@ finder, so it lives here, on the synthesis side.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_ttsbench.run_model.provenance import RunHeader, clean_settings, clean_value, endpoint_host
-from pytest_ttsbench.support.atomic_files import write_atomically
-from pytest_ttsbench.support.file_hashes import hash_files, sha256_of
-from pytest_ttsbench.support.json_documents import load_json
+from pytest_ttsbench.support.file_hashes import sha256_of
 
 if TYPE_CHECKING:
     from pytest_ttsbench.cases.model import Suite
@@ -25,56 +20,9 @@ if TYPE_CHECKING:
     from pytest_ttsbench.run_model.results import ItemResult
 
 
-def _weights_file(model_dir: Path) -> list[Path]:
-    """The files holding a CTranslate2 model's weights (``model.bin``), else every file in the folder."""
-    main = model_dir / "model.bin"
-    if main.is_file():
-        return [main]
-    return sorted(p for p in model_dir.rglob("*") if p.is_file())
-
-
-_WEIGHTS_ENTRY = "weights-sha256"  # the kind and key its seal names
-
-
-def _cache_file() -> Path:
-    from pytest_ttsbench.asr.models import cache_dir
-
-    return cache_dir() / "weights-sha256.json"
-
-
-def weights_sha256(model_dir: Path) -> str:
-    """SHA-256 of a model's weights, cached per path, size and modification time.
-
-    Hashing 140 MB of Whisper weights takes a while; a run hashes each model once, and later
-    runs reuse the figure until the file changes. The file of figures is sealed like every cache
-    entry (cache.py): one edited behind the cache's back is ignored and the weights hashed again,
-    never a wrong figure in the run header (which says whether the recognizer changed).
-    """
-    from pytest_ttsbench.support.cache import open_entry, seal_entry
-
-    files = _weights_file(model_dir)
-    stamp = [[str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns] for p in files]
-    key = hashlib.sha256(json.dumps(stamp).encode()).hexdigest()
-    cache_path = _cache_file()
-    try:
-        body = open_entry(_WEIGHTS_ENTRY, _WEIGHTS_ENTRY, cache_path.read_bytes())
-        cache = load_json(body.decode("utf-8")) if body is not None else {}
-    except (OSError, ValueError):
-        cache = {}
-    if isinstance(cache, dict) and isinstance(cache.get(key), str):
-        return cache[key]
-    digest = hash_files(files)
-    cache = cache if isinstance(cache, dict) else {}
-    cache[key] = digest
-    body = seal_entry(_WEIGHTS_ENTRY, _WEIGHTS_ENTRY, json.dumps(cache, indent=1).encode("utf-8"))
-    with contextlib.suppress(OSError):  # a read-only cache costs time on the next run, never a wrong figure
-        write_atomically(cache_path, body)
-    return digest
-
-
 def whisper_models(spec: Mapping[str, Any], languages: Iterable[str]) -> dict[str, dict[str, Any]]:
     """For a faster-whisper route: per item language, the model used and its weights' SHA-256."""
-    from pytest_ttsbench.asr.models import AUTO, ModelNotFound, resolve_auto, resolve_model
+    from pytest_ttsbench.asr.models import AUTO, ModelNotFound, resolve_auto, resolve_model, weights_sha256
 
     configured = str(spec.get("model") or AUTO)
     models: dict[str, dict[str, Any]] = {}

@@ -11,9 +11,9 @@ import pytest
 from plugin_projects import write_cloud_echo_project
 from tts_providers import FakeOpenAI, Recorded, Reply
 
+from pytest_ttsbench.asr import models as weights_models
 from pytest_ttsbench.run_model import provenance
 from pytest_ttsbench.run_model.provenance import RunHeader, differences, header_path, read_header, recognizer_changes
-from pytest_ttsbench.session import provenance_capture
 
 KEY_ENV = "TTSBENCH_PROVENANCE_KEY"
 KEY = "sk-provenance-5d0c-never-write-me"
@@ -112,19 +112,19 @@ def test_weights_hash_is_the_sha256_of_model_bin_and_cached(tmp_path: Path, monk
     model.mkdir()
     (model / "model.bin").write_bytes(b"weights" * 1000)
     (model / "config.json").write_text("{}", encoding="utf-8")
-    monkeypatch.setattr(provenance_capture, "_cache_file", lambda: tmp_path / "cache" / "weights-sha256.json")
+    monkeypatch.setattr(weights_models, "_cache_file", lambda: tmp_path / "cache" / "weights-sha256.json")
     expected = hashlib.sha256(b"weights" * 1000).hexdigest()
-    assert provenance_capture.weights_sha256(model) == expected
+    assert weights_models.weights_sha256(model) == expected
 
     def no_rehash(files):  # type: ignore[no-untyped-def]
         raise AssertionError("hashed again although nothing changed")
 
-    monkeypatch.setattr(provenance_capture, "hash_files", no_rehash)
-    assert provenance_capture.weights_sha256(model) == expected
+    monkeypatch.setattr(weights_models, "hash_files", no_rehash)
+    assert weights_models.weights_sha256(model) == expected
     monkeypatch.undo()
-    monkeypatch.setattr(provenance_capture, "_cache_file", lambda: tmp_path / "cache" / "weights-sha256.json")
+    monkeypatch.setattr(weights_models, "_cache_file", lambda: tmp_path / "cache" / "weights-sha256.json")
     (model / "model.bin").write_bytes(b"other weights")
-    assert provenance_capture.weights_sha256(model) == hashlib.sha256(b"other weights").hexdigest()
+    assert weights_models.weights_sha256(model) == hashlib.sha256(b"other weights").hexdigest()
 
     # A figure edited by one byte is never taken: the weights are hashed again.
     other = hashlib.sha256(b"other weights").hexdigest()
@@ -132,7 +132,7 @@ def test_weights_hash_is_the_sha256_of_model_bin_and_cached(tmp_path: Path, monk
     figures.write_bytes(
         figures.read_bytes().replace(other.encode(), ("f" if other[0] != "f" else "e").encode() + other[1:].encode())
     )
-    assert provenance_capture.weights_sha256(model) == other
+    assert weights_models.weights_sha256(model) == other
 
 
 def test_secret_named_settings_and_echoed_secrets_are_dropped() -> None:
