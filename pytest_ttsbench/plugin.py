@@ -43,6 +43,7 @@ from pytest_ttsbench.session.collect import (
     CaseTest,
     collected_out_of_cyclic_gc,
     external_case_files,
+    frozen_for_exit,
     pack_case_files,
     prefetch_ahead,
     upcoming_items,
@@ -273,3 +274,4 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     bench = config.stash.get(BENCH_KEY, None)
     if bench is not None:
         bench.close()
+        frozen_for_exit(bool(bench.config.engine_names))

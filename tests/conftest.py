@@ -13,6 +13,13 @@ from collections.abc import Callable, Iterator
 # httpcore would raise classes httpx no longer recognizes. Importing them here keeps them loaded.
 import av  # noqa: F401
 
+# Babel resolves the aliases in its locale data by class (babel.localedata.Alias): data pickled
+# under a copy of Babel dropped at a pytester run's end, merged by a later copy, fails with
+# "'Alias' object has no attribute 'copy'". The currency scorer loads Babel on first use.
+import babel.core
+import babel.localedata
+import babel.numbers  # noqa: F401
+
 # httpx imports httpcore only when its first transport is built, and caches which httpcore
 # exceptions it translates. Built inside a pytester run, that cache would name classes of an
 # httpcore dropped at the run's end; a later connection error would then escape untranslated.

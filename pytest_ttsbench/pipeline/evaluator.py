@@ -12,7 +12,7 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -57,7 +57,7 @@ from pytest_ttsbench.support.cache import (
     transcript_key_material,
 )
 from pytest_ttsbench.support.limits import DEFAULT_MAX_AUDIO_BYTES, DEFAULT_MAX_CLIP_SECONDS
-from pytest_ttsbench.support.redaction import scrub
+from pytest_ttsbench.support.redaction import scrubbed_fields
 from pytest_ttsbench.support.text import safe_name
 from pytest_ttsbench.verdict import Verdict
 
@@ -596,7 +596,7 @@ class Evaluator:
         result = self._result_row(item, target, engine_name, repeat, clip, judged)
         # Redacted here, once, so the failure message, the report and the results file agree; the
         # content hash is of the row as written, so no secret is hashed into the file.
-        row = ItemResult.from_dict(scrub(asdict(result)))
+        row = ItemResult.from_dict(scrubbed_fields(result))
         row.content_sha256 = content_sha256(row)
         return row
 

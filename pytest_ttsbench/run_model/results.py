@@ -18,13 +18,13 @@ import json
 import os
 import threading
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
 from pytest_ttsbench.support.atomic_files import write_atomically
 from pytest_ttsbench.support.json_documents import JsonLine, load_json, read_json_lines
-from pytest_ttsbench.support.redaction import scrub
+from pytest_ttsbench.support.redaction import scrubbed_fields
 from pytest_ttsbench.support.schema_check import schema_errors
 from pytest_ttsbench.support.text import shorten
 from pytest_ttsbench.verdict import OUTCOMES, Outcome
@@ -140,7 +140,7 @@ class ItemResult:
 
     def to_json(self) -> str:
         """The row as one JSON line, every secret this process has read redacted."""
-        return json.dumps(scrub(asdict(self)), ensure_ascii=False, sort_keys=False)
+        return json.dumps(scrubbed_fields(self), ensure_ascii=False, sort_keys=False)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ItemResult:

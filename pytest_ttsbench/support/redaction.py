@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import logging
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -181,14 +182,23 @@ def redact_known(text: str) -> str:
 
 
 def scrub(value: Any) -> Any:
-    """``value`` (strings, lists and mappings, nested) with every known secret redacted, keys included."""
+    """``value`` (strings, lists and mappings, nested; a dataclass as its fields) with every known
+    secret redacted, keys included. New containers throughout: nothing is shared with ``value``."""
     if isinstance(value, str):
         return KNOWN_SECRETS(value)
     if isinstance(value, Mapping):
         return {scrub(k): scrub(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [scrub(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return scrub(dataclasses.asdict(value))
     return value
+
+
+def scrubbed_fields(record: Any) -> dict[str, Any]:
+    """A dataclass record's fields by name, in order, scrubbed: what ``scrub(asdict(record))`` gives,
+    without the deep copy ``asdict`` makes first (``scrub`` builds new containers anyway)."""
+    return {f.name: scrub(getattr(record, f.name)) for f in dataclasses.fields(record)}
 
 
 class _RedactingRecordFactory:
