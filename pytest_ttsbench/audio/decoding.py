@@ -286,6 +286,7 @@ def _code_sha256() -> str:
     return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 
 
+@functools.cache  # asked for every clip: reading the distribution's metadata each time cost a warm rerun
 def _package_version(name: str) -> str | None:
     try:
         return importlib.metadata.version(name)
