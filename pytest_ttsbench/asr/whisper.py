@@ -31,7 +31,6 @@ distrust the text.
 
 from __future__ import annotations
 
-import functools
 import importlib.metadata
 import math
 import threading
@@ -44,8 +43,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from pytest_ttsbench.asr.base import AsrError, Transcription
-from pytest_ttsbench.asr.models import AUTO, ModelNotFound, resolve_auto, resolve_model
-from pytest_ttsbench.asr.models import weights_sha256 as models_weights_sha256
+from pytest_ttsbench.asr.models import AUTO, ModelNotFound, resolve_auto, resolve_model, weights_sha256
 from pytest_ttsbench.audio.decoding import ASR_SAMPLE_RATE, DecodedAudio, resample
 from pytest_ttsbench.languages import primary_language
 
@@ -339,19 +337,6 @@ def load_model(path: Path, device: str = "cpu", compute_type: str = "int8", cpu_
             loaded = _Loaded(model, path, time.perf_counter() - started)
             _MODELS[key] = loaded
         return loaded
-
-
-@functools.lru_cache(maxsize=16)
-def _weights_sha256(folder: str, size: int, mtime_ns: int) -> str:
-    """The weights' figure, memoised per process; size and mtime are part of the key, so an updated
-    file is hashed again. Across runs :func:`~pytest_ttsbench.asr.models.weights_sha256` keeps it."""
-    return models_weights_sha256(Path(folder))
-
-
-def weights_sha256(folder: Path) -> str:
-    """The SHA-256 of ``model.bin`` in a model folder (hashed once per file version, kept across runs)."""
-    stat = (folder / "model.bin").stat()
-    return _weights_sha256(str(folder.resolve()), stat.st_size, stat.st_mtime_ns)
 
 
 def _package_version(name: str) -> str | None:
