@@ -15,7 +15,9 @@ import av  # noqa: F401
 
 # Babel resolves the aliases in its locale data by class (babel.localedata.Alias): data pickled
 # under a copy of Babel dropped at a pytester run's end, merged by a later copy, fails with
-# "'Alias' object has no attribute 'copy'". The currency scorer loads Babel on first use.
+# "'Alias' object has no attribute 'copy'". The plugin itself no longer loads Babel (the currency
+# scorer reads a checked-in table); only tests do, as that table's oracle (tests/scorers), and
+# importing it here keeps one copy loaded should such a test run inside a pytester run.
 import babel.core
 import babel.localedata
 import babel.numbers  # noqa: F401

@@ -2,8 +2,10 @@
 
 The table (:data:`CURRENCIES`) holds, per currency, the marks that write it (symbols, codes)
 and, per language, the names people say that CLDR does not list: 新元, 刀, 美金, 港币, 块;
-bucks, quid, pence; دولار alone, هللة, قرش. The display names themselves come from CLDR
-through Babel (:func:`names`): 新加坡元, "Singapore dollars", دولار سنغافوري. The Chinese
+bucks, quid, pence; دولار alone, هللة, قرش. The display names themselves are CLDR's
+(:func:`names`): 新加坡元, "Singapore dollars", دولار سنغافوري, read from a table
+(``cldr_currency_names.py``) that ``scripts/gen_currency_names.py`` writes from Babel, so a run
+loads neither Babel nor its locale data; the tests check the table against Babel. The Chinese
 ``semantic`` scorer builds its currency readings from the same table.
 
 The ``numbers`` scorer checks values, and "$5" read as "five euros" keeps the value but not the
@@ -19,8 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 
-from babel.numbers import get_currency_name
-
+from pytest_ttsbench.scorers.cldr_currency_names import CLDR_NAMES
 from pytest_ttsbench.scorers.numbers_ar import fold
 
 
@@ -31,7 +32,8 @@ class Currency:
     code: str
     marks: tuple[str, ...] = ()
     colloquial: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    #: Languages whose CLDR display names are used (the currencies a reader of that language knows).
+    #: Languages whose CLDR display names are used (the currencies a reader of that language knows);
+    #: their names are in ``cldr_currency_names.py`` (rerun ``scripts/gen_currency_names.py`` on a change).
     cldr: tuple[str, ...] = ("en", "ar", "zh")
 
 
@@ -72,19 +74,25 @@ _MARKS_BY_LANGUAGE = {"en": {"USD": ("$",), "JPY": ("¥",)}, "ar": {"USD": ("$",
 
 @cache
 def names(code: str, language: str) -> tuple[str, ...]:
-    """What ``code`` is called in ``language``: CLDR's display names (Babel), then the colloquial ones."""
+    """What ``code`` is called in ``language``: CLDR's display names, then the colloquial ones."""
     currency = CURRENCIES[code]
     found: list[str] = []
     if language in currency.cldr:
-        for count in (1, 2, 3, 11):
-            name = str(get_currency_name(code, count=count, locale=language))
-            name = name.lower() if language == "en" else name
-            if name != code.lower() and name not in found:
-                found.append(name)
+        found.extend(_cldr_names(code, language))
     for name in currency.colloquial.get(language, ()):
         if name not in found:
             found.append(name)
     return tuple(found)
+
+
+def _cldr_names(code: str, language: str) -> tuple[str, ...]:
+    try:
+        return CLDR_NAMES[(code, language)]
+    except KeyError:
+        raise LookupError(
+            f"no CLDR names for currency {code} in {language!r} in scorers/cldr_currency_names.py:"
+            " rerun python scripts/gen_currency_names.py after changing CURRENCIES"
+        ) from None
 
 
 # Arabic words are matched on their folded stem, after an optional clitic (و ب ل ال …), so that

@@ -56,8 +56,8 @@ class Currency:
     marks: tuple[str, ...]
 
 
-# From the one currency table (scorers/currencies.py): CLDR's Chinese display name through Babel,
-# then the colloquial names (美金, 刀, 港币, 新元, 块 …).
+# From the one currency table (scorers/currencies.py): CLDR's Chinese display name (from the
+# checked-in CLDR table, no Babel at run time), then the colloquial names (美金, 刀, 港币, 新元, 块 …).
 CURRENCIES: dict[str, Currency] = {
     code: Currency(code, names(code, "zh"), currency.marks)
     for code, currency in CURRENCY_TABLE.items()
