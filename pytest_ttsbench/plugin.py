@@ -49,6 +49,7 @@ from pytest_ttsbench.session.collect import (
     upcoming_items,
 )
 from pytest_ttsbench.session.option_paths import check_rootdir_not_moved
+from pytest_ttsbench.session.own_folders import OWN_FOLDERS_KEY, run_folders
 from pytest_ttsbench.session.selection import (
     SELECTION_OPTIONS,
     keep_selected,
@@ -110,6 +111,7 @@ def pytest_configure(config: pytest.Config) -> None:
     bench_config = build_config(config)
     bench = BenchSession(bench_config, Recorder(bench_config.results_path))
     config.stash[BENCH_KEY] = bench
+    config.stash[OWN_FOLDERS_KEY] = run_folders(config, bench_config)
     config.pluginmanager.register(_ReportListener(bench), "ttsbench-recorder")
     measures = measure_names(bench_config.quality_sets) if bench_config.engine_names else ()
     register_html_report(config, bench.summary, config.stash.get(ASSETS_EXISTED_KEY, True), measures)
@@ -207,6 +209,12 @@ def pytest_make_collect_report(
         report.result.extend(pack_case_files(collector, bench_config.packs))
         report.result.extend(external_case_files(collector, bench_config.external))
     return report
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The plugin's own folders (the cache, kept clips) hold no tests: pytest need not walk them."""
+    own = config.stash.get(OWN_FOLDERS_KEY, None)
+    return True if own is not None and own.skips(collection_path) else None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
