@@ -287,6 +287,15 @@ def _quantity(text: str, start: int) -> ZhNumber | None:
             if pending is None:
                 # 十二, and 八十八万零十二 (十 after 零 needs no 一)
                 bare_ten = unit == 10 and last_small is None and (section == total == 0 or after_zero)
+                # 十亿十万 is 1000100000: a bare 十 after 亿, before the lower 万, goes on with the number
+                ten_of_lower = (
+                    unit == 10
+                    and last_small is None
+                    and section == 0
+                    and last_big is not None
+                    and pos + 1 < len(text)
+                    and BIG_UNITS.get(text[pos + 1], last_big) < last_big
+                )
                 bare_lead = (
                     unit in (100, 1000)
                     and section == 0
@@ -294,7 +303,7 @@ def _quantity(text: str, start: int) -> ZhNumber | None:
                     and pos + 1 < len(text)
                     and text[pos + 1] in BIG_UNITS
                 )
-                if not (bare_ten or bare_lead or (pos == start and unit in (100, 1000))):
+                if not (bare_ten or ten_of_lower or bare_lead or (pos == start and unit in (100, 1000))):
                     break
                 coefficient = 1
             elif pending >= 10:

@@ -39,6 +39,11 @@ def spans(text: str) -> list[tuple[str, str]]:
         ("五十万零三百", [("500300", "五十万零三百")]),
         # 十 after 零 needs no 一.
         ("八十八万零十二", [("880012", "八十八万零十二")]),
+        # … nor does a 十 between 亿 and the lower 万 (ICU says 十亿十万 for 1000100000): one number,
+        # not 十亿 and 十万 apart (which would let a transcript of it match 1000000000).
+        ("十亿十万", [("1000100000", "十亿十万")]),
+        ("两亿十万零五", [("200100005", "两亿十万零五")]),
+        ("三万十个人", [("30000", "三万"), ("10", "十")]),
         # 两 is 2 as a coefficient and alone.
         ("两百人", [("200", "两百")]),
         ("两个", [("2", "两")]),
