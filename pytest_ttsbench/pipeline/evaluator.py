@@ -202,6 +202,7 @@ class Evaluator:
         self._clips: dict[tuple[str, str, str, int], Clip] = {}
         self._probed: set[str] = set()
         self._reference_sha256: dict[Path, str] = {}
+        self._clip_folders: dict[tuple[Path, str, str], Path] = {}  # (audio folder, engine, suite) → where clips go
         self._ahead: SynthesisPool[Synthesized] = SynthesisPool(self._concurrency, min_window=self._batch_window)
         self._asr_stage = TranscriptionStage(self._clips_ready_for)  # clips of several items decoded together
 
@@ -575,17 +576,28 @@ class Evaluator:
         clip.audio_sha256 = hashlib.sha256(data).hexdigest()
         if self.options.audio_dir is None or not data:
             return
-        root = self.options.audio_dir.resolve()
-        folder = root / safe_name(engine_name) / safe_name(item.suite)
+        folder = self._clip_folder(self.options.audio_dir, engine_name, item.suite)
         suffix = _MEDIA_SUFFIX.get(media_type.split(";")[0].strip().lower(), ".bin")
         stem = safe_name(item.id) + (f"-r{repeat}" if repeat else "")
         # The content hash in the name means a clip is never overwritten by a different one.
         path = folder / f"{stem}-{clip.audio_sha256[:12]}{suffix}"
-        if not path.resolve().is_relative_to(root):  # defence in depth; safe_name already prevents it
-            raise ValueError(f"audio path escapes the audio directory: {path}")
+        if path.is_symlink():  # a name safe_name made cannot leave the folder; a link put there could
+            raise ValueError(f"audio path escapes the audio directory: {path} is a link")
         if not path.exists():
             write_atomically(path, data)
         clip.audio_path = str(path)
+
+    def _clip_folder(self, audio_dir: Path, engine_name: str, suite: str) -> Path:
+        """The folder an engine's clips of a suite are kept in, resolved and checked once per run
+        (resolving each clip's path walked every folder above it again, item after item)."""
+        key = (audio_dir, engine_name, suite)
+        if key not in self._clip_folders:
+            root = audio_dir.resolve()
+            folder = root / safe_name(engine_name) / safe_name(suite)
+            if folder.exists() and not folder.resolve().is_relative_to(root):  # defence in depth
+                raise ValueError(f"audio path escapes the audio directory: {folder}")
+            self._clip_folders[key] = folder
+        return self._clip_folders[key]
 
     # --- one target ------------------------------------------------------------------------
 

@@ -71,11 +71,18 @@ def percentile_bootstrap_of_mean(data: np.ndarray) -> tuple[float, float]:
     Worked out with numpy alone: every run with quality measures summarizes them, and importing
     scipy.stats costs about a second, most of a warm rerun's time.
     """
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
-    picks = rng.integers(0, data.size, (BOOTSTRAP_RESAMPLES, data.size))
-    means = np.mean(data[picks], axis=-1)
+    means = np.mean(data[_resample_positions(data.size)], axis=-1)
     low, high = np.quantile(means, [0.025, 0.975])
     return float(low), float(high)
+
+
+@functools.lru_cache(maxsize=64)
+def _resample_positions(size: int) -> np.ndarray:
+    """The positions every resample of ``size`` values draws: a function of the size alone (the
+    generator starts from the same seed for every group), so groups of one size share one draw."""
+    positions = np.random.default_rng(BOOTSTRAP_SEED).integers(0, size, (BOOTSTRAP_RESAMPLES, size))
+    positions.flags.writeable = False  # shared by every caller: no one may change it in place
+    return positions
 
 
 def clip_rows(results: Iterable[ItemResult]) -> list[ItemResult]:

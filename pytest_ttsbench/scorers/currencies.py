@@ -110,17 +110,34 @@ def _names_in_words(words: list[str], language: str) -> Callable[[str], bool]:
     """
     if language != "ar":
         spaced = f" {' '.join(words)} "  # the words never hold a space: a name's words in a row
-        return lambda name: f" {' '.join(name.split())} " in spaced
+        return lambda name: _spaced(name) in spaced
     folded = [fold(word) for word in words]
 
     def says(name: str) -> bool:
-        stems = [fold(part) for part in name.split()]
+        stems = _stems(name)
         return any(
             all(_after_clitic(folded[i + k], stem) for k, stem in enumerate(stems))
             for i in range(len(folded) - len(stems) + 1)
         )
 
     return says
+
+
+@cache
+def _spaced(name: str) -> str:
+    """A name as its words appear in a text's spaced words (worked out once per name, not per scoring)."""
+    return f" {' '.join(name.split())} "
+
+
+@cache
+def _stems(name: str) -> tuple[str, ...]:
+    """A name's words folded as Arabic words are compared (once per name, not per scoring)."""
+    return tuple(fold(part) for part in name.split())
+
+
+@cache
+def _written_marks(code: str, language: str) -> tuple[str, ...]:
+    return (*CURRENCIES[code].marks, *_MARKS_BY_LANGUAGE[language].get(code, ()))
 
 
 def _after_clitic(folded_word: str, folded_stem: str) -> bool:
@@ -132,9 +149,8 @@ def _said(text: str, language: str) -> set[str]:
         return set()
     says = _names_in_words([w.lower() for w in _WORD.findall(text)], language)
     found: set[str] = set()
-    for code, currency in CURRENCIES.items():
-        marks = (*currency.marks, *_MARKS_BY_LANGUAGE[language].get(code, ()))
-        if any(mark in text for mark in marks) or any(says(n) for n in names(code, language)):
+    for code in CURRENCIES:
+        if any(mark in text for mark in _written_marks(code, language)) or any(says(n) for n in names(code, language)):
             found.add(code)
     return found
 
