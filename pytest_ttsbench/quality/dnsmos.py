@@ -35,6 +35,7 @@ hears; genuine clipping is what ``clipping_ratio`` reports.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 from collections.abc import Sequence
@@ -44,12 +45,15 @@ from pathlib import Path
 
 import numpy as np
 
+from pytest_ttsbench.asr.models import cache_dir
 from pytest_ttsbench.quality.measures import (
     DEFAULT_DNSMOS_WINDOWING,
     DNSMOS_WINDOWINGS,
     QualityUnavailable,
     install_hint,
 )
+from pytest_ttsbench.support.atomic_files import write_atomically
+from pytest_ttsbench.support.cache import open_entry, seal_entry
 
 SAMPLE_RATE = 16_000
 WINDOW_S = 9.01
@@ -153,6 +157,33 @@ def _reference_windows(samples: np.ndarray) -> list[np.ndarray]:
     return [window for window in cut if window.size == WINDOW]
 
 
+#: what :func:`_free_length` does to a graph: bump it when that changes, and graphs derived before are not used
+FREE_LENGTH_VERSION = 1
+#: the kind a derived graph is sealed as (support/cache.py's seal: a damaged file is derived again)
+DERIVED_KIND = "dnsmos-graph"
+
+
+def length_free_graph(path: Path, primary: bool) -> bytes:
+    """:func:`_free_length` of the model at ``path``, derived once per machine and kept, sealed,
+    beside the assembled Whisper models (``asr/models.py``'s cache folder).
+
+    Deriving it imports onnx (its protobuf classes), about a second of one core that a cold run
+    with DNSMOS spent beside Whisper every time (#28). The file kept is named by the source
+    graph's SHA-256 and :data:`FREE_LENGTH_VERSION`, so another speechmos release or another
+    rewrite derives its own; one whose seal does not match its bytes is derived and written again.
+    """
+    key = f"{path.stem}-{hashlib.sha256(path.read_bytes()).hexdigest()}-free-{FREE_LENGTH_VERSION}"
+    kept = cache_dir() / "models" / "dnsmos" / f"{key}.onnx"
+    with contextlib.suppress(OSError):
+        body = open_entry(DERIVED_KIND, key, kept.read_bytes())
+        if body is not None:
+            return body
+    body = _free_length(path, primary)
+    with contextlib.suppress(OSError):  # a read-only cache folder: derived again next time
+        write_atomically(kept, seal_entry(DERIVED_KIND, key, body))
+    return body
+
+
 def _free_length(path: Path, primary: bool) -> bytes:
     """The model with its time axis free, so ``clip`` windowing can feed a clip of any length.
 
@@ -217,8 +248,8 @@ class Dnsmos:
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         providers = ["CPUExecutionProvider"]
         if windowing == "clip":
-            primary: str | bytes = _free_length(self.primary_path, primary=True)
-            p808: str | bytes = _free_length(self.p808_path, primary=False)
+            primary: str | bytes = length_free_graph(self.primary_path, primary=True)
+            p808: str | bytes = length_free_graph(self.p808_path, primary=False)
         else:
             primary, p808 = str(self.primary_path), str(self.p808_path)
         self._primary = onnxruntime.InferenceSession(primary, options, providers=providers)

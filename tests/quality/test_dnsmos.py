@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -9,6 +13,7 @@ import pytest
 
 pytest.importorskip("speechmos", reason='DNSMOS needs the [quality] extra: pip install "pytest-ttsbench[quality]"')
 
+from pytest_ttsbench.quality import dnsmos as dnsmos_module
 from pytest_ttsbench.quality.dnsmos import (
     HOP,
     SHORTEST,
@@ -17,6 +22,8 @@ from pytest_ttsbench.quality.dnsmos import (
     _clip_inputs,
     _free_length,
     _reference_windows,
+    length_free_graph,
+    model_paths,
     p808_features,
     shared_dnsmos,
 )
@@ -208,3 +215,53 @@ def test_windowing_is_named_in_the_provenance(dnsmos: Dnsmos, reference_dnsmos: 
     assert "; reference windowing;" in reference_dnsmos.provenance
     with pytest.raises(ValueError, match="clip, reference"):
         Dnsmos(windowing="hops")
+
+
+# --- the length-free graphs, derived once per machine (#28: importing onnx cost every cold run a second) ---
+
+
+def test_the_length_free_graphs_are_derived_once_then_read_back(tmp_path, monkeypatch, espeak_clips) -> None:
+    monkeypatch.setenv("TTSBENCH_CACHE_DIR", str(tmp_path))
+    primary, p808 = model_paths()
+    first = {flag: length_free_graph(path, primary=flag) for path, flag in ((primary, True), (p808, False))}
+    kept = sorted((tmp_path / "models" / "dnsmos").glob("*.onnx"))
+    assert len(kept) == 2
+    assert {p.name.split("-")[0] for p in kept} == {primary.stem, p808.stem}
+
+    def refuse(path: Path, primary: bool) -> bytes:
+        raise AssertionError("derived again although a sound copy is kept")
+
+    monkeypatch.setattr(dnsmos_module, "_free_length", refuse)
+    assert {flag: length_free_graph(path, primary=flag) for path, flag in ((primary, True), (p808, False))} == first
+    # A process that cannot import onnx scores from the kept graphs, with the same figures.
+    script = (
+        "import json, sys; sys.modules['onnx'] = None\n"
+        "import numpy as np\n"
+        "from pytest_ttsbench.quality.dnsmos import Dnsmos\n"
+        "clip = np.load(sys.argv[1])\n"
+        "print(json.dumps(Dnsmos(windowing='clip').score([clip])[0]))\n"
+    )
+    clip_file = tmp_path / "clip.npy"
+    np.save(clip_file, espeak_clips[0])
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(clip_file)],
+        env={**os.environ, "TTSBENCH_CACHE_DIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == shared_dnsmos().score([espeak_clips[0]])[0]
+
+
+def test_a_damaged_kept_graph_is_derived_and_written_again(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("TTSBENCH_CACHE_DIR", str(tmp_path))
+    _, p808 = model_paths()
+    sound = length_free_graph(p808, primary=False)
+    (kept,) = (tmp_path / "models" / "dnsmos").glob("*.onnx")
+    damaged = bytearray(kept.read_bytes())
+    damaged[len(damaged) // 2] ^= 0x40
+    kept.write_bytes(bytes(damaged))
+    assert length_free_graph(p808, primary=False) == sound == _free_length(p808, primary=False)
+    assert kept.read_bytes() != bytes(damaged), "the damaged copy is replaced by a sound one"
+    assert length_free_graph(p808, primary=False) == sound

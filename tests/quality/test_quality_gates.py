@@ -137,13 +137,15 @@ def test_summary_mean_median_p10_and_bootstrap_interval() -> None:
     assert summarize_quality(shared, ["engine"])[("e",)]["peak_dbfs"].mean == pytest.approx(-6.0)
 
 
-def test_missing_extra_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_extra_says_what_to_install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setitem(sys.modules, "speechmos", None)
     monkeypatch.setitem(sys.modules, "speechmos.dnsmos", None)
     with pytest.raises(QualityUnavailable, match=r'pip install "pytest-ttsbench\[quality\]"'):
         Dnsmos()
     monkeypatch.undo()
-    monkeypatch.setitem(sys.modules, "onnx", None)  # the clip windowing frees the models' length with onnx
+    # The clip windowing frees the models' length with onnx, the first time on a machine (no graph kept yet).
+    monkeypatch.setenv("TTSBENCH_CACHE_DIR", str(tmp_path))
+    monkeypatch.setitem(sys.modules, "onnx", None)
     with pytest.raises(QualityUnavailable, match=r'needs onnx: pip install "pytest-ttsbench\[quality\]"'):
         Dnsmos(windowing="clip")
 
