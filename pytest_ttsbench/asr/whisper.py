@@ -46,6 +46,7 @@ from pytest_ttsbench.asr.base import AsrError, Transcription
 from pytest_ttsbench.asr.models import AUTO, ModelNotFound, resolve_auto, resolve_model, weights_sha256
 from pytest_ttsbench.audio.decoding import ASR_SAMPLE_RATE, DecodedAudio, resample
 from pytest_ttsbench.languages import primary_language
+from pytest_ttsbench.support.blas_threads import limit_blas_threads
 
 WINDOW_SECONDS = 30.0  # Whisper's fixed input window
 # Whisper's decoder holds 448 positions. CTranslate2 lets one window generate at most half of
@@ -336,6 +337,7 @@ def load_model(path: Path, device: str = "cpu", compute_type: str = "int8", cpu_
                 raise AsrError(f"cannot load Whisper model from {path} on {device}/{compute_type}: {exc}") from exc
             loaded = _Loaded(model, path, time.perf_counter() - started)
             _MODELS[key] = loaded
+            limit_blas_threads()  # numpy is loaded now: its mel products on one thread (support/blas_threads.py)
         return loaded
 
 

@@ -53,6 +53,7 @@ from pytest_ttsbench.quality.measures import (
     install_hint,
 )
 from pytest_ttsbench.support.atomic_files import write_atomically
+from pytest_ttsbench.support.blas_threads import limit_blas_threads
 from pytest_ttsbench.support.cache import open_entry, seal_entry
 
 SAMPLE_RATE = 16_000
@@ -254,6 +255,7 @@ class Dnsmos:
             primary, p808 = str(self.primary_path), str(self.p808_path)
         self._primary = onnxruntime.InferenceSession(primary, options, providers=providers)
         self._p808 = onnxruntime.InferenceSession(p808, options, providers=providers)
+        limit_blas_threads()  # the P.808 input's mel product on one thread (support/blas_threads.py)
         self.provenance = dnsmos_provenance(windowing)
 
     def inputs(self, clip: np.ndarray) -> list[np.ndarray]:
