@@ -97,10 +97,13 @@ from pytest_ttsbench.asr.whisper import (clip_token_budget, clip_windows, decode
                                          window_token_budget)
 # The plugin's decoding settings, so the loop is the ideal the plugin is held to, not a different
 # decode: tiny.en, beam 5, temperature 0 only, no "no speech" drop, no VAD, the same per-window
-# token budget from the clip's duration and the same early stop on loops and spent budgets.
+# token budget from the clip's duration and the same early stop on loops and spent budgets; and
+# the same one BLAS thread (support/blas_threads.py).
 batch_size = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 model = WhisperModel(str(resolve_model("tiny.en")), device="cpu", compute_type="int8")
 batched = BatchedInferencePipeline(model)
+from pytest_ttsbench.support.blas_threads import limit_blas_threads
+limit_blas_threads()  # as the plugin's process does: the loop is not charged for OpenBLAS's spinning
 timestamp_begin = model.hf_tokenizer.token_to_id("<|notimestamps|>") + 1
 prompt = len(Tokenizer(model.hf_tokenizer, model.model.is_multilingual, "transcribe", "en").sot_sequence) + 1
 for path in sorted(Path(sys.argv[1]).glob("*.wav")):
