@@ -31,7 +31,6 @@ distrust the text.
 
 from __future__ import annotations
 
-import importlib.metadata
 import math
 import threading
 import time
@@ -47,6 +46,7 @@ from pytest_ttsbench.asr.models import AUTO, ModelNotFound, resolve_auto, resolv
 from pytest_ttsbench.audio.decoding import ASR_SAMPLE_RATE, DecodedAudio, resample
 from pytest_ttsbench.languages import primary_language
 from pytest_ttsbench.support.blas_threads import limit_blas_threads
+from pytest_ttsbench.support.package_versions import installed_version
 
 WINDOW_SECONDS = 30.0  # Whisper's fixed input window
 # Whisper's decoder holds 448 positions. CTranslate2 lets one window generate at most half of
@@ -341,13 +341,6 @@ def load_model(path: Path, device: str = "cpu", compute_type: str = "int8", cpu_
         return loaded
 
 
-def _package_version(name: str) -> str | None:
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
-
 def _route_label(model: str) -> str:
     path = Path(model).expanduser()
     return path.name if path.is_dir() else model
@@ -430,8 +423,8 @@ class WhisperRoute:
             "no_speech_threshold": self.no_speech_threshold,
             "batching": self.batching,
             "bounds": [TOKENS_PER_SECOND, TOKENS_BASE, MAX_WINDOW_TOKENS, COMPRESSION_RATIO_LIMIT],
-            "faster_whisper": _package_version("faster-whisper"),
-            "ctranslate2": _package_version("ctranslate2"),
+            "faster_whisper": installed_version("faster-whisper"),
+            "ctranslate2": installed_version("ctranslate2"),
         }
         self._identities[language] = identity
         return dict(identity)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-import importlib.metadata
 import io
 import json
 import unicodedata
@@ -27,6 +26,7 @@ if TYPE_CHECKING:
 
 from pytest_ttsbench.audio.wav import pcm16_wav
 from pytest_ttsbench.support.limits import DEFAULT_MAX_CLIP_SECONDS
+from pytest_ttsbench.support.package_versions import installed_version
 
 ASR_SAMPLE_RATE = 16_000
 
@@ -276,7 +276,7 @@ def check_identity(policy: AudioPolicy, max_seconds: float) -> str:
         "policy": dataclasses.asdict(policy),
         "max_seconds": max_seconds,
         "code": _code_sha256(),
-        "av": _package_version("av"),
+        "av": installed_version("av"),
     }
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
 
@@ -284,14 +284,6 @@ def check_identity(policy: AudioPolicy, max_seconds: float) -> str:
 @functools.cache
 def _code_sha256() -> str:
     return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
-
-
-@functools.cache  # asked for every clip: reading the distribution's metadata each time cost a warm rerun
-def _package_version(name: str) -> str | None:
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return None
 
 
 def check_audio(audio: DecodedAudio, text: str, policy: AudioPolicy | None = None) -> AudioCheck:

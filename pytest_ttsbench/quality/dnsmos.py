@@ -331,13 +331,16 @@ def check_available(windowing: str = DEFAULT_DNSMOS_WINDOWING) -> None:
 def dnsmos_provenance(windowing: str = DEFAULT_DNSMOS_WINDOWING) -> str:
     """The models' files, checksums, windowing and runtime version, worked out without loading them.
 
-    Part of each clip's quality cache key (meter.py), so reading cached figures costs no model load.
+    Part of each clip's quality cache key (meter.py), so reading cached figures costs no model load;
+    with ``clip`` windowing it names the length-free rewrite's version too (figures made through
+    another rewrite are not read back).
     """
     primary, p808 = model_paths()
     return (
         f"speechmos {version('speechmos')} DNSMOS {primary.name} sha256:{_digest(primary)} "
         f"+ P.808 {p808.name} sha256:{_digest(p808)}; {windowing} windowing; "
-        f"onnxruntime {_onnxruntime_version()} CPU"
+        + (f"length-free graphs rewrite {FREE_LENGTH_VERSION}; " if windowing == "clip" else "")
+        + f"onnxruntime {_onnxruntime_version()} CPU"
     )
 
 

@@ -265,3 +265,19 @@ def test_a_damaged_kept_graph_is_derived_and_written_again(tmp_path, monkeypatch
     assert length_free_graph(p808, primary=False) == sound == _free_length(p808, primary=False)
     assert kept.read_bytes() != bytes(damaged), "the damaged copy is replaced by a sound one"
     assert length_free_graph(p808, primary=False) == sound
+
+
+def test_the_clip_windowings_figures_are_keyed_by_the_rewrite_too(monkeypatch) -> None:
+    """Figures cached through one length-free rewrite are not read back through another."""
+    dnsmos_provenance = dnsmos_module.dnsmos_provenance
+    dnsmos_provenance.cache_clear()
+    before = dnsmos_provenance("clip")
+    assert f"length-free graphs rewrite {dnsmos_module.FREE_LENGTH_VERSION};" in before
+    assert "length-free" not in dnsmos_provenance("reference")
+    monkeypatch.setattr(dnsmos_module, "FREE_LENGTH_VERSION", dnsmos_module.FREE_LENGTH_VERSION + 1)
+    dnsmos_provenance.cache_clear()
+    try:
+        assert dnsmos_provenance("clip") != before
+    finally:
+        monkeypatch.undo()
+        dnsmos_provenance.cache_clear()
