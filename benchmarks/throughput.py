@@ -28,8 +28,9 @@ Whisper ``tiny.en`` (beam 5). It prints:
   with only the pytest plugins the README's set-up command installs (pytest-ttsbench's own
   requirements, ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` and ``-p`` for each), and with every pytest
   plugin this machine has (hypothesis, pytest-benchmark, ... start with every pytest here). Each
-  time cold, then warm (the median of three; target < 5 %), against pytest started with the plugin
-  off in a project holding only the configuration (the median of three); then, in the README's
+  time cold (in the README's environment the median of three, each beside a cold run with
+  ``dnsmos,signal``), then warm (the median of three; target < 5 %), against pytest started with
+  the plugin off in a project holding only the configuration (the median of three); then, in the README's
   environment, each fixed cost of the warm rerun by name (from a profile of one more warm rerun: plugin import,
   configuration, collection, building the pipeline, the items with their cache reads, clip
   decoding and scoring, the rows written, the gate and its quality summaries, the terminal
@@ -514,10 +515,19 @@ def _environments(env: dict[str, str]) -> list[tuple[str, dict[str, str], list[s
     ]
 
 
+def _median_run(measured: list[dict[str, float]]) -> dict[str, float]:
+    """The run of median wall time among runs measured (the lower middle one of an even number)."""
+    ordered = sorted(measured, key=lambda m: m["wall"])
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def _walls(measured: list[dict[str, float]]) -> str:
+    return ", ".join(f"{m['wall']:.1f}" for m in measured) + " s"
+
+
 def _median_of(runs: int, argv: list[str], cwd: Path, env: dict[str, str]) -> dict[str, float]:
     """The run of median wall time among ``runs`` runs of the same command (warm reruns are short and noisy)."""
-    measured = sorted((measure(argv, cwd, env) for _ in range(runs)), key=lambda m: m["wall"])
-    return measured[len(measured) // 2]
+    return _median_run([measure(argv, cwd, env) for _ in range(runs)])
 
 
 def main_job(env: dict[str, str], work: Path, rounds: int = 3) -> list[tuple[str, str, str]]:
@@ -525,7 +535,8 @@ def main_job(env: dict[str, str], work: Path, rounds: int = 3) -> list[tuple[str
 
     Measured twice: with the pytest plugins the README's install brings (the figure a team sees),
     and with every plugin this machine has installed. Warm reruns and the plugin-off start-up are
-    the median of ``rounds`` runs each.
+    the median of ``rounds`` runs each; in the README's environment so are the cold runs, with and
+    without DNSMOS, taken in turn.
     """
     project = work / "mainjob"
     project.mkdir()
@@ -543,15 +554,27 @@ def main_job(env: dict[str, str], work: Path, rounds: int = 3) -> list[tuple[str
 
         # Listed once, untimed: bytecode compiled, so the cold run pays for nothing an installed package would not.
         subprocess.run([sys.executable, "-m", *base, *plugins, "--co"], cwd=project, env=run_env, capture_output=True)
-        cold = measure(job("cold", "cache"), project, run_env)
-        warm = _median_of(rounds, job("warm", "cache"), project, run_env)
+        # Cold runs vary by a fifth from one to the next here; in the README's environment the main
+        # job is run cold ``rounds`` times, each beside a cold run with DNSMOS, and the medians compared.
+        colds, dnsmos_colds = [], []
+        for round_ in range(rounds if index == 0 else 1):
+            colds.append(measure(job(f"cold{round_}", f"cache{round_}"), project, run_env))
+            if index == 0:
+                dnsmos_job = job(f"dnsmos-cold{round_}", f"dnsmos-cache{round_}", "--tts-quality=dnsmos,signal")
+                dnsmos_colds.append(measure(dnsmos_job, project, run_env))
+        cold = _median_run(colds)
+        warm = _median_of(rounds, job("warm", "cache0"), project, run_env)
         # In a project holding only the configuration: pytest alone would walk the run's cache and
         # clip folders here, which the plugin tells it to leave out (session/own_folders.py).
         others = [a for pair in zip(plugins[::2], plugins[1::2], strict=True) if pair[1] != "ttsbench" for a in pair]
         off = _median_of(rounds, ["pytest", *others, "--co", "-q", "-p", "no:ttsbench"], bare, run_env)
         rows += [
             (f"main job in the {label}", "", ""),
-            ("main job (51 items), cold", f"{cold['wall']:.1f} s wall, {cold['cpu']:.1f} s CPU", " ".join(base[:4])),
+            (
+                f"main job (51 items), cold (median of {len(colds)})",
+                f"{cold['wall']:.1f} s wall, {cold['cpu']:.1f} s CPU",
+                " ".join(base[:4]) + (f"; each: {_walls(colds)}" if len(colds) > 1 else ""),
+            ),
             (
                 f"main job, warm rerun (median of {rounds})",
                 f"{warm['wall']:.2f} s wall, {warm['cpu']:.2f} s CPU",
@@ -573,14 +596,17 @@ def main_job(env: dict[str, str], work: Path, rounds: int = 3) -> list[tuple[str
             capture_output=True,
         )
         rows += warm_fixed_costs(profile, off)[1:]
-        dnsmos_cold = measure(job("dnsmos-cold", "dnsmos-cache", "--tts-quality=dnsmos,signal"), project, run_env)
-        dnsmos_warm = measure(job("dnsmos-warm", "dnsmos-cache", "--tts-quality=dnsmos,signal"), project, run_env)
+        dnsmos_cold = _median_run(dnsmos_colds)
+        dnsmos_warm = measure(job("dnsmos-warm", "dnsmos-cache0", "--tts-quality=dnsmos,signal"), project, run_env)
         reused = _quality_reused(project / f"e{index}-dnsmos-warm" / "results.jsonl")
+        per_round = ", ".join(f"{d['wall'] / c['wall']:.2f}" for c, d in zip(colds, dnsmos_colds, strict=True))
         rows += [
             (
-                "main job, dnsmos,signal cold",
+                f"main job, dnsmos,signal cold (median of {len(dnsmos_colds)})",
                 f"{dnsmos_cold['wall']:.1f} s wall, {dnsmos_cold['cpu']:.1f} s CPU",
-                f"{dnsmos_cold['wall'] / cold['wall']:.2f} × signal's wall (< 1.3)",
+                f"{dnsmos_cold['wall'] / cold['wall']:.2f} × signal's wall (< 1.3), "
+                f"{dnsmos_cold['cpu'] / cold['cpu']:.2f} × its CPU; each: {_walls(dnsmos_colds)}; "
+                f"round by round {per_round}",
             ),
             (
                 "main job, dnsmos,signal warm",
