@@ -590,7 +590,7 @@ def main_job(env: dict[str, str], work: Path, rounds: int = 3) -> list[tuple[str
             continue  # the fixed costs by name and DNSMOS: once, in the README's environment
         profile = work / "warm.prof"
         subprocess.run(
-            [sys.executable, "-c", _PROFILED, str(profile), *job("warm-profiled", "cache")],
+            [sys.executable, "-c", _PROFILED, str(profile), *job("warm-profiled", "cache0")],
             cwd=project,
             env=run_env,
             capture_output=True,
