@@ -9,9 +9,11 @@ the configuration) pays for walking them on every run, more with every run it ke
 warm rerun's collection (#28). The default places (``.ttsbench/``) are skipped by pytest's own
 ``norecursedirs`` already.
 
-What is skipped (:func:`own_folders`): this run's cache folder, runs folder and clip folder, and
-any earlier run's clip folder, recognised by the run header this plugin writes beside its results
-(``<stem>-audio`` beside ``<stem>.run.json``, or ``audio`` beside ``results.run.json``). What is
+What is skipped (:func:`own_folders`): this run's cache folder, runs folder and clip folder; any
+cache folder, recognised by the cache directory tag every cache folder gets (``CACHEDIR.TAG``,
+support/cache.py: another run's cache, or another tool's); and any earlier run's clip folder,
+recognised by the run header this plugin writes beside its results (``<stem>-audio`` beside
+``<stem>.run.json``, or ``audio`` beside ``results.run.json``). What is
 never skipped: the root folder, and any folder on the way to a path named on the command line, so
 a cache set to the project itself, or ``pytest cache/test_x.py``, still collects what was asked.
 """
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from pytest_ttsbench.run_model.provenance import HEADER_SUFFIX
+from pytest_ttsbench.support.cache import is_tagged_cache
 
 if TYPE_CHECKING:
     from pytest_ttsbench.session.benchmark import BenchConfig
@@ -52,7 +55,7 @@ class OwnFolders:
         """Whether pytest should not look for tests at ``path`` (absolute, as pytest gives it)."""
         if path in self.wanted:
             return False
-        return path in self.folders or is_kept_clips_folder(path)
+        return path in self.folders or is_kept_clips_folder(path) or is_tagged_cache(path)
 
 
 def is_kept_clips_folder(path: Path) -> bool:

@@ -74,6 +74,12 @@ KEY_VERSION = 2
 ENTRY_KINDS = ("audio", "transcripts", "quality", "parsed")
 _SUFFIX = {"audio": ".clip", "transcripts": ".json", "quality": ".json", "parsed": ".json"}
 
+#: The Cache Directory Tagging Specification's file (https://bford.info/cachedir/): a folder holding
+#: it is a cache whose contents can be made again. Written into every cache folder the plugin
+#: writes to; backup tools skip such a folder, and so does the plugin's collection (own_folders.py).
+CACHEDIR_TAG = "CACHEDIR.TAG"
+CACHEDIR_SIGNATURE = b"Signature: 8a477f597d28d172789f06886806bc55"
+
 #: what one read found: a whole entry, no entry, or an entry whose seal does not match its content
 ReadStatus = Literal["hit", "miss", "damaged"]
 
@@ -285,6 +291,27 @@ def open_entry(kind: str, key: str, data: bytes) -> bytes | None:
     return body
 
 
+def tag_cache_folder(root: Path) -> None:
+    """Mark ``root`` as a cache folder (:data:`CACHEDIR_TAG`), unless it is marked already."""
+    if is_tagged_cache(root):
+        return
+    text = (
+        CACHEDIR_SIGNATURE + b"\n# This file is a cache directory tag created by pytest-ttsbench: clips, transcripts"
+        b" and figures it can make again.\n# For information about cache directory tags see https://bford.info/cachedir/\n"
+    )
+    with contextlib.suppress(OSError):  # a read-only folder: entries are still served
+        write_atomically(root / CACHEDIR_TAG, text)
+
+
+def is_tagged_cache(folder: Path) -> bool:
+    """Whether ``folder`` holds a cache directory tag (any tool's: the signature is the specification's)."""
+    try:
+        with open(folder / CACHEDIR_TAG, "rb") as tag:
+            return tag.read(len(CACHEDIR_SIGNATURE)) == CACHEDIR_SIGNATURE
+    except OSError:  # no tag, or ``folder`` is a file
+        return False
+
+
 def _touch(path: Path) -> None:
     with contextlib.suppress(OSError):  # a read-only cache still serves its entries
         os.utime(path)
@@ -303,6 +330,7 @@ class ClipCache:
         self.mode = mode
         self.damaged: Counter[str] = Counter()
         self._lock = threading.Lock()  # the prefetch pool reads from several threads
+        self._tagged = False
 
     @property
     def reads(self) -> bool:
@@ -338,6 +366,9 @@ class ClipCache:
     def write_entry(self, kind: str, key: str, body: bytes) -> None:
         # Owner-only, as tempfile.mkstemp made every cache entry before this helper.
         write_atomically(self._path(kind, key, _SUFFIX[kind]), seal_entry(kind, key, body), mode=0o600)
+        if not self._tagged:
+            tag_cache_folder(self.root)
+            self._tagged = True
 
     def count_damaged(self, kind: str, count: int = 1) -> None:
         with self._lock:

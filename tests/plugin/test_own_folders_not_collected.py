@@ -1,9 +1,10 @@
 """pytest does not walk the plugin's own folders looking for tests (#28: a warm rerun's collection
 was mostly pytest walking the clip cache and earlier runs' clips kept inside the project).
 
-Skipped: the cache folder, the runs folder, this run's clip folder and every earlier run's clip
-folder (recognised by the run header beside it). Never skipped: the root, any path named on the
-command line and every folder above one, so ``pytest cache/test_x.py`` still collects it.
+Skipped: the cache folder, the runs folder, this run's clip folder, any cache folder (by its cache
+directory tag) and every earlier run's clip folder (recognised by the run header beside it).
+Never skipped: the root, any path named on the command line and every folder above one, so
+``pytest cache/test_x.py`` still collects it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 from plugin_projects import NUMERALS
 
 from pytest_ttsbench.session.own_folders import is_kept_clips_folder, own_folders
+from pytest_ttsbench.support.cache import ClipCache, is_tagged_cache
 
 # A command engine that writes two seconds of a tone, and a command route that hears the item's
 # text: the run needs no model, only real files in the places a run writes them.
@@ -70,6 +72,22 @@ def test_the_plugins_folders_are_not_walked_for_tests(pytester: pytest.Pytester,
     output = _listed(pytester, "--tts-engine=speaker")
     assert "test_project.py::test_project" in output, output
     assert "demo-numerals" in output
+    assert "test_planted" not in output, output
+
+
+def test_another_runs_cache_folder_is_not_walked_either(pytester: pytest.Pytester, ran_project: Path) -> None:
+    """A cache folder this run does not use is known by the cache directory tag in it."""
+    result = pytester.runpytest(
+        "-p", "no:xdist", "-p", "no:cacheprovider", "--tts-engine=speaker", "--tts-cache-dir=other"
+    )
+    assert (ran_project / "other" / "CACHEDIR.TAG").is_file(), result.stdout.str()
+    planted = next(
+        p for kind in (ran_project / "other").iterdir() if kind.is_dir() for p in kind.iterdir() if p.is_dir()
+    )
+    (planted / "test_planted_9.py").write_text(PLANTED, encoding="utf-8")
+    assert "test_planted_9" in _listed(pytester, "-p", "no:ttsbench"), "the contrast: pytest alone walks it"
+    output = _listed(pytester, "--tts-engine=speaker")  # this run's cache is store/, not other/
+    assert "test_project.py::test_project" in output, output
     assert "test_planted" not in output, output
 
 
@@ -138,3 +156,12 @@ def test_a_clip_folder_is_known_by_the_run_header_beside_it(tmp_path: Path) -> N
     (tmp_path / "-audio").mkdir()
     (tmp_path / ".run.json").write_text("{}", encoding="utf-8")
     assert not is_kept_clips_folder(tmp_path / "-audio")
+
+
+def test_a_cache_folder_is_known_by_the_specifications_signature_only(tmp_path: Path) -> None:
+    (tmp_path / "CACHEDIR.TAG").write_text("not a tag\n", encoding="utf-8")
+    assert not is_tagged_cache(tmp_path)
+    ClipCache(tmp_path / "cache").write_entry("parsed", "ab" * 32, b"{}")
+    assert is_tagged_cache(tmp_path / "cache"), "a cache folder is tagged with its first entry"
+    assert (tmp_path / "cache" / "CACHEDIR.TAG").read_bytes().startswith(b"Signature: 8a477f597d28d172789f06886806bc55")
+    assert own_folders(tmp_path, [], []).skips(tmp_path / "cache")
