@@ -121,7 +121,8 @@ def test_a_rerun_synthesizes_and_transcribes_nothing(pytester: pytest.Pytester, 
         assert not path.is_file() or KEY.encode() not in path.read_bytes()
     assert main(["cache", "stats", "--dir", str(cache_dir), "--json"]) == 0
     assert main(["cache", "prune", "--dir", str(cache_dir), "--max-size", "0"]) == 0
-    assert not [p for p in cache_dir.rglob("*") if p.is_file()]
+    # Every entry pruned; the folder stays marked as a cache (its tag is no entry).
+    assert [p.name for p in cache_dir.rglob("*") if p.is_file()] == ["CACHEDIR.TAG"]
     assert main(["cache", "prune", "--dir", str(cache_dir), "--max-size", "lots"]) == 2
 
 
