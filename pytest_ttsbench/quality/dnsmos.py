@@ -36,7 +36,6 @@ hears; genuine clipping is what ``clipping_ratio`` reports.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib.util
 from collections.abc import Sequence
 from functools import cache
@@ -55,6 +54,7 @@ from pytest_ttsbench.quality.measures import (
 from pytest_ttsbench.support.atomic_files import write_atomically
 from pytest_ttsbench.support.blas_threads import limit_blas_threads
 from pytest_ttsbench.support.cache import open_entry, seal_entry
+from pytest_ttsbench.support.file_hashes import hash_files
 
 SAMPLE_RATE = 16_000
 WINDOW_S = 9.01
@@ -173,7 +173,7 @@ def length_free_graph(path: Path, primary: bool) -> bytes:
     graph's SHA-256 and :data:`FREE_LENGTH_VERSION`, so another speechmos release or another
     rewrite derives its own; one whose seal does not match its bytes is derived and written again.
     """
-    key = f"{path.stem}-{hashlib.sha256(path.read_bytes()).hexdigest()}-free-{FREE_LENGTH_VERSION}"
+    key = f"{path.stem}-{_graph_sha256(path)}-free-{FREE_LENGTH_VERSION}"
     kept = cache_dir() / "models" / "dnsmos" / f"{key}.onnx"
     with contextlib.suppress(OSError):
         body = open_entry(DERIVED_KIND, key, kept.read_bytes())
@@ -357,7 +357,13 @@ def _onnxruntime_version() -> str:
 
 
 def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    return _graph_sha256(path)[:12]
+
+
+@cache
+def _graph_sha256(path: Path) -> str:
+    """A model file's SHA-256, read once per process: the provenance and the kept graph's name both need it."""
+    return hash_files([path])
 
 
 @cache

@@ -31,13 +31,13 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from pytest_ttsbench.support.atomic_files import write_atomically
 from pytest_ttsbench.support.json_documents import load_json
+from pytest_ttsbench.support.package_versions import installed_version
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
@@ -141,13 +141,7 @@ def synthesis_facts(metadata: Mapping[str, Any], secrets: Iterable[str] = ()) ->
 
 def software_versions() -> dict[str, str | None]:
     """Versions of Python and of the distributions whose behaviour a verdict depends on."""
-    found: dict[str, str | None] = {"python": platform.python_version()}
-    for name in _SOFTWARE:
-        try:
-            found[name] = version(name)
-        except PackageNotFoundError:
-            found[name] = None
-    return found
+    return {"python": platform.python_version(), **{name: installed_version(name) for name in _SOFTWARE}}
 
 
 # --- the header ---------------------------------------------------------------------------------

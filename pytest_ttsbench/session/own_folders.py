@@ -13,9 +13,9 @@ What is skipped (:func:`own_folders`): this run's cache folder, runs folder and 
 cache folder, recognised by the cache directory tag every cache folder gets (``CACHEDIR.TAG``,
 support/cache.py: another run's cache, or another tool's); and any earlier run's clip folder,
 recognised by the run header this plugin writes beside its results (``<stem>-audio`` beside
-``<stem>.run.json``, or ``audio`` beside ``results.run.json``). What is
-never skipped: the root folder, and any folder on the way to a path named on the command line, so
-a cache set to the project itself, or ``pytest cache/test_x.py``, still collects what was asked.
+``<stem>.run.json``, or ``audio`` beside ``results.run.json``). What is never skipped: the root
+folder, and any folder on the way to a path named on the command line, so a cache set to the
+project itself, or ``pytest cache/test_x.py``, still collects what was asked.
 """
 
 from __future__ import annotations
