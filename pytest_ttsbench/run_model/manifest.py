@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.config import Settings
-from pytest_ttsbench.run_model.results import iter_results
+from pytest_ttsbench.run_model.results import is_claim_file, iter_results
 from pytest_ttsbench.support.atomic_files import write_atomically
 from pytest_ttsbench.support.data_paths import OutsideFolderError, inside_folder
 from pytest_ttsbench.support.json_documents import load_json
@@ -71,6 +71,11 @@ def manifest_path(results_path: Path) -> Path:
 
 def _is_manifest(path: Path) -> bool:
     return path.name == MANIFEST_NAME or path.name.endswith(MANIFEST_SUFFIX)
+
+
+def _is_transient(path: Path) -> bool:
+    """A file that is there only while it is written (a temporary, a part, a session's claim): never hashed."""
+    return path.name.endswith((".tmp", ".part")) or is_claim_file(path)
 
 
 def _key(path: Path, base: Path) -> str:
@@ -119,7 +124,7 @@ def _owned_files(folders: Iterable[Path]) -> list[Path]:
         for folder in folders
         if folder.is_dir()
         for file in sorted(folder.rglob("*"))
-        if file.is_file() and not _is_manifest(file) and not file.name.endswith((".tmp", ".part"))
+        if file.is_file() and not _is_manifest(file) and not _is_transient(file)
     ]
 
 
@@ -145,7 +150,7 @@ def write_manifest(
     everything = (("input", inputs), ("output", [results_path, *outputs, *sidecars, *_owned_files(folders)]))
     for role, paths in everything:
         for path in paths:
-            if not path.is_file() or _is_manifest(path) or path.name.endswith((".tmp", ".part")):
+            if not path.is_file() or _is_manifest(path) or _is_transient(path):
                 continue
             key, root = _input_key(path, base, project) if role == "input" else (_key(path, base), None)
             # An output that is also an input (a replayed clip kept in place) stays an input.

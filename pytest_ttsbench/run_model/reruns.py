@@ -10,6 +10,11 @@ unless told what to do:
   count in the gate); the rest are run and appended under the same run id.
 
 Readers count each (run, engine, target, repeat) once, the last row winning (``results.py``).
+
+Two sessions at once are refused too: the session writing a results file claims it first
+(:func:`claim_results_file`), so a second one told to write the same file, while the first is
+still going, stops before it synthesizes anything, naming the file and the run that has it.
+The claim comes before the check for rows, because a run's file only appears with its first row.
 """
 
 from __future__ import annotations
@@ -17,13 +22,14 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.config import EngineProfile
-from pytest_ttsbench.run_model.results import ItemResult, read_results
+from pytest_ttsbench.run_model.results import ItemResult, claim_path, read_results
+from pytest_ttsbench.support.file_lock import FileClaim, FileClaimed, claim_file
 from pytest_ttsbench.support.option_specs import OptionSpec
 
 #: what an existing ``--tts-results`` file means to a run (see check_existing)
@@ -53,6 +59,22 @@ def new_run_id() -> str:
 
 def holds_rows(path: Path) -> bool:
     return path.is_file() and path.stat().st_size > 0
+
+
+def claim_results_file(results_path: Path, engines: Sequence[str]) -> FileClaim:
+    """Claim ``results_path`` for this session's rows, or raise :class:`RerunError` naming the run writing it.
+
+    Held until the session ends (:meth:`FileClaim.release`) or its process does, however it ends.
+    """
+    try:
+        return claim_file(claim_path(results_path), f"engines {', '.join(engines)}")
+    except FileClaimed as exc:
+        raise RerunError(
+            f"--tts-results {results_path}: another run is writing this results file ({exc.holder}); "
+            "wait for it to finish, or choose another file"
+        ) from None
+    except OSError as exc:
+        raise RerunError(f"--tts-results {results_path}: cannot claim it for this run ({exc})") from None
 
 
 def check_existing(path: Path, append: bool, resume: bool) -> None:

@@ -180,6 +180,21 @@ def resolved_in_folder(result: ItemResult, folder: Path) -> ItemResult:
     return dataclasses.replace(result, audio_path=str(folder.resolve() / result.audio_path))
 
 
+#: what names a session's claim on a results file, beside it: ``.<results file's name>.lock``
+CLAIM_SUFFIX = ".lock"
+
+
+def claim_path(results_path: Path) -> Path:
+    """``results.jsonl`` → ``.results.jsonl.lock`` beside it: the writing session's claim (reruns.py),
+    there only while that session runs."""
+    return results_path.with_name(f".{results_path.name}{CLAIM_SUFFIX}")
+
+
+def is_claim_file(path: Path) -> bool:
+    """Whether ``path`` is named as a session's claim on a results file: never one of a run's outputs."""
+    return path.name.startswith(".") and path.name.endswith(CLAIM_SUFFIX)
+
+
 class ResultsWriter:
     """Appends one line per result and hands it to the operating system at once, so an interrupted
     run (Ctrl-C, a killed job, a crashed worker) loses nothing; the file is synced to disk once, on close.

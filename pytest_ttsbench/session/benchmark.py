@@ -61,6 +61,7 @@ if TYPE_CHECKING:  # the pipeline is imported when the evaluator is first needed
     from pytest_ttsbench.cases.model import Suite
     from pytest_ttsbench.pipeline.evaluator import Evaluator
     from pytest_ttsbench.reporting.terminal import SessionSummary
+    from pytest_ttsbench.support.file_lock import FileClaim
 
 BENCH_KEY = pytest.StashKey["BenchSession"]()
 #: What the controller hands its workers: (results file, audio folder), so a run has one folder.
@@ -164,6 +165,8 @@ class BenchConfig:
     run_id: str | None = None
     #: (engine, target key, repeat) → the row a resumed run already holds; those targets are not run again
     resumed: Mapping[tuple[str, str, int], ItemResult] = field(default_factory=dict)
+    #: the controller's claim on ``results_path`` (reruns.py): no second session writes it meanwhile
+    results_claim: FileClaim | None = None
 
     @property
     def repeats(self) -> int:
@@ -325,6 +328,13 @@ class BenchSession:
             self._evaluator = None
 
     def close(self) -> None:
+        try:
+            self._close()
+        finally:  # the results file is this run's until the manifest beside it is written
+            if self.config.results_claim is not None:
+                self.config.results_claim.release()
+
+    def _close(self) -> None:
         # Only a session that ran (it wrote rows, or reached its gate) has a run to describe; one refused
         # at configuration (an existing results file, say) must not touch what is there.
         ran = self.recorder._writer is not None or self.recorder.gate is not None
@@ -672,13 +682,21 @@ def _with_run(config: pytest.Config, bench: BenchConfig, workerinput: Mapping[st
     """The run id, and what an existing results file means: refused, appended to, or resumed (reruns.py)."""
     if bench.results_path is None or bench.lists_only:
         return bench  # a listing writes nothing, so an existing results file is no concern of it
-    from pytest_ttsbench.run_model.reruns import check_existing, drop_partial_last_line, new_run_id, resumable
+    from pytest_ttsbench.run_model.reruns import (
+        check_existing,
+        claim_results_file,
+        drop_partial_last_line,
+        new_run_id,
+        resumable,
+    )
 
     run_id = workerinput.get(RUN_ID_KEY) if workerinput is not None else None
     resumed: dict[tuple[str, str, int], ItemResult] = {}
     append, resume = bool(config.getoption("tts_append")), bool(config.getoption("tts_resume"))
+    claim = None
     try:
-        if workerinput is None:
+        if workerinput is None:  # the controller writes every row (workers send theirs to it)
+            claim = claim_results_file(bench.results_path, bench.engine_names)
             check_existing(bench.results_path, append, resume)
             if resume:
                 drop_partial_last_line(bench.results_path)
@@ -693,11 +711,13 @@ def _with_run(config: pytest.Config, bench: BenchConfig, workerinput: Mapping[st
             }
             run_id = run_id or continued
     except (OSError, ValueError) as exc:
+        if claim is not None:
+            claim.release()
         raise pytest.UsageError(str(exc)) from exc
     if run_id is None:
         default_folder = config.getoption("tts_results") is None
         run_id = bench.results_path.parent.name if default_folder else new_run_id()
-    return replace(bench, run_id=run_id, resumed=resumed)
+    return replace(bench, run_id=run_id, resumed=resumed, results_claim=claim)
 
 
 def _shard_option(config: pytest.Config) -> str | None:
