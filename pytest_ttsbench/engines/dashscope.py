@@ -24,7 +24,6 @@ from __future__ import annotations
 import dataclasses
 import json
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl
 
 from pytest_ttsbench.engines.base import EngineError, Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, engine_label, json_bytes
@@ -144,9 +143,8 @@ class DashScopeEngine(HttpEngine):
             raise self.http.error(f"HTTP 200 without audio (no output.audio.url; finish_reason {reason!r})")
         if not url.startswith(("http://", "https://")):
             raise self.http.error(f"output.audio.url is not an http(s) URL: {url[:80]!r}")
-        # The signature is in the query; the client sends a query only as ``params``.
-        address, _, query = url.partition("?")
-        download = self.download.request("GET", address, params=dict(parse_qsl(query, keep_blank_values=True)))
+        # The signature is in the query, sent as given (support/httpclient.py) and scrubbed from messages.
+        download = self.download.request("GET", url)
         request_id = dig(document, "request_id")
         if isinstance(request_id, str):
             settings["request_id"] = request_id

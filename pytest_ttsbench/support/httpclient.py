@@ -299,6 +299,22 @@ def _scrubbed(body: bytes, redact: Redactor) -> bytes:
     return body if redacted == text else redacted.encode("utf-8")
 
 
+def with_params(url: httpx.URL, params: Mapping[str, str] | None) -> httpx.URL:
+    """``url`` with ``params`` appended to its query, the query it has kept byte for byte.
+
+    A query the address already has (a signed download URL's) must go out exactly as given:
+    httpx.URL(address, params=None) drops it, params={…} replaces it, and merging re-encodes it
+    (``%7e`` becomes ``~``) and lets a parameter replace one of the same name (a repeated key
+    lost), any of which can void a signature computed over the query's bytes.
+    """
+    if not params:
+        return url
+    from urllib.parse import urlencode
+
+    added = urlencode(list(params.items())).encode("ascii")
+    return url.copy_with(query=url.query + b"&" + added if url.query else added)
+
+
 class HttpClient:
     """Sends one provider's requests under the profile's timeouts, retries and limits."""
 
@@ -392,7 +408,9 @@ class HttpClient:
         # not learnt for the whole run: thousands of one-off values would slow every later scrub.
         # Keys given to the constructor are learnt process-wide (see __init__).
         sent = [*(headers or {}).items(), *(params or {}).items()]
-        redact = self._redact.with_secrets(s for name, value in sent for s in header_secrets(name, value))
+        address = self.url(path)
+        credentials = [s for name, value in sent for s in header_secrets(name, value)]
+        redact = self._redact.with_secrets([*credentials, *url_secrets(address)])
         import httpx
         from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
@@ -414,7 +432,7 @@ class HttpClient:
             stop=stop, wait=self._wait, retry=retry_if_exception_type(_Retryable), before_sleep=note, reraise=True
         )
         started = time.perf_counter()
-        url = httpx.URL(self.url(path), params=params or None)
+        url = with_params(httpx.URL(address), params)
         last: _Retryable | None = None
         try:
             result = retrying(self._attempt, method, url, dict(headers or {}), content or b"", sign, overall, redact)

@@ -17,7 +17,7 @@ import logging
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
-from urllib.parse import quote, quote_plus, urlsplit
+from urllib.parse import quote, quote_plus, unquote_plus, urlsplit
 
 REDACTED = "[REDACTED]"
 
@@ -123,8 +123,8 @@ def url_secrets(url: str) -> list[str]:
         found += [pair, password or "", base64.b64encode(pair.encode("utf-8")).decode("ascii")]
     for part in split.query.split("&"):
         key, _, value = part.partition("=")
-        if value and is_credential_name(key):
-            found.append(value)
+        if value and is_credential_name(unquote_plus(key)):
+            found += [value, unquote_plus(value)]  # as the URL has it, and as a message may decode it
     return [f for f in found if f]
 
 

@@ -255,7 +255,9 @@ class FakeObjectStore(FakeProvider):
     """Signed-URL downloads (``GET /dashscope-result/<name>?Expires=…&Signature=…``), OSS style.
 
     A request that also carries an ``Authorization`` header is refused, as signed URLs are: the
-    adapter must not send its API key to the store.
+    adapter must not send its API key to the store. The signature covers the query as issued, so
+    a query sent any other way (re-encoded, reordered, a repeated key dropped) is refused as a
+    store refuses it: 403 SignatureDoesNotMatch.
     """
 
     name = "oss"
@@ -263,12 +265,19 @@ class FakeObjectStore(FakeProvider):
     def __init__(self) -> None:
         super().__init__("")
         self.objects: dict[str, tuple[bytes, str]] = {}
+        self.signed: dict[str, str] = {}  # object → the query its URL was issued with
 
     def put(self, data: bytes, content_type: str, suffix: str) -> str:
         name = f"{uuid.uuid4().hex}.{suffix}"
         self.objects[name] = (data, content_type)
         expires = int(time.time()) + 86400
-        return f"{self.url}/dashscope-result/{name}?Expires={expires}&OSSAccessKeyId=LTAI5tFAKE&Signature=abc%3D"
+        # escapes as signers write them (a lower-case one too) and a key given twice
+        query = (
+            f"Expires={expires}&OSSAccessKeyId=LTAI5tFAKE&response-content-type=audio%2fwav"
+            "&x-oss-tag=a&x-oss-tag=b&Signature=q%2B0%2Fz%3D"
+        )
+        self.signed[name] = query
+        return f"{self.url}/dashscope-result/{name}?{query}"
 
     def received_key(self, req: Recorded) -> str | None:
         return req.headers.get("authorization")
@@ -292,6 +301,12 @@ class FakeObjectStore(FakeProvider):
             return self.error(404, "The specified key does not exist.", "NoSuchKey")
         if "Signature" not in req.query:
             return self.error(403, "AccessDenied: anonymous access is forbidden for this operation")
+        if req.raw_query != self.signed[match.group(1)]:
+            return self.error(
+                403,
+                "The request signature we calculated does not match the signature you provided.",
+                "SignatureDoesNotMatch",
+            )
         data, content_type = self.objects[match.group(1)]
         return Reply(200, data, {"Content-Type": content_type, "x-oss-request-id": _next_id("oss")}, chunked=True)
 

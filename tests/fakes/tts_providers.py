@@ -123,6 +123,7 @@ class Recorded:
     parsed: Any = None
     ssml_text: str | None = None
     ssml: ET.Element | None = None
+    raw_query: str = ""  # the query as sent, byte for byte (a signed URL's signature covers it)
 
 
 @dataclass
@@ -271,6 +272,7 @@ class FakeProvider:
                     headers={k.lower(): v for k, v in self.headers.items()},
                     body=body,
                     at=time.monotonic(),
+                    raw_query=split.query,
                 )
                 fake.parse(req)
                 with fake._lock:
