@@ -24,19 +24,22 @@ Whisper ``tiny.en`` (beam 5). It prints:
 * peak memory: the cold run's and the plain loop's (models plus a constant), and the warm
   rerun's at N and at N/4 (flat in N);
 * ``mainjob``: the README's main job (``pytest --tts-engine=espeak -k numerals``, 51 items, real
-  eSpeak NG and Whisper) in a project holding the repository's configuration, measured twice:
-  with only the pytest plugins the README's set-up command installs (pytest-ttsbench's own
+  eSpeak NG and Whisper) in a project holding the repository's configuration, measured twice: with
+  only the pytest plugins the README's set-up command installs (pytest-ttsbench's own
   requirements, ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` and ``-p`` for each), and with every pytest
   plugin this machine has (hypothesis, pytest-benchmark, ... start with every pytest here). Each
-  time cold (in the README's environment the median of three, each beside a cold run with
-  ``dnsmos,signal``), then warm (the median of three; target < 5 %), against pytest started with
-  the plugin off in a project holding only the configuration (the median of three); then, in the README's
-  environment, each fixed cost of the warm rerun by name (from a profile of one more warm rerun: plugin import,
-  configuration, collection, building the pipeline, the items with their cache reads, clip
-  decoding and scoring, the rows written, the gate and its quality summaries, the terminal
-  summary, the session's close, garbage collection), what a warm rerun must never start (Whisper
-  models loaded, eSpeak NG initialized: counted), and with ``dnsmos,signal`` cold and warm
-  against ``signal`` (the warm one reuses every figure);
+  time cold (in the README's environment the median of five, each beside a cold run with
+  ``dnsmos,signal``, the two taken in turn and in alternating order), then warm (the median of
+  three; target < 5 %), against pytest started with the plugin off in a project holding only the
+  configuration (the median of three); then, in the README's environment, each fixed cost of the
+  warm rerun by name (from a profile of one more warm rerun: plugin import, configuration,
+  collection, building the pipeline, the items with their cache reads, clip decoding and scoring,
+  the rows written, the gate and its quality summaries, the terminal summary, the session's close,
+  garbage collection), what a warm rerun must never start (Whisper models loaded, eSpeak NG
+  initialized: counted), and with ``dnsmos,signal`` cold and warm against ``signal`` (the warm one
+  reuses every figure). The DNSMOS figure (target < 1.3) is the median of the five rounds' ratios:
+  each round's two runs are neighbours in time, so a change in the machine's load between rounds
+  hits both sides of that round's ratio;
 * ``startup``: ``pytest --co --tts-engine=espeak`` over a one-item project against the same with
   ``-p no:ttsbench`` (wall and CPU, median of several; target within 0.3 s);
 * ``batching``: the main job (51 items) cold in the default mode (clips of several items decoded
@@ -530,13 +533,13 @@ def _median_of(runs: int, argv: list[str], cwd: Path, env: dict[str, str]) -> di
     return _median_run([measure(argv, cwd, env) for _ in range(runs)])
 
 
-def main_job(env: dict[str, str], work: Path, rounds: int = 3) -> list[tuple[str, str, str]]:
+def main_job(env: dict[str, str], work: Path, rounds: int = 3, dnsmos_rounds: int = 5) -> list[tuple[str, str, str]]:
     """The README's main job cold and warm, the warm rerun's fixed costs by name, and DNSMOS against signal.
 
     Measured twice: with the pytest plugins the README's install brings (the figure a team sees),
     and with every plugin this machine has installed. Warm reruns and the plugin-off start-up are
-    the median of ``rounds`` runs each; in the README's environment so are the cold runs, with and
-    without DNSMOS, taken in turn.
+    the median of ``rounds`` runs each; in the README's environment the cold runs are the median
+    of ``dnsmos_rounds``, each round a cold run without DNSMOS and one with it, in alternating order.
     """
     project = work / "mainjob"
     project.mkdir()
@@ -555,12 +558,21 @@ def main_job(env: dict[str, str], work: Path, rounds: int = 3) -> list[tuple[str
         # Listed once, untimed: bytecode compiled, so the cold run pays for nothing an installed package would not.
         subprocess.run([sys.executable, "-m", *base, *plugins, "--co"], cwd=project, env=run_env, capture_output=True)
         # Cold runs vary by a fifth from one to the next here; in the README's environment the main
-        # job is run cold ``rounds`` times, each beside a cold run with DNSMOS, and the medians compared.
+        # job is run cold ``dnsmos_rounds`` times, each beside a cold run with DNSMOS, and each
+        # round's pair compared. Which of the two goes first alternates, so neither side always
+        # runs on a machine the other has just warmed (page cache, CPU frequency).
         colds, dnsmos_colds = [], []
-        for round_ in range(rounds if index == 0 else 1):
-            colds.append(measure(job(f"cold{round_}", f"cache{round_}"), project, run_env))
-            if index == 0:
-                dnsmos_job = job(f"dnsmos-cold{round_}", f"dnsmos-cache{round_}", "--tts-quality=dnsmos,signal")
+        for round_ in range(dnsmos_rounds if index == 0 else 1):
+            signal_job = job(f"cold{round_}", f"cache{round_}")
+            if index:
+                colds.append(measure(signal_job, project, run_env))
+                continue
+            dnsmos_job = job(f"dnsmos-cold{round_}", f"dnsmos-cache{round_}", "--tts-quality=dnsmos,signal")
+            if round_ % 2:
+                dnsmos_colds.append(measure(dnsmos_job, project, run_env))
+                colds.append(measure(signal_job, project, run_env))
+            else:
+                colds.append(measure(signal_job, project, run_env))
                 dnsmos_colds.append(measure(dnsmos_job, project, run_env))
         cold = _median_run(colds)
         warm = _median_of(rounds, job("warm", "cache0"), project, run_env)
@@ -599,14 +611,15 @@ def main_job(env: dict[str, str], work: Path, rounds: int = 3) -> list[tuple[str
         dnsmos_cold = _median_run(dnsmos_colds)
         dnsmos_warm = measure(job("dnsmos-warm", "dnsmos-cache0", "--tts-quality=dnsmos,signal"), project, run_env)
         reused = _quality_reused(project / f"e{index}-dnsmos-warm" / "results.jsonl")
-        per_round = ", ".join(f"{d['wall'] / c['wall']:.2f}" for c, d in zip(colds, dnsmos_colds, strict=True))
+        ratios = [d["wall"] / c["wall"] for c, d in zip(colds, dnsmos_colds, strict=True)]
         rows += [
             (
                 f"main job, dnsmos,signal cold (median of {len(dnsmos_colds)})",
                 f"{dnsmos_cold['wall']:.1f} s wall, {dnsmos_cold['cpu']:.1f} s CPU",
-                f"{dnsmos_cold['wall'] / cold['wall']:.2f} × signal's wall (< 1.3), "
-                f"{dnsmos_cold['cpu'] / cold['cpu']:.2f} × its CPU; each: {_walls(dnsmos_colds)}; "
-                f"round by round {per_round}",
+                f"{statistics.median(ratios):.2f} × signal's wall, the median of the rounds' ratios (< 1.3); "
+                f"round by round {', '.join(f'{r:.2f}' for r in ratios)}; medians' ratio "
+                f"{dnsmos_cold['wall'] / cold['wall']:.2f}, CPU {dnsmos_cold['cpu'] / cold['cpu']:.2f}; "
+                f"each: {_walls(dnsmos_colds)}",
             ),
             (
                 "main job, dnsmos,signal warm",
