@@ -87,6 +87,10 @@ def test_coverage_under_xdist(project: pytest.Pytester) -> None:
 INTERRUPT_AFTER_FIRST = """\
 import os, signal
 
+# Python's own Ctrl-C handler, as in a terminal: a runner started in the background (nohup, '&')
+# hands its children SIGINT ignored, and Python then never turns SIGINT into KeyboardInterrupt.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 def pytest_runtest_teardown(item):
     # A real SIGINT, as Ctrl-C sends it, once the first item is done.
     os.kill(os.getpid(), signal.SIGINT)

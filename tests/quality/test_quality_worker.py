@@ -128,8 +128,12 @@ def test_a_warm_rerun_loads_no_model_and_a_damaged_entry_is_measured_again(
 # Ctrl-C while the second item's test runs and its clip is being measured: the interrupt lands in
 # the test thread (as a terminal's does) at the moment the worker is busy with that clip.
 INTERRUPTING_CONFTEST = """
-import _thread, threading
+import _thread, signal, threading
 from pytest_ttsbench.quality.meter import QualityMeter
+
+# interrupt_main() does nothing where SIGINT is ignored, as it is in the children of a runner
+# started in the background (nohup, '&'): Python's own Ctrl-C handler first, as in a terminal.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 second_test_started = threading.Event()
 measured = []
