@@ -44,7 +44,7 @@ import httpx
 from pytest_ttsbench.asr.base import AsrError, Transcription
 from pytest_ttsbench.asr.whisper import whisper_language
 from pytest_ttsbench.audio.decoding import DecodedAudio, encode_wav
-from pytest_ttsbench.support.httpclient import ClientOptions, HttpClient, HttpResult, ProviderPolicy
+from pytest_ttsbench.support.httpclient import ClientOptions, HttpClient, HttpResult, ProviderPolicy, join_url
 from pytest_ttsbench.support.limits import MAX_TRANSCRIPT_BYTES
 from pytest_ttsbench.support.redaction import Redactor, hide_userinfo, url_credentials_message
 from pytest_ttsbench.support.text import shorten
@@ -137,7 +137,7 @@ class OpenAITranscriptionRoute:
         credentials = url_credentials_message(base_url)
         if credentials:
             raise ValueError(f"{self.kind} route: base_url {credentials}")
-        self.url = base_url.rstrip("/") + self.path
+        self.url = join_url(base_url.rstrip("/"), self.path)
         self.model = model
         self.api_key_env = api_key_env
         self.name = name or f"{self.kind}:{model}"

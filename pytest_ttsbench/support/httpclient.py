@@ -299,6 +299,19 @@ def _scrubbed(body: bytes, redact: Redactor) -> bytes:
     return body if redacted == text else redacted.encode("utf-8")
 
 
+def join_url(base_url: str, path: str) -> str:
+    """``path`` (``/audio/speech``, maybe with a query) after ``base_url``'s path, both queries kept.
+
+    A base URL may carry a query of its own (``…/deployments/tts?api-version=2025-03-01``):
+    pasting the path after the whole string would put the path inside that query.
+    """
+    base, _, base_query = base_url.partition("?")
+    tail, _, path_query = path.partition("?")
+    query = "&".join(part for part in (base_query, path_query) if part)
+    joined = (base.rstrip("/") + tail) if tail else base
+    return f"{joined}?{query}" if query else joined
+
+
 def with_params(url: httpx.URL, params: Mapping[str, str] | None) -> httpx.URL:
     """``url`` with ``params`` appended to its query, the query it has kept byte for byte.
 
@@ -369,7 +382,7 @@ class HttpClient:
         return self.error_type(redact(f"{self.label}: {message}"))
 
     def url(self, path: str) -> str:
-        return self.options.base_url + path
+        return join_url(self.options.base_url, path)
 
     def close(self) -> None:
         self._client.close()

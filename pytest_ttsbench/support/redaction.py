@@ -4,8 +4,8 @@ Providers like to echo a bad key back ("Incorrect API key provided: sk-…"), an
 errors can quote URLs and headers, so every message an engine adapter or an ASR route raises
 goes through a redactor that knows the values it read. Keys come from environment variables;
 the shared HTTP client also teaches it every credential it sends, whatever the adapter named
-the header (:func:`header_secrets`), and a URL with credentials in it is refused
-(:func:`url_credentials_message`).
+the header (:func:`header_secrets`), and a URL with credentials in it (userinfo, or a
+credential-named query parameter such as ``?key=``) is refused (:func:`url_credentials_message`).
 """
 
 from __future__ import annotations
@@ -133,26 +133,51 @@ def hide_userinfo(url: str) -> str:
     return re.sub(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@", r"\1***@", url)
 
 
+def _credential_query_keys(url: str) -> list[str]:
+    """The names of the credential-named query parameters ``url`` gives a value (``key``, ``token``…)."""
+    query = url.partition("?")[2].partition("#")[0]
+    keys = [unquote_plus(part.partition("=")[0]) for part in query.split("&") if part.partition("=")[2]]
+    return [key for key in keys if is_credential_name(key)]
+
+
+def hide_credentials(url: str) -> str:
+    """``url`` with its userinfo and the values of its credential-named query parameters as ``***``."""
+
+    def masked(match: re.Match[str]) -> str:
+        key = match.group(2)
+        return f"{match.group(1)}{key}=***" if is_credential_name(unquote_plus(key)) else match.group(0)
+
+    return re.sub(r"([?&])([^=&#]+)=([^&#]*)", masked, hide_userinfo(url))
+
+
 def url_credentials_message(url: str) -> str | None:
-    """Why a URL with credentials in it (``https://user:pass@host``) is refused; None when it has none."""
+    """Why a URL with credentials in it (``https://user:pass@host``, ``…?key=…``) is refused; None when it has none."""
     try:
         split = urlsplit(url)
         has_userinfo = split.username is not None or split.password is not None
     except ValueError:
         has_userinfo = "@" in url.split("://", 1)[-1].split("/", 1)[0]
-    if not has_userinfo:
-        return None
-    return (
-        f"{hide_userinfo(url)!r} carries credentials (user:password@): they would be sent as Basic auth "
-        "and could come back in messages and results; put the key in an environment variable and "
-        "name it with api_key_env"
-    )
+    advice = "put the key in an environment variable and name it with api_key_env"
+    if has_userinfo:
+        return (
+            f"{hide_credentials(url)!r} carries credentials (user:password@): they would be sent as Basic auth "
+            f"and could come back in messages and results; {advice}"
+        )
+    keys = _credential_query_keys(url)
+    if keys:
+        named = ", ".join(dict.fromkeys(f"{key}=" for key in keys))
+        return (
+            f"{hide_credentials(url)!r} carries a credential in its query ({named}…): it would be kept with "
+            f"the configuration and could come back in messages and results; {advice}"
+        )
+    return None
 
 
 def url_credentials_in(document: Any, path: str = "") -> tuple[str, str] | None:
     """(field path, why) for the first URL with credentials anywhere in a configuration document."""
     if isinstance(document, str):
-        problem = url_credentials_message(document) if "://" in document and "@" in document else None
+        maybe = "://" in document and ("@" in document or "?" in document)
+        problem = url_credentials_message(document) if maybe else None
         return (path or "(top level)", problem) if problem else None
     if isinstance(document, Mapping):
         children: Iterable[tuple[str, Any]] = ((str(k), v) for k, v in document.items())

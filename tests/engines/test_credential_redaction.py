@@ -149,6 +149,32 @@ def test_userinfo_anywhere_in_the_configuration_is_refused(tmp_path: Path, confi
     assert "ttsbench.yaml" in str(info.value)
 
 
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"engines": {"cloud": {"type": "gemini", "base_url": "https://g.example/v1beta?key={pw}"}}},
+        {"asr": {"routes": [{"type": "openai", "base_url": "https://asr.example/v1?api-version=2&access_token={pw}"}]}},
+        {"engines": {"cloud": {"type": "openai", "base_url": "https://t.example/v1?X-Api-Key={pw}#top"}}},
+    ],
+    ids=["key", "token-after-another", "header-like-name"],
+)
+def test_a_credential_in_a_url_query_anywhere_in_the_configuration_is_refused(
+    tmp_path: Path, config: dict[str, Any]
+) -> None:
+    text = json.dumps(config).replace("{pw}", PASSWORD)
+    (tmp_path / "ttsbench.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"base_url: .*carries a credential in its query.*api_key_env") as info:
+        load_settings(tmp_path)
+    assert not leaked(str(info.value), PASSWORD)
+    assert "=***" in str(info.value) and "ttsbench.yaml" in str(info.value)
+
+
+def test_a_query_without_credentials_is_kept(tmp_path: Path) -> None:
+    config = {"engines": {"cloud": {"type": "openai", "base_url": "https://t.example/v1?api-version=2025-03-01"}}}
+    (tmp_path / "ttsbench.yaml").write_text(json.dumps(config), encoding="utf-8")
+    assert load_settings(tmp_path).engines["cloud"].option("base_url") == "https://t.example/v1?api-version=2025-03-01"
+
+
 def test_a_client_refuses_a_base_url_with_userinfo() -> None:
     """The seam holds on its own too, for adapters that build their options in code."""
     with pytest.raises(ValueError, match="api_key_env") as info:

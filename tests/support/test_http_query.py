@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from pytest_ttsbench.engines.base import EngineError
 from pytest_ttsbench.engines.http import HttpOptions
-from pytest_ttsbench.support.httpclient import HttpClient, ProviderPolicy
+from pytest_ttsbench.support.httpclient import HttpClient, ProviderPolicy, join_url
 from pytest_ttsbench.support.redaction import Redactor
 
 
@@ -108,3 +108,33 @@ def test_a_signature_in_the_query_never_reaches_the_error(server: tuple[str, typ
     assert "403" in message
     for secret in (signature, "Zm9vYmFy+bG9uZ3NpZ25hdHVyZQ==", "abcdef123456"):
         assert secret not in message
+
+
+def test_a_base_url_with_a_query_gets_the_path_before_it(server: tuple[str, type[_Recorder]]) -> None:
+    base, handler = server
+    handler.targets.clear()
+    client = _client(f"{base}/openai/deployments/tts?api-version=2025-03-01")
+    client.request("GET", "/audio/speech?format=wav", params={"voice": "alloy"})
+    assert handler.targets == ["/openai/deployments/tts/audio/speech?api-version=2025-03-01&format=wav&voice=alloy"]
+
+
+_segment = st.from_regex(r"/[a-z0-9._-]{1,8}", fullmatch=True)
+_query = st.lists(st.from_regex(r"[a-z-]{1,6}=[A-Za-z0-9%.~-]{0,6}", fullmatch=True), max_size=3).map("&".join)
+
+
+@given(
+    base=st.lists(_segment, max_size=3).map("".join),
+    slash=st.booleans(),
+    base_query=_query,
+    path=st.lists(_segment, min_size=1, max_size=3).map("".join),
+    path_query=_query,
+)
+def test_join_url_puts_the_path_after_the_base_path_and_keeps_both_queries(
+    base: str, slash: bool, base_query: str, path: str, path_query: str
+) -> None:
+    base_url = "http://h:8" + base + ("/" if slash else "") + (f"?{base_query}" if base_query else "")
+    joined = join_url(base_url, path + (f"?{path_query}" if path_query else ""))
+    query = "&".join(q for q in (base_query, path_query) if q)
+    assert joined == "http://h:8" + base + path + (f"?{query}" if query else "")
+    if not base_query and not slash:
+        assert joined == base_url + path + (f"?{path_query}" if path_query else "")  # as before, where no query was
