@@ -73,9 +73,14 @@ def recorded_collection(rows: Sequence[ItemResult], header: RunHeader | None, se
             suite: SuiteScope.from_dict(entry["scopes"]) for suite, entry in files.items() if entry.get("scopes")
         }
         collected.missing_shards = list(header.missing_shards)
-    # A recorded run's rows are all it says about its selection: an engine it names without a row
-    # measured nothing (unknown selection), the others are judged on the rows they have.
-    collected.selected = dict(Counter(row.engine for row in rows))
+    if header is not None and header.selected is not None:
+        # What the run selected, so a run killed midway (or a shard cut short) is judged incomplete,
+        # as its own session would have judged it, not complete over the rows it had time to write.
+        collected.selected = dict(header.selected)
+    else:
+        # A header that does not say (written by an older version, or by an xdist run killed before
+        # its workers reported): the rows are all the run says about its selection.
+        collected.selected = dict(Counter(row.engine for row in rows))
     return collected
 
 

@@ -72,8 +72,27 @@ def merge_runs(paths: Sequence[Path], *, allow_partial: bool = False) -> MergedR
     created = min(header.created_at for _, header, _ in loaded)
     asr = _merged_models([(file, header) for file, header, _ in loaded])
     # A partial merge carries its gap: `ttsbench gate` fails on a shard that never ran unless told otherwise.
-    header = dataclasses.replace(first, created_at=created, shard=None, shards=shards, missing_shards=missing, asr=asr)
+    header = dataclasses.replace(
+        first,
+        created_at=created,
+        shard=None,
+        shards=shards,
+        missing_shards=missing,
+        asr=asr,
+        selected=_merged_selection([header for _, header, _ in loaded]),
+    )
     return MergedRun(header, rows)
+
+
+def _merged_selection(headers: Sequence[RunHeader]) -> dict[str, int] | None:
+    """What the shards selected together (each selects its own share); None when a shard does not say."""
+    if any(header.selected is None for header in headers):
+        return None
+    total: dict[str, int] = {}
+    for header in headers:
+        for engine, count in (header.selected or {}).items():
+            total[engine] = total.get(engine, 0) + count
+    return total
 
 
 def _without_models(header: RunHeader) -> RunHeader:

@@ -38,6 +38,7 @@ from urllib.parse import urlsplit
 from pytest_ttsbench.support.atomic_files import write_atomically
 from pytest_ttsbench.support.json_documents import load_json
 from pytest_ttsbench.support.package_versions import installed_version
+from pytest_ttsbench.support.text import shorten
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
@@ -173,6 +174,10 @@ class RunHeader:
     missing_shards: list[str] = field(default_factory=list)
     # the quality measure sets the run took (--tts-quality); None in a header written before they were recorded
     quality_sets: list[str] | None = None
+    #: engine → the targets the run selected (after -k, -m and the language filter); None where the
+    #: header was written before the run knew (an older header, an xdist run killed before its end).
+    #: `ttsbench gate` judges a run's coverage against it, so a killed run's rows never pass as a whole run.
+    selected: dict[str, int] | None = None
     format: int = FORMAT_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -186,7 +191,7 @@ class RunHeader:
     def configuration(self) -> dict[str, Any]:
         """Everything that must be equal for two runs to be parts of one (shards): all but dates and shards."""
         data = self.to_dict()
-        for volatile in ("created_at", "shard", "shards", "missing_shards"):
+        for volatile in ("created_at", "shard", "shards", "missing_shards", "selected"):
             data.pop(volatile)
         # Where a case file lies may differ between CI machines; what it holds may not.
         data["case_files"] = {
@@ -208,6 +213,13 @@ def read_header(results_path: Path) -> RunHeader | None:
         data = load_json(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict):
             raise ValueError("the top level is not an object")
+        selected = data.get("selected")
+        if selected is not None and not (
+            isinstance(selected, dict)
+            and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in selected.values())
+        ):
+            shown = shorten(repr(selected), 80)
+            raise ValueError(f"field selected: an object of engine → number of targets, got {shown}")
         return RunHeader.from_dict(data)
     except (ValueError, TypeError) as exc:
         raise RunHeaderError(f"{path}: not a readable run header: {exc}") from exc

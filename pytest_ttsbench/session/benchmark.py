@@ -317,6 +317,7 @@ class BenchSession:
             protocol=config.protocol,
             shard=config.shard,
             quality_sets=config.quality_sets,
+            selected=self.recorder.collected.selected,
         )
         write_header(header_path(config.results_path), header)
         self.recorder.collected.header = header

@@ -123,6 +123,7 @@ def build_header(
     shard: str | None = None,
     quality_sets: Sequence[str] = (),
     protocol: str = "strict",
+    selected: Mapping[str, int] | None = None,
 ) -> RunHeader:
     """The header of a pytest run from its settings; ``results`` (once items ran) say which models heard what."""
     header = RunHeader(
@@ -133,6 +134,7 @@ def build_header(
         protocol=protocol,
         shard=shard,
         quality_sets=list(quality_sets),
+        selected=dict(selected) if selected is not None else None,
     )
     for name in engine_names:
         profile = settings.engines[name]
