@@ -137,7 +137,7 @@ class OpenAITranscriptionRoute:
         credentials = url_credentials_message(base_url)
         if credentials:
             raise ValueError(f"{self.kind} route: base_url {credentials}")
-        self.url = join_url(base_url.rstrip("/"), self.path)
+        self.url = join_url(base_url, self.path)
         self.model = model
         self.api_key_env = api_key_env
         self.name = name or f"{self.kind}:{model}"

@@ -348,8 +348,8 @@ class HttpClient:
         self._redact = redactor
         self._semaphore = threading.BoundedSemaphore(options.concurrency)
         self._rate = RateLimiter(options.requests_per_second)
-        for secret in url_secrets(options.base_url):
-            redactor.add(secret)
+        # No base URL carries a credential (ClientOptions refuses userinfo and ``?key=``); an address
+        # given per request (a signed download URL) is scrubbed per request (see request()).
         for name, value in (headers or {}).items():
             for secret in header_secrets(name, value):
                 redactor.add(secret)

@@ -121,10 +121,8 @@ def url_secrets(url: str) -> list[str]:
     if username or password:
         pair = f"{username or ''}:{password or ''}"
         found += [pair, password or "", base64.b64encode(pair.encode("utf-8")).decode("ascii")]
-    for part in split.query.split("&"):
-        key, _, value = part.partition("=")
-        if value and is_credential_name(unquote_plus(key)):
-            found += [value, unquote_plus(value)]  # as the URL has it, and as a message may decode it
+    for _, value in _credential_query_pairs(url):
+        found += [value, unquote_plus(value)]  # as the URL has it, and as a message may decode it
     return [f for f in found if f]
 
 
@@ -133,11 +131,11 @@ def hide_userinfo(url: str) -> str:
     return re.sub(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@", r"\1***@", url)
 
 
-def _credential_query_keys(url: str) -> list[str]:
-    """The names of the credential-named query parameters ``url`` gives a value (``key``, ``token``…)."""
+def _credential_query_pairs(url: str) -> list[tuple[str, str]]:
+    """(name, value as written) of each credential-named query parameter ``url`` gives a value (``key``, ``token``…)."""
     query = url.partition("?")[2].partition("#")[0]
-    keys = [unquote_plus(part.partition("=")[0]) for part in query.split("&") if part.partition("=")[2]]
-    return [key for key in keys if is_credential_name(key)]
+    pairs = [(unquote_plus(key), value) for key, _, value in (part.partition("=") for part in query.split("&"))]
+    return [(key, value) for key, value in pairs if value and is_credential_name(key)]
 
 
 def hide_credentials(url: str) -> str:
@@ -163,7 +161,7 @@ def url_credentials_message(url: str) -> str | None:
             f"{hide_credentials(url)!r} carries credentials (user:password@): they would be sent as Basic auth "
             f"and could come back in messages and results; {advice}"
         )
-    keys = _credential_query_keys(url)
+    keys = [key for key, _ in _credential_query_pairs(url)]
     if keys:
         named = ", ".join(dict.fromkeys(f"{key}=" for key in keys))
         return (
