@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from plugin_projects import NUMERALS, TRANSCRIPTS, write_project
+from plugin_projects import NUMERALS, write_project
+from plugin_projects import PASSING_TRANSCRIPTS as PASSING
 from result_rows import make_result
 from syrupy.extensions.amber.serializer import AmberDataSerializer
 
@@ -14,7 +15,6 @@ from pytest_ttsbench.run_model.results import ItemResult
 
 PLAIN_NUMERALS = NUMERALS.replace("thresholds: {default: 0.5}\n", "")
 # year and time correct, pct fixed: every test passes, so only the snapshots can fail the run
-PASSING = {**TRANSCRIPTS, "demo-numerals/pct-45": "Turnout reached 45 percent this year."}
 # the same verdicts, heard differently
 REWORDED = {**PASSING, "demo-numerals/year-2026": "The plant was opened in 2026."}
 # Each test runs several sessions into one results file: each adds a run (--tts-append).

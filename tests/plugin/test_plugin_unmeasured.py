@@ -10,9 +10,9 @@ import json
 import textwrap
 
 import pytest
-from plugin_projects import NUMERALS, TRANSCRIPTS, read_jsonl, write_project
+from plugin_projects import NUMERALS, read_jsonl, write_project
+from plugin_projects import PASSING_TRANSCRIPTS as PASSING
 
-PASSING = {**TRANSCRIPTS, "demo-numerals/pct-45": "Turnout reached 45 percent this year."}
 PLAIN = NUMERALS.replace("thresholds: {default: 0.5}\n", "")
 WITH_CLOUD = textwrap.dedent(
     """\

@@ -9,67 +9,33 @@ file alone let both runs write.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
-from pathlib import Path
-
 import pytest
-from plugin_projects import NUMERALS, read_jsonl, write_project
+from plugin_projects import (
+    NUMERALS,
+    PASSING_TRANSCRIPTS,
+    PAUSE_AFTER_FIRST_ITEM,
+    read_jsonl,
+    start_paused_run,
+    write_project,
+)
 
 from pytest_ttsbench.run_model.results import claim_path
 
-PASSING = {
-    "demo-numerals/year-2026": "The plant opened in 2026.",
-    "demo-numerals/pct-45": "Turnout reached 45 percent this year.",
-    "demo-numerals/time-0630": "The train leaves at 6:30.",
-}
 RESULTS = "--tts-results=out/results.jsonl"
-IDS = sorted(PASSING)
-
-PAUSE_IN_FIRST_ITEM = """\
-import time
-from pathlib import Path
-
-def pytest_runtest_teardown(item):
-    if "year-2026" in item.nodeid and not Path("go").exists():
-        Path("paused").touch()
-        while not Path("go").exists():
-            time.sleep(0.05)
-"""
-
-
-def _start_paused_run(root: Path, *extra: str) -> subprocess.Popen[str]:
-    """Run A, in its own process, returned once it is paused after its first item."""
-    run = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "--tts-engine=replay", RESULTS, "-p", "no:cacheprovider", *extra],
-        cwd=root,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "PYTEST_ADDOPTS": ""},
-    )
-    deadline = time.monotonic() + 120
-    while not (root / "paused").exists():
-        if run.poll() is not None or time.monotonic() > deadline:
-            run.kill()
-            raise AssertionError(f"run A never paused:\n{run.communicate()[0]}")
-        time.sleep(0.05)
-    return run
+IDS = ["demo-numerals/pct-45", "demo-numerals/time-0630", "demo-numerals/year-2026"]
 
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    write_project(pytester, cases={"demo-numerals.yaml": NUMERALS}, transcripts=PASSING)
-    (pytester.path / "conftest.py").write_text(PAUSE_IN_FIRST_ITEM, encoding="utf-8")
+    write_project(pytester, cases={"demo-numerals.yaml": NUMERALS}, transcripts=PASSING_TRANSCRIPTS)
+    (pytester.path / "conftest.py").write_text(PAUSE_AFTER_FIRST_ITEM, encoding="utf-8")
     return pytester
 
 
 @pytest.mark.parametrize("run_a", [["-p", "no:xdist"], ["-n", "2"]], ids=["plain", "xdist"])
 def test_a_second_run_into_a_results_file_being_written_is_refused(project: pytest.Pytester, run_a: list[str]) -> None:
     results = project.path / "out" / "results.jsonl"
-    run = _start_paused_run(project.path, *run_a)
+    run, go = start_paused_run(project.path, "--tts-engine=replay", RESULTS, *run_a)
     try:
         for asked in ([], ["--tts-append"], ["--tts-resume"]):
             refused = project.runpytest_subprocess("--tts-engine=replay", RESULTS, "-p", "no:xdist", *asked)
@@ -82,7 +48,7 @@ def test_a_second_run_into_a_results_file_being_written_is_refused(project: pyte
             )
             assert "demo-numerals" not in refused.stdout.str()  # stopped before collecting a single item
     finally:
-        (project.path / "go").touch()
+        go.touch()
         output = run.communicate(timeout=120)[0]
     assert run.returncode == 0, output
     assert "gate passed" in output
@@ -93,7 +59,6 @@ def test_a_second_run_into_a_results_file_being_written_is_refused(project: pyte
 
 
 def test_the_file_is_free_again_once_the_writing_run_ends(project: pytest.Pytester) -> None:
-    (project.path / "go").touch()  # no pause: run A just runs
     first = project.runpytest_subprocess("--tts-engine=replay", RESULTS, "-p", "no:xdist")
     assert first.ret == pytest.ExitCode.OK
     appended = project.runpytest_subprocess("--tts-engine=replay", RESULTS, "-p", "no:xdist", "--tts-append")
@@ -103,12 +68,11 @@ def test_the_file_is_free_again_once_the_writing_run_ends(project: pytest.Pytest
 
 
 def test_a_run_killed_while_writing_leaves_a_claim_that_blocks_nothing(project: pytest.Pytester) -> None:
-    run = _start_paused_run(project.path, "-p", "no:xdist")
+    run, _ = start_paused_run(project.path, "--tts-engine=replay", RESULTS, "-p", "no:xdist")
     run.kill()  # SIGKILL: no cleanup runs, the lock file stays
     run.communicate(timeout=60)
     results = project.path / "out" / "results.jsonl"
     assert claim_path(results).exists()
-    (project.path / "go").touch()
     resumed = project.runpytest_subprocess("--tts-engine=replay", RESULTS, "-p", "no:xdist", "--tts-resume")
     assert resumed.ret == pytest.ExitCode.OK
     assert sorted(row["id"] for row in read_jsonl(results)) == IDS
@@ -116,11 +80,11 @@ def test_a_run_killed_while_writing_leaves_a_claim_that_blocks_nothing(project: 
 
 
 def test_a_listing_claims_nothing(project: pytest.Pytester) -> None:
-    run = _start_paused_run(project.path, "-p", "no:xdist")
+    run, go = start_paused_run(project.path, "--tts-engine=replay", RESULTS, "-p", "no:xdist")
     try:
         listed = project.runpytest_subprocess("--tts-engine=replay", RESULTS, "-p", "no:xdist", "--co")
         assert listed.ret == pytest.ExitCode.OK  # a listing writes nothing, so another writer is no concern of it
     finally:
-        (project.path / "go").touch()
+        go.touch()
         run.communicate(timeout=120)
     assert run.returncode == 0

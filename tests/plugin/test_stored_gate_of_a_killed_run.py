@@ -12,58 +12,38 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from plugin_projects import NUMERALS, write_project
+from plugin_projects import NUMERALS, PASSING_TRANSCRIPTS, PAUSE_AFTER_FIRST_ITEM, start_paused_run, write_project
 
 from pytest_ttsbench.cli import main as ttsbench
-
-PASSING = {
-    "demo-numerals/year-2026": "The plant opened in 2026.",
-    "demo-numerals/pct-45": "Turnout reached 45 percent this year.",
-    "demo-numerals/time-0630": "The train leaves at 6:30.",
-}
-
-# Set PAUSE_AFTER_FIRST and the process stops after its first item's row is written, until killed.
-PAUSE_AFTER_FIRST = """\
-import os, time
-from pathlib import Path
-
-def pytest_runtest_teardown(item):
-    if os.environ.get("PAUSE_AFTER_FIRST"):
-        Path(os.environ["PAUSE_AFTER_FIRST"]).touch()
-        while True:
-            time.sleep(0.05)
-"""
 
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    write_project(pytester, cases={"demo-numerals.yaml": NUMERALS}, transcripts=PASSING)
-    (pytester.path / "conftest.py").write_text(PAUSE_AFTER_FIRST, encoding="utf-8")
+    write_project(pytester, cases={"demo-numerals.yaml": NUMERALS}, transcripts=PASSING_TRANSCRIPTS)
+    (pytester.path / "conftest.py").write_text(PAUSE_AFTER_FIRST_ITEM, encoding="utf-8")
     return pytester
 
 
 def _run(root: Path, *args: str, kill_after_first: bool = False) -> None:
     """One pytest run in its own process; with ``kill_after_first``, SIGKILLed once its first row is written."""
-    marker = root / f"paused-{time.monotonic_ns()}"
-    env = {**os.environ, "PYTEST_ADDOPTS": ""}
+    argv = ["--tts-engine=replay", "-p", "no:xdist", *args]
     if kill_after_first:
-        env["PAUSE_AFTER_FIRST"] = str(marker)
-    argv = [sys.executable, "-m", "pytest", "--tts-engine=replay", "-p", "no:cacheprovider", "-p", "no:xdist", *args]
-    run = subprocess.Popen(argv, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if not kill_after_first:
-        output = run.communicate(timeout=120)[0]
-        assert run.returncode == 0, output
+        run, _ = start_paused_run(root, *argv)
+        run.kill()
+        run.communicate(timeout=60)
         return
-    deadline = time.monotonic() + 120
-    while not marker.exists():
-        assert run.poll() is None and time.monotonic() < deadline, run.communicate()[0]
-        time.sleep(0.05)
-    run.kill()
-    run.communicate(timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *argv],
+        cwd=root,
+        env={**os.environ, "PYTEST_ADDOPTS": ""},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout
 
 
 def _gate(capsys: pytest.CaptureFixture[str], root: Path, run: Path) -> tuple[int, str]:

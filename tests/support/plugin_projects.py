@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +71,46 @@ items:
     text_bilingual: "ผมติดตั้งแอป LINE (ไลน์) ใหม่"
     expect: {keyword: "LINE", expected: "ไลน์", alternates: ["LINE"]}
 """
+
+# TRANSCRIPTS with pct-45 heard right: every numerals item passes.
+PASSING_TRANSCRIPTS = {**TRANSCRIPTS, "demo-numerals/pct-45": "Turnout reached 45 percent this year."}
+
+# A conftest that, when TTSBENCH_TEST_PAUSED names a file, creates it after the process's first
+# item (its row written) and waits until ``<that file>.go`` exists: a run caught midway, to be
+# let go or killed (start_paused_run).
+PAUSE_AFTER_FIRST_ITEM = """\
+import os, time
+from pathlib import Path
+
+def pytest_runtest_teardown(item):
+    marker = os.environ.get("TTSBENCH_TEST_PAUSED")
+    if marker and not Path(marker).exists():
+        Path(marker).touch()
+        while not Path(marker + ".go").exists():
+            time.sleep(0.05)
+"""
+
+
+def start_paused_run(root: Path, *args: str) -> tuple[subprocess.Popen[str], Path]:
+    """``pytest *args`` in ``root`` in a process of its own (the project's conftest being
+    :data:`PAUSE_AFTER_FIRST_ITEM`), returned once it is paused after its first item, with the
+    file whose creation lets it go on."""
+    marker = root / f"paused-{time.monotonic_ns()}"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTEST_ADDOPTS": "", "TTSBENCH_TEST_PAUSED": str(marker)},
+    )
+    deadline = time.monotonic() + 120
+    while not marker.exists():
+        if run.poll() is not None or time.monotonic() > deadline:
+            run.kill()
+            raise AssertionError(f"the run never paused:\n{run.communicate()[0]}")
+        time.sleep(0.05)
+    return run, Path(f"{marker}.go")
 
 
 def write_project(
