@@ -10,8 +10,9 @@ tests/throughput/test_idle_imports.py.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
+
+from processes import run
 
 #: third-party libraries only some runs need (measures, recognizer, audio decoding, HTTP, reports, schemas)
 HEAVY = (
@@ -51,7 +52,7 @@ LATER = (
 
 def _modules_after(code: str) -> set[str]:
     probe = f"import json, sys\n{code}\nprint(json.dumps(sorted(sys.modules)))"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True)
+    done = run([sys.executable, "-c", probe], timeout=300)
     return set(json.loads(done.stdout.splitlines()[-1]))
 
 

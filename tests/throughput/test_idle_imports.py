@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from processes import run, shown
 
 HEAVY = ("scipy", "numpy", "av", "faster_whisper", "ctranslate2", "matplotlib", "jsonschema", "jiwer", "httpx")
 #: What a listing with an engine chosen must not load either: it measures and scores nothing.
@@ -43,18 +43,16 @@ def _listing(folder: Path, *extra: str) -> tuple[int, set[str]]:
     """A fresh ``pytest --co`` in ``folder``: its exit status and every module (dotted names) it imported."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[2]), env.get("PYTHONPATH")]))
-    done = subprocess.run(
+    done = run(
         [sys.executable, "-c", _PROBE, "--co", "-q", "-p", "no:cacheprovider", *extra],
         cwd=folder,
         env=env,
-        capture_output=True,
-        text=True,
         timeout=300,
-        check=False,
     )
     lines = done.stdout.splitlines()
-    status = next(line for line in lines if line.startswith("EXIT="))
-    modules = next(line for line in lines if line.startswith("MODULES="))
+    status = next((line for line in lines if line.startswith("EXIT=")), None)
+    modules = next((line for line in lines if line.startswith("MODULES=")), None)
+    assert status is not None and modules is not None, shown(done)
     return int(status.removeprefix("EXIT=")), set(json.loads(modules.removeprefix("MODULES=")))
 
 
