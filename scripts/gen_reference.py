@@ -1,7 +1,7 @@
 """Write the documentation's reference pages from the declarations themselves, so they cannot drift.
 
 * ``docs/reference/options.md``: every ``--tts-*`` pytest option, read from the declarations the
-  plugin's ``pytest_addoption`` adds (``plugin.OPTION_GROUPS``: our own
+  plugin's ``pytest_addoption`` adds (``support/plugin_options.OPTION_GROUPS``: our own
   :class:`~pytest_ttsbench.support.option_specs.OptionSpec` records, never pytest's parser, whose
   rendering of an option changes between pytest versions: a flag read back from pytest 9.2's
   ``Argument.attrs()`` has lost its ``store_true``), with the options ``ttsbench gate`` shares marked;
@@ -106,7 +106,7 @@ def from_spec(spec: OptionSpec) -> DeclaredOption:
 
 def pytest_option_groups() -> list[tuple[str, list[DeclaredOption]]]:
     """(group title, its options) as ``pytest --help`` lists them, from the plugin's declarations."""
-    from pytest_ttsbench.plugin import OPTION_GROUPS
+    from pytest_ttsbench.support.plugin_options import OPTION_GROUPS
 
     return [(description, [from_spec(spec) for spec in specs]) for _, description, specs in OPTION_GROUPS if specs]
 

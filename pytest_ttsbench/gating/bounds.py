@@ -43,6 +43,7 @@ from pytest_ttsbench.gating.thresholds import (
 )
 from pytest_ttsbench.gating.thresholds import BREACHED as FLOOR_BREACHED
 from pytest_ttsbench.gating.thresholds import TOO_FEW as FLOOR_TOO_FEW
+from pytest_ttsbench.support.plugin_options import ALLOW_UNMEASURED_OPTION as ALLOW_UNMEASURED_OPTION
 from pytest_ttsbench.support.record_dicts import record_dict
 
 HELD, BREACHED, TOO_FEW, NOT_MEASURED, MATCHES_NOTHING = (
@@ -54,7 +55,6 @@ HELD, BREACHED, TOO_FEW, NOT_MEASURED, MATCHES_NOTHING = (
 )
 STATUSES = (HELD, BREACHED, TOO_FEW, NOT_MEASURED, MATCHES_NOTHING)
 #: the one opt-in that lets a bound go unmeasured (never one that matches nothing)
-ALLOW_UNMEASURED_OPTION = "--tts-allow-unmeasured-bounds"
 #: where a floor named on the command line comes from
 CLI_SOURCE = "--tts-threshold"
 

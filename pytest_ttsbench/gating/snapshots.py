@@ -34,7 +34,6 @@ from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.scorers.registry import UnknownScorerError, get_scorer
 from pytest_ttsbench.support.text import safe_name
 
-MODES = ("off", "report", "strict")
 SNAPSHOT_DIR = "__tts_snapshots__"
 
 

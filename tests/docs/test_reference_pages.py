@@ -42,7 +42,7 @@ def _option_rows(page: str) -> dict[str, str]:
 
 
 def test_every_pytest_option_is_on_the_options_page_with_its_help() -> None:
-    from pytest_ttsbench.plugin import OPTION_GROUPS
+    from pytest_ttsbench.support.plugin_options import OPTION_GROUPS
 
     declared = [spec for _, _, specs in OPTION_GROUPS for spec in specs]
     rows = _option_rows((ROOT / "docs" / "reference" / "options.md").read_text(encoding="utf-8"))
@@ -156,10 +156,10 @@ def test_a_changed_declaration_makes_the_page_stale(monkeypatch: pytest.MonkeyPa
     # The comparison above can fail: an option added to the declarations is a different page.
     generator = _generator()
     before = generator.options_page()
-    from pytest_ttsbench import plugin
+    from pytest_ttsbench.support import plugin_options
 
-    (name, description, specs), *rest = plugin.OPTION_GROUPS
+    (name, description, specs), *rest = plugin_options.OPTION_GROUPS
     made_up = OptionSpec("--tts-made-up", "an option nobody documented", action="store_true")
-    monkeypatch.setattr(plugin, "OPTION_GROUPS", ((name, description, (*specs, made_up)), *rest))
+    monkeypatch.setattr(plugin_options, "OPTION_GROUPS", ((name, description, (*specs, made_up)), *rest))
     after = generator.options_page()
     assert after != before and "--tts-made-up" in after and "an option nobody documented" in after

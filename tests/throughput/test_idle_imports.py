@@ -73,6 +73,21 @@ def test_plugin_adds_no_heavy_import_to_an_idle_run(tmp_path: Path) -> None:
     assert added == [], f"an idle pytest run now imports {added} because of the plugin"
 
 
+def test_an_unrelated_projects_run_loads_only_the_plugins_option_declarations(tmp_path: Path) -> None:
+    """No engine, no configuration, no case file named: the benchmark's modules stay unloaded (#38)."""
+    (tmp_path / "test_plain.py").write_text("def test_nothing():\n    pass\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\naddopts = '-q'\n", encoding="utf-8")
+    ours = {name for name in _modules(tmp_path) if name.startswith("pytest_ttsbench")}
+    probe = "import json, sys, pytest_ttsbench.plugin; print(json.dumps(sorted(sys.modules)))"
+    declared = {name for name in json.loads(run([sys.executable, "-c", probe]).stdout) if name.startswith("pytest_")}
+    assert "pytest_ttsbench.plugin" in ours
+    # what importing the plugin loads (test_lazy_imports.py keeps that to the option declarations)
+    assert sorted(ours - declared) == []
+    # the contrast: a configured project's plain run is the plugin's business (it loads the session)
+    (tmp_path / "ttsbench.yaml").write_text("engines: {}\n", encoding="utf-8")
+    assert "pytest_ttsbench.session.benchmark" in _modules(tmp_path)
+
+
 def _one_item_project(folder: Path) -> None:
     (folder / "cases").mkdir()
     (folder / "cases" / "one.yaml").write_text(
