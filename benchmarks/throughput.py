@@ -400,7 +400,8 @@ def collection(args: argparse.Namespace, env: dict[str, str], work: Path) -> lis
 #: the warm rerun's fixed costs, by name: (label, file suffix, functions) whose cumulative time is the figure
 WARM_PHASES = (
     ("plugin imported", "pytest_ttsbench/plugin.py", ("<module>",)),
-    ("plugin options and configuration", "pytest_ttsbench/plugin.py", ("pytest_configure",)),
+    ("benchmark hooks imported", "pytest_ttsbench/session/hooks.py", ("<module>",)),
+    ("plugin options and configuration", "pytest_ttsbench/session/hooks.py", ("pytest_configure",)),
     ("collection (case files, items)", "_pytest/main.py", ("pytest_collection",)),
     ("pipeline built (imports, engines)", "pytest_ttsbench/session/benchmark.py", ("evaluator",)),
     ("items (clips, transcripts, figures from the cache)", "pytest_ttsbench/session/collect.py", ("runtest",)),
@@ -410,8 +411,8 @@ WARM_PHASES = (
     ("rows written", "pytest_ttsbench/run_model/results.py", ("write",)),
     ("gate evaluated", "pytest_ttsbench/gating/gate.py", ("evaluate_gate",)),
     ("  quality summaries", "pytest_ttsbench/quality/summary.py", ("summarize_quality",)),
-    ("terminal summary", "pytest_ttsbench/plugin.py", ("pytest_terminal_summary",)),
-    ("session finish (gate, reports, files)", "pytest_ttsbench/plugin.py", ("pytest_sessionfinish",)),
+    ("terminal summary", "pytest_ttsbench/session/hooks.py", ("pytest_terminal_summary",)),
+    ("session finish (gate, reports, files)", "pytest_ttsbench/session/hooks.py", ("pytest_sessionfinish",)),
     ("session closed (manifest, engines)", "pytest_ttsbench/session/benchmark.py", ("close",)),
     ("garbage collection (pytest's at exit included)", "~", ("<built-in method gc.collect>",)),
 )
