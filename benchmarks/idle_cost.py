@@ -121,7 +121,9 @@ def plugin_code_cpu(rounds: int, source: Path) -> list[float]:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(source), env.get("PYTHONPATH")]))
     found = []
     for _ in range(rounds + 1):
-        done = subprocess.run([sys.executable, "-c", _PLUGIN_CODE], env=env, capture_output=True, text=True, check=True)
+        done = subprocess.run(  # not from this checkout's folder: ``-c`` puts the working folder first on the path
+            [sys.executable, "-c", _PLUGIN_CODE], cwd=source.parent, env=env, capture_output=True, text=True, check=True
+        )
         found.append(float(done.stdout.strip().splitlines()[-1]))
     return found[1:]  # the first wrote the bytecode
 
