@@ -28,6 +28,7 @@ from pytest_ttsbench.gating.baseline import (
 )
 from pytest_ttsbench.gating.bounds import (
     BREACHED,
+    GATE_DECIDES_EXIT_OPTION,
     HELD,
     MATCHES_NOTHING,
     NOT_MEASURED,
@@ -102,6 +103,8 @@ class GateConfig:
     allow_unmeasured_bounds: bool = False
     #: the share of an engine's rows that may end in ``error`` (--tts-max-error-rate; default none)
     max_error_rate: float = 0.0
+    #: the judged bounds alone set the exit status; failed item tests are reported (--tts-gate-decides-exit)
+    gate_decides_exit: bool = False
 
 
 @dataclass
@@ -177,6 +180,13 @@ class GateOutcome:
     missing_shards: list[str] = field(default_factory=list)  # shards of a merged run that never ran
     reasons: list[str] = field(default_factory=list)
     exitstatus: int | None = None
+    #: "<key> [<engine>]" of item tests that failed on their verdict (reported, never excused)
+    failed_items: list[str] = field(default_factory=list)
+    #: failed tests that are not an item's verdict: a case file that failed to collect, a test of the
+    #: project's own, an XPASS under --tts-strict-xfail
+    other_failures: int = 0
+    #: the judged bounds alone set the exit status (--tts-gate-decides-exit, ``gate_decides_exit``)
+    gate_decides_exit: bool = False
     #: files the run asked to rewrite; :func:`write_gate_updates` writes them
     gap_updates: list[GapUpdate] = field(default_factory=list)
     snapshot_updates: dict[Path, dict[str, str]] = field(default_factory=dict)
@@ -216,6 +226,27 @@ class GateOutcome:
         """Items whose generations disagree on correctness."""
         return [item for item in self.repeated if item.flaky]
 
+    def exit_reasons(self) -> list[str]:
+        """Why the exit status fails a run whose gate passed (empty when they agree), so a reader of the
+        gate file that sees ``gate_passed: true, passed: false`` is told what failed it."""
+        if self.exitstatus in (None, 0) or self.reasons:
+            return []
+        if self.exitstatus != 1:
+            return [f"pytest exit status {self.exitstatus}: the session itself failed (see its own output)"]
+        reasons = []
+        if self.failed_items and not self.gate_decides_exit:
+            reasons.append(
+                f"{len(self.failed_items)} item test(s) failed: {', '.join(self.failed_items)} (each item is a "
+                f"test and fails the run, as in any pytest run; {GATE_DECIDES_EXIT_OPTION} or gate_decides_exit: "
+                "true leaves the exit status to the gate)"
+            )
+        if self.other_failures:
+            reasons.append(
+                f"{self.other_failures} other test(s) failed: not an item's verdict (a case file that failed to "
+                "collect, a test of the project's own, a known gap passing under --tts-strict-xfail)"
+            )
+        return reasons or ["the session failed (pytest exit status 1)"]
+
     def nondeterminism_lines(self) -> list[str]:
         """What the run saw of engines that answer identical requests with different audio."""
         lines = []
@@ -238,6 +269,10 @@ class GateOutcome:
             "passed": self.passed,
             "gate_passed": not self.reasons,
             "reasons": list(self.reasons),
+            # what set the exit status: pytest's model (each item a test) or the gate alone
+            "gate_decides_exit": self.gate_decides_exit,
+            "failed_items": list(self.failed_items),
+            "exit_reasons": self.exit_reasons(),
             "coverage": [engine.to_dict() for engine in self.coverage],
             "missing_shards": list(self.missing_shards),
             "bounds": [bound.to_dict() for bound in self.bounds],
@@ -298,6 +333,9 @@ def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: 
     repeated.sort(key=lambda item: (item.engine, item.key))
     repeats = max((row.repeat + 1 for row in results), default=1)
     outcome = GateOutcome(items=items, repeats=repeats, repeat_policy=config.repeat_policy, repeated=repeated)
+    outcome.gate_decides_exit = config.gate_decides_exit
+    outcome.failed_items = sorted(f"{key} [{engine}]" for engine, key in collected.verdict_failures)
+    outcome.other_failures = collected.other_failures
     outcome.nondeterministic = nondeterministic_engines(repeated)
     outcome.cache = cache_use(results, collected.cache_damaged)
     for row in results:  # the one-generation probe: the same request sent twice (see pipeline)
@@ -333,7 +371,9 @@ def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: 
             for row in items
             if row.auto_evaluable and row.verdict != "correct" and (row.engine, row.key) not in gap_keys
         ]
-        if failing:
+        if config.gate_decides_exit:  # item failures are reported; the bounds set the status
+            outcome.failed_items = sorted({*outcome.failed_items, *failing})
+        elif failing:
             outcome.reasons.append(
                 f"{len(failing)} item(s) not correct under the {config.repeat_policy!r} repeat policy: "
                 + ", ".join(failing)
@@ -343,6 +383,7 @@ def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: 
         failures = collected.verdict_failures
         if failures and all(verdict_of.get(k) == "correct" for k in failures):
             outcome.excused = sorted(f"{key} [{engine}]" for engine, key in failures)
+            outcome.failed_items = []
     return outcome
 
 
@@ -364,12 +405,14 @@ def gate_bounds(
     """Every bound of the run with its status: floors, quality, latency, errors, regressions, shards."""
     scopes = scopes_of(results, collected)
     in_play: dict[str, set[str]] = {}
+    ran: dict[str, list[ItemResult]] = {}
     for row in results:  # the suites each engine ran something of (error rows included)
         in_play.setdefault(row.engine, set()).add(row.suite)
+        ran.setdefault(row.engine, []).append(row)
     floors = declared_floors(collected.suite_thresholds, config.floor_layers, collected.suite_sources)
     # An engine allowed to be unavailable here (--tts-allow-unavailable) is not asked its floors.
     engines = [e for e in config.engines if not (config.allow_unavailable and e in collected.unavailable)]
-    bounds = floor_bounds(outcome.checks, floors, engines, scopes, in_play)
+    bounds = floor_bounds(outcome.checks, floors, engines, scopes, in_play, ran)
     for check in outcome.quality_checks:
         status = {"ok": HELD, "breached": BREACHED}.get(check.status, NOT_MEASURED)
         bounds.append(
@@ -540,15 +583,20 @@ def write_gate_updates(outcome: GateOutcome) -> None:
 
 
 def final_status(outcome: GateOutcome, status: int) -> int:
-    """The session's exit status once the gate has spoken.
+    """The session's exit status once the gate has spoken: pytest's model, each item a test.
 
     Only a clean (0) or failed (1) run is touched: a gate failure turns 0 into 1, and a run whose
-    only failures are generations of items the repeat policy judges correct turns 1 into 0.
-    Interrupted runs, usage and internal errors keep their own status.
+    only failures are generations of items the repeat policy judges correct turns 1 into 0. With
+    ``gate_decides_exit`` a run whose only failures are items' verdicts turns 1 into 0 too: the
+    items are reported, the judged bounds alone decide. Any other failure (a case file that failed
+    to collect, a test of the project's own), interrupted runs, usage and internal errors keep
+    their own status.
     """
     if status not in (0, 1):
         return status
-    failed = status == 1 and not outcome.excused
+    only_items = outcome.other_failures == 0 and bool(outcome.failed_items or outcome.excused)
+    left_to_gate = outcome.excused or (outcome.gate_decides_exit and only_items)
+    failed = status == 1 and not left_to_gate
     return 1 if failed or outcome.reasons else 0
 
 

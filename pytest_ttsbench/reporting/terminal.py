@@ -392,7 +392,8 @@ def outcome_line(outcome: GateOutcome) -> str | None:
         return None
     passed = "gate passed" + (f" ({too_few})" if too_few else "")
     if outcome.exitstatus not in (None, 0):
-        return f"{passed}, but the run's failed tests fail it (exit status {outcome.exitstatus})"
+        why = "; ".join(outcome.exit_reasons())
+        return f"{passed}, but the run's failed tests fail it (exit status {outcome.exitstatus}): {why}"
     return passed
 
 
