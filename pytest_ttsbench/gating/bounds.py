@@ -331,7 +331,8 @@ def floor_bounds(
                     if left_out
                     else (NOT_MEASURED, "nothing judged in its scope")
                 )
-                bounds.append(Bound("floor", _check_name(suite, key, floor.floor), floor.source, status, engine, detail))
+                name = _check_name(suite, key, floor.floor)
+                bounds.append(Bound("floor", name, floor.source, status, engine, detail))
     return bounds
 
 

@@ -50,6 +50,8 @@ from pytest_ttsbench.gating.latency import (
     compare_latency,
 )
 from pytest_ttsbench.gating.latency import breach_reasons as latency_reasons
+from pytest_ttsbench.gating.snapshots import FIXED as SNAPSHOT_FIXED
+from pytest_ttsbench.gating.snapshots import KNOWN_GAP as SNAPSHOT_KNOWN_GAP
 from pytest_ttsbench.gating.snapshots import SnapshotCheck, compare_snapshots, received_snapshots, update_snapshots
 from pytest_ttsbench.gating.thresholds import FloorCheck, FloorLayer, breach_reason, breaches, too_few
 from pytest_ttsbench.gating.thresholds import evaluate as evaluate_floors
@@ -353,8 +355,9 @@ def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: 
     outcome.reasons += latency_reasons(outcome.latency, outcome.latency_changes)
     if config.snapshot_mode != "off":
         outcome.snapshot_mode = config.snapshot_mode
+        standing = _verdict_standing(items, config, gap_rows, outcome.comparison)
         for engine in config.engines:
-            _check_engine_snapshots(results, config, engine, outcome)
+            _check_engine_snapshots(results, config, engine, outcome, standing.get(engine, {}))
     outcome.coverage = engine_coverage(config.engines, collected.selected, results, collected.unavailable)
     outcome.reasons.extend(coverage_reasons(outcome.coverage, config.allow_unavailable, config.max_error_rate))
     outcome.missing_shards = list(collected.missing_shards)
@@ -555,18 +558,48 @@ def _compare_baseline(
         outcome.reasons += regression_reasons(comparison, outcome.blocking_regressions, config.regression_rule)
 
 
+def _verdict_standing(
+    items: Sequence[ItemResult],
+    config: GateConfig,
+    gap_rows: Sequence[ItemResult],
+    comparison: Comparison | None,
+) -> dict[str, dict[str, str]]:
+    """engine → item id → how its verdict stands against what came before, for the snapshots:
+    ``known gap`` (a known gap still failing) or ``fixed`` (every target correct under the repeat
+    policy, one of them a known gap or judged not correct by the baseline under the same policy)."""
+    gaps = {(row.engine, row.key) for row in gap_rows}
+    before: dict[str, str] = {}
+    single = comparison.single_engine if comparison is not None else True
+    if config.baseline is not None:
+        baseline_items, _ = aggregate(config.baseline, config.repeat_policy)
+        before = {comparison_id(row, single): row.verdict for row in baseline_items if row.auto_evaluable}
+    targets: dict[tuple[str, str], list[ItemResult]] = {}
+    for row in items:
+        if row.auto_evaluable:
+            targets.setdefault((row.engine, row.id), []).append(row)
+    standing: dict[str, dict[str, str]] = {}
+    for (engine, item_id), rows in targets.items():
+        if any((r.engine, r.key) in gaps and r.verdict != "correct" for r in rows):
+            standing.setdefault(engine, {})[item_id] = SNAPSHOT_KNOWN_GAP
+        elif all(r.verdict == "correct" for r in rows) and any(
+            (r.engine, r.key) in gaps or before.get(comparison_id(r, single), "correct") != "correct" for r in rows
+        ):
+            standing.setdefault(engine, {})[item_id] = SNAPSHOT_FIXED
+    return standing
+
+
 def _check_engine_snapshots(
-    results: Sequence[ItemResult], config: GateConfig, engine: str, outcome: GateOutcome
+    results: Sequence[ItemResult], config: GateConfig, engine: str, outcome: GateOutcome, standing: Mapping[str, str]
 ) -> None:
     received = received_snapshots(results, engine)
     if not received or engine not in config.snapshots:
         return
     path, stored = config.snapshots[engine]
-    check = compare_snapshots(stored, path, engine, received)
+    check = compare_snapshots(stored, path, engine, received, standing)
     if config.update_snapshots:
         outcome.snapshot_updates[path] = {name: snapshot.data for name, snapshot in received.items()}
         check.updated = True
-    elif config.snapshot_mode == "strict" and (check.changed or check.new):
+    elif config.snapshot_mode == "strict" and check.failing:
         outcome.reasons.append(
             f"{engine}: {len(check.changed)} transcript(s) differ from their snapshot and {len(check.new)} have "
             f"none in {path} (--snapshot-update records them)"

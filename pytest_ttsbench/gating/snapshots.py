@@ -13,10 +13,18 @@ punctuation, whitespace, and numbers read by the language's own reader), so a re
 raw transcripts stay in the results file.
 
 With several generations of an item there is one snapshot per item: for each route, the sorted
-distinct normalized transcripts of its generations. A stochastic voice rarely says a sentence
-the same way every time, so such an item *matches* when at least one of this run's generations
-was heard as one of the stored ones; a changed voice shares none. With one generation the
-comparison is exact.
+distinct normalized transcripts of its generations (the wordings the recording drew). A
+stochastic voice rarely says a sentence the same way every time, so such an item *matches* when
+at least one of this run's generations was heard as one of the stored wordings; a changed voice
+shares none. Not the majority wording: the recording is a sample of what the voice says, and a
+run's most frequent wording may be one the recording never drew, which is a draw, not a change.
+With one generation on both sides the comparison is exact.
+
+What a changed wording means depends on the item's verdicts (:func:`judge_snapshot`): a change
+on an item whose verdict moved to correct (a known gap now correct, or an item the baseline
+judged not correct) is a *fix*, and a change on a known gap that still fails is how that gap
+fails today; both are listed and neither fails a ``strict`` run (the known-gaps ratchet, and
+``--tts-strict-xfail`` where a fixed gap must fail, judge those items). Every other change does.
 
 syrupy's serializer and file format are used as they are, so the files read like any other
 syrupy snapshot; the comparison runs on the controller, from the results, so it works the same
@@ -36,6 +44,8 @@ from pytest_ttsbench.support.text import safe_name
 
 MODES = ("off", "report", "strict")
 SNAPSHOT_DIR = "__tts_snapshots__"
+#: how one item's transcripts compare with its snapshot
+MATCHED, CHANGED, FIXED, KNOWN_GAP, NEW = "matched", "changed", "fixed", "known gap", "new"
 
 
 def snapshot_path(base_dir: Path, engine: str) -> Path:
@@ -89,10 +99,10 @@ def _stored_variants(serialized: str) -> set[str]:
     found = set()
     for line in serialized.splitlines():
         text = line.strip().rstrip(",")
-        if text.startswith("'") and text.endswith("'") and not text.endswith("':"):
-            found.add(text)
-        elif "': '" in text:  # 'route': 'transcript' of a one-generation snapshot
+        if "': '" in text:  # 'route': 'transcript' of a one-generation snapshot (normalized: no quote inside)
             found.add(text.split(": ", 1)[1])
+        elif text.startswith("'") and text.endswith("'"):  # one wording of a tuple
+            found.add(text)
     return found
 
 
@@ -101,6 +111,29 @@ def _transcribed(row: ItemResult) -> bool:
         return get_scorer(row.scorer).needs_transcript if row.scorer else True
     except UnknownScorerError:
         return True
+
+
+def judge_snapshot(stored: str | None, received: Received, standing: str | None = None) -> str:
+    """One item's transcripts against its stored snapshot: :data:`MATCHED`, :data:`CHANGED`,
+    :data:`NEW`, or for a changed wording the item's ``standing`` when it has one (:data:`FIXED`: its
+    verdict moved to correct; :data:`KNOWN_GAP`: a known gap still failing), which a strict run lists
+    without failing on.
+
+    With several generations on either side the stored wordings are a set: the item matches when
+    any of this run's generations was heard as one of them (see the module's docstring).
+    """
+    if stored is None:
+        return NEW
+    if stored == received.data:
+        return MATCHED
+    several = received.generations > 1 or _SEVERAL in stored
+    if several and received.heard & _stored_variants(stored):
+        return MATCHED
+    return standing if standing in (FIXED, KNOWN_GAP) else CHANGED
+
+
+#: how amber writes the tuple of wordings of a snapshot of several generations
+_SEVERAL = "tuple("
 
 
 @dataclass
@@ -113,7 +146,14 @@ class SnapshotCheck:
     changed: list[tuple[str, str, str]] = field(default_factory=list)  # name, stored, received
     new: list[str] = field(default_factory=list)
     unused: list[str] = field(default_factory=list)
+    #: changed wordings that do not fail a strict run: name → FIXED or KNOWN_GAP, with both sides
+    excused: list[tuple[str, str, str, str]] = field(default_factory=list)  # name, standing, stored, received
     updated: bool = False
+
+    @property
+    def failing(self) -> bool:
+        """Whether a strict run fails on this engine's snapshots."""
+        return bool(self.changed or self.new)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -122,6 +162,8 @@ class SnapshotCheck:
             "matched": len(self.matched),
             "changed": [name for name, _, _ in self.changed],
             "new": list(self.new),
+            "fixed": [name for name, standing, _, _ in self.excused if standing == FIXED],
+            "known_gaps": [name for name, standing, _, _ in self.excused if standing == KNOWN_GAP],
             "unused": list(self.unused),
             "updated": self.updated,
         }
@@ -156,20 +198,27 @@ def read_snapshots(path: Path) -> dict[str, str]:
 
 
 def compare_snapshots(
-    stored: Mapping[str, str], path: Path, engine: str, received: Mapping[str, Received]
+    stored: Mapping[str, str],
+    path: Path,
+    engine: str,
+    received: Mapping[str, Received],
+    standing: Mapping[str, str] | None = None,
 ) -> SnapshotCheck:
-    """Compare a run's transcripts with the stored ones, read from ``path`` beforehand."""
+    """Compare a run's transcripts with the stored ones, read from ``path`` beforehand.
+
+    ``standing``: item id → :data:`FIXED` or :data:`KNOWN_GAP` (see :func:`judge_snapshot`)."""
     check = SnapshotCheck(engine=engine, path=path)
     for name in sorted(received):
         now = received[name]
-        if name not in stored:
+        judged = judge_snapshot(stored.get(name), now, (standing or {}).get(name))
+        if judged == NEW:
             check.new.append(name)
-        elif stored[name] == now.data:
+        elif judged == MATCHED:
             check.matched.append(name)
-        elif now.generations > 1 and now.heard & _stored_variants(stored[name]):
-            check.matched.append(name)  # a stochastic voice: one of its generations was heard as before
-        else:
+        elif judged == CHANGED:
             check.changed.append((name, stored[name], now.data))
+        else:
+            check.excused.append((name, judged, stored[name], now.data))
     check.unused = sorted(stored.keys() - received.keys())
     return check
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_ttsbench.gating.bounds import BREACHED, HELD, STATUSES, TOO_FEW
-from pytest_ttsbench.gating.snapshots import one_line
+from pytest_ttsbench.gating.snapshots import FIXED, KNOWN_GAP, one_line
 from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.gating.thresholds import breach_reason
 from pytest_ttsbench.gating.workflow import workflow_figures
@@ -397,6 +397,10 @@ def outcome_line(outcome: GateOutcome) -> str | None:
     return passed
 
 
+#: what a changed snapshot that fails no run is, by the item's standing (gating/snapshots.py)
+_EXCUSED = {FIXED: "now correct (a fix, not a failure)", KNOWN_GAP: "a known gap still failing (not a failure)"}
+
+
 def snapshot_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:
     """Transcript snapshots, only where there is something to say.
 
@@ -420,13 +424,16 @@ def snapshot_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:
     for check in outcome.snapshots:
         if check.engine in unrecorded:
             continue
+        excused = f", {len(check.excused)} changed on a fix or a known gap" if check.excused else ""
         lines.append(
             f"snapshots ({outcome.snapshot_mode}) {check.engine}: {len(check.matched)} matched, "
-            f"{len(check.changed)} changed, {len(check.new)} new, {len(check.unused)} not run"
+            f"{len(check.changed)} changed, {len(check.new)} new, {len(check.unused)} not run{excused}"
             f"{'; updated' if check.updated else ''} [{shown_path(check.path, base)}]"
         )
-        for name, stored, received in check.changed:
-            lines.append(f"  changed: {name}")
+        changes = [(f"changed: {name}", was, now) for name, was, now in check.changed]
+        changes += [(f"changed, {_EXCUSED[standing]}: {name}", was, now) for name, standing, was, now in check.excused]
+        for title, stored, received in changes:
+            lines.append(f"  {title}")
             lines.append(f"    was: {one_line(stored)}")
             lines.append(f"    now: {one_line(received)}")
         lines += [f"  no snapshot: {name}" for name in check.new[:10]]

@@ -174,9 +174,7 @@ def test_case_file_floors_are_asked_only_where_the_engine_ran_the_suite() -> Non
     # A category that ran but judged nothing (its one row not auto-evaluable) is not measured, selected.
     unjudged = rows("r3", "times", 1)
     unjudged = [replace(row, auto_evaluable=False) for row in unjudged]
-    statuses = _floor_statuses(
-        floor_bounds(checks, floors, ["e"], SCOPES, {"e": {"r3"}}, {"e": results + unjudged})
-    )
+    statuses = _floor_statuses(floor_bounds(checks, floors, ["e"], SCOPES, {"e": {"r3"}}, {"e": results + unjudged}))
     assert statuses == {"r3/times=0.9 [e]": NOT_MEASURED}
 
 
