@@ -627,8 +627,9 @@ def final_status(outcome: GateOutcome, status: int) -> int:
     """
     if status not in (0, 1):
         return status
-    only_items = outcome.other_failures == 0 and bool(outcome.failed_items or outcome.excused)
-    left_to_gate = outcome.excused or (outcome.gate_decides_exit and only_items)
+    # Only items' verdicts are ever left to the gate; any other failure fails the run.
+    only_items = outcome.other_failures == 0
+    left_to_gate = only_items and bool(outcome.excused or (outcome.gate_decides_exit and outcome.failed_items))
     failed = status == 1 and not left_to_gate
     return 1 if failed or outcome.reasons else 0
 
