@@ -460,6 +460,7 @@ def gate_bounds(
         bounds.append(
             Bound("regression rule", "against the baseline", "--tts-fail-on-regression", BREACHED if failed else HELD)
         )
+    bounds += _snapshot_bounds(outcome)
     for shard in collected.missing_shards:
         bounds.append(
             Bound(
@@ -472,6 +473,24 @@ def gate_bounds(
             )
         )
     return bounds
+
+
+def _snapshot_bounds(outcome: GateOutcome) -> list[Bound]:
+    """Each engine's strict snapshots as one bound (an update records the run rather than judging it)."""
+    if outcome.snapshot_mode != "strict":
+        return []
+    return [
+        Bound(
+            "snapshots",
+            check.path.name,
+            "--tts-snapshot strict",
+            BREACHED if check.failing else HELD,
+            check.engine,
+            check.summary(),
+        )
+        for check in outcome.snapshots
+        if not check.updated
+    ]
 
 
 def _evaluate_quality(

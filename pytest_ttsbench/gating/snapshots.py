@@ -155,6 +155,14 @@ class SnapshotCheck:
         """Whether a strict run fails on this engine's snapshots."""
         return bool(self.changed or self.new)
 
+    def summary(self) -> str:
+        """The counts, as the terminal and the snapshots' bound give them."""
+        excused = f", {len(self.excused)} changed on a fix or a known gap" if self.excused else ""
+        return (
+            f"{len(self.matched)} matched, {len(self.changed)} changed, {len(self.new)} new, "
+            f"{len(self.unused)} not run{excused}"
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "engine": self.engine,

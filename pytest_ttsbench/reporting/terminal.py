@@ -315,7 +315,7 @@ def gate_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:
 
 
 #: bounds the terminal already shows with their status in a table or line of their own
-_SHOWN_ELSEWHERE = ("latency budget", "latency slowdown")
+_SHOWN_ELSEWHERE = ("latency budget", "latency slowdown", "snapshots")
 
 
 def bound_lines(outcome: GateOutcome) -> list[str]:
@@ -424,10 +424,8 @@ def snapshot_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:
     for check in outcome.snapshots:
         if check.engine in unrecorded:
             continue
-        excused = f", {len(check.excused)} changed on a fix or a known gap" if check.excused else ""
         lines.append(
-            f"snapshots ({outcome.snapshot_mode}) {check.engine}: {len(check.matched)} matched, "
-            f"{len(check.changed)} changed, {len(check.new)} new, {len(check.unused)} not run{excused}"
+            f"snapshots ({outcome.snapshot_mode}) {check.engine}: {check.summary()}"
             f"{'; updated' if check.updated else ''} [{shown_path(check.path, base)}]"
         )
         changes = [(f"changed: {name}", was, now) for name, was, now in check.changed]

@@ -59,6 +59,12 @@ def _gate(pytester: pytest.Pytester, name: str) -> dict:
     return json.loads((pytester.path / "runs" / name / "results.gate.json").read_text(encoding="utf-8"))
 
 
+def _snapshot_bound(gate: dict) -> str:
+    (bound,) = [b for b in gate["bounds"] if b["kind"] == "snapshots"]
+    assert bound["engine"] == "voice" and bound["source"] == "--tts-snapshot strict"
+    return bound["status"]
+
+
 def test_an_unchanged_wording_voice_passes_five_reruns_and_a_degraded_one_fails(pytester: pytest.Pytester) -> None:
     assert Path(wording_voice.__file__).is_file()  # the factory is imported by name from tests/fakes
 
@@ -85,6 +91,7 @@ def test_an_unchanged_wording_voice_passes_five_reruns_and_a_degraded_one_fails(
         assert gate["passed"] is True and gate["baseline"]["blocking_regressions"] == []
         (snapshots,) = gate["snapshots"]["engines"]
         assert snapshots["changed"] == [] and snapshots["new"] == []
+        assert _snapshot_bound(gate) == "held"
         if seed is not None:  # the reported case: majority wrong -> correct, in words never recorded
             assert snapshots["fixed"] == [COIN]
             assert gate["known_gaps"]["fixed"] == [f"{COIN} [voice]"]
@@ -102,3 +109,4 @@ def test_an_unchanged_wording_voice_passes_five_reruns_and_a_degraded_one_fails(
     assert "regression" in reasons and "differ from their snapshot" in reasons
     assert {check["category"] for check in gate["thresholds"] if check["breached"]} == {"years", "percentages", "times"}
     assert set(gate["snapshots"]["engines"][0]["changed"]) == regressed
+    assert _snapshot_bound(gate) == "breached"
