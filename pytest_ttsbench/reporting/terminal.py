@@ -394,6 +394,8 @@ def outcome_line(outcome: GateOutcome) -> str | None:
     if outcome.exitstatus not in (None, 0):
         why = "; ".join(outcome.exit_reasons())
         return f"{passed}, but the run's failed tests fail it (exit status {outcome.exitstatus}): {why}"
+    if outcome.gate_decides_exit and outcome.failed_items:
+        return f"{passed}; the gate decides the exit status: {len(outcome.failed_items)} failed item(s) reported above"
     return passed
 
 

@@ -141,6 +141,8 @@ def test_the_gate_decides_the_exit_only_when_asked(failing_item: pytest.Pytester
         result.stdout.fnmatch_lines(["gate passed*, but the run's failed tests fail it (exit status 1): 1 item test*"])
     else:
         assert gate["exit_reasons"] == []
+    if not breached and decides != "off":
+        result.stdout.fnmatch_lines(["gate passed*; the gate decides the exit status: 1 failed item(s) reported above"])
     # ttsbench gate on the same run: the same status (the configuration key is read there too).
     assert _regated(failing_item.path, folder, *options) == expected
     assert _gate(folder)["passed"] is gate["passed"]
