@@ -50,9 +50,16 @@ from pytest_ttsbench.gating.latency import (
     compare_latency,
 )
 from pytest_ttsbench.gating.latency import breach_reasons as latency_reasons
+from pytest_ttsbench.gating.snapshots import DRAW as SNAPSHOT_DRAW
 from pytest_ttsbench.gating.snapshots import FIXED as SNAPSHOT_FIXED
 from pytest_ttsbench.gating.snapshots import KNOWN_GAP as SNAPSHOT_KNOWN_GAP
-from pytest_ttsbench.gating.snapshots import SnapshotCheck, compare_snapshots, received_snapshots, update_snapshots
+from pytest_ttsbench.gating.snapshots import (
+    SnapshotCheck,
+    compare_snapshots,
+    received_snapshots,
+    several_wordings,
+    update_snapshots,
+)
 from pytest_ttsbench.gating.thresholds import FloorCheck, FloorLayer, breach_reason, breaches, too_few
 from pytest_ttsbench.gating.thresholds import evaluate as evaluate_floors
 from pytest_ttsbench.run_model.clip_reuse import CacheUse, cache_use
@@ -577,6 +584,10 @@ def _compare_baseline(
         outcome.reasons += regression_reasons(comparison, outcome.blocking_regressions, config.regression_rule)
 
 
+#: an item correct now, neither fixed nor a known gap (a draw, for a voice that is not reproducible)
+_CORRECT = "correct"
+
+
 def _verdict_standing(
     items: Sequence[ItemResult],
     config: GateConfig,
@@ -584,8 +595,9 @@ def _verdict_standing(
     comparison: Comparison | None,
 ) -> dict[str, dict[str, str]]:
     """engine → item id → how its verdict stands against what came before, for the snapshots:
-    ``known gap`` (a known gap still failing) or ``fixed`` (every target correct under the repeat
-    policy, one of them a known gap or judged not correct by the baseline under the same policy)."""
+    ``known gap`` (a known gap still failing), ``fixed`` (every target correct under the repeat
+    policy, one of them a known gap or judged not correct by the baseline under the same policy),
+    else ``correct`` when every target is correct now."""
     gaps = {(row.engine, row.key) for row in gap_rows}
     before: dict[str, str] = {}
     single = comparison.single_engine if comparison is not None else True
@@ -600,10 +612,11 @@ def _verdict_standing(
     for (engine, item_id), rows in targets.items():
         if any((r.engine, r.key) in gaps and r.verdict != "correct" for r in rows):
             standing.setdefault(engine, {})[item_id] = SNAPSHOT_KNOWN_GAP
-        elif all(r.verdict == "correct" for r in rows) and any(
-            (r.engine, r.key) in gaps or before.get(comparison_id(r, single), "correct") != "correct" for r in rows
-        ):
-            standing.setdefault(engine, {})[item_id] = SNAPSHOT_FIXED
+        elif all(r.verdict == "correct" for r in rows):
+            fixed = any(
+                (r.engine, r.key) in gaps or before.get(comparison_id(r, single), "correct") != "correct" for r in rows
+            )
+            standing.setdefault(engine, {})[item_id] = SNAPSHOT_FIXED if fixed else _CORRECT
     return standing
 
 
@@ -614,7 +627,17 @@ def _check_engine_snapshots(
     if not received or engine not in config.snapshots:
         return
     path, stored = config.snapshots[engine]
-    check = compare_snapshots(stored, path, engine, received, standing)
+    # A voice shown not to be reproducible: identical requests gave different audio, or an item was
+    # heard in several wordings (now, or when its snapshot was recorded). Its wording is a draw.
+    varies = (
+        engine in outcome.nondeterministic
+        or any(now.varied for now in received.values())
+        or any(several_wordings(stored[name]) for name in received if name in stored)
+    )
+    judged = {name: SNAPSHOT_DRAW if state == _CORRECT else state for name, state in standing.items()}
+    if not varies:  # a reproducible voice: every changed wording of a correct item is a change
+        judged = {name: state for name, state in judged.items() if state != SNAPSHOT_DRAW}
+    check = compare_snapshots(stored, path, engine, received, judged)
     if config.update_snapshots:
         outcome.snapshot_updates[path] = {name: snapshot.data for name, snapshot in received.items()}
         check.updated = True

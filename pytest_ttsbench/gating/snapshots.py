@@ -2,10 +2,11 @@
 
 With ``--tts-snapshot report`` or ``strict`` every item's transcripts (route → text) are compared
 with ``__tts_snapshots__/<engine>.ambr`` at the end of the session. A changed transcript is how a
-voice update shows itself even when the verdict is unchanged ("twenty twenty-six" turning into
-"two thousand twenty-six"). ``report`` only lists the changes; ``strict`` fails the run on a
-changed or missing snapshot. ``--snapshot-update`` (syrupy's own flag) writes the run's
-transcripts into the file, keeping snapshots of items that did not run.
+voice update shows itself even when the verdict is unchanged ("the plant opened in 2026" turning
+into "the plant was opened in 2026"). ``report`` only lists the changes; ``strict`` fails the run
+on a changed or missing snapshot, as :func:`judge_snapshot` decides. ``--snapshot-update``
+(syrupy's own flag) writes the run's transcripts into the file, keeping snapshots of items that
+did not run.
 
 Snapshots hold the *normalized* transcript (:mod:`pytest_ttsbench.scorers.normalize`: case,
 punctuation, whitespace, and numbers read by the language's own reader), so a recognizer writing
@@ -22,9 +23,13 @@ With one generation on both sides the comparison is exact.
 
 What a changed wording means depends on the item's verdicts (:func:`judge_snapshot`): a change
 on an item whose verdict moved to correct (a known gap now correct, or an item the baseline
-judged not correct) is a *fix*, and a change on a known gap that still fails is how that gap
-fails today; both are listed and neither fails a ``strict`` run (the known-gaps ratchet, and
-``--tts-strict-xfail`` where a fixed gap must fail, judge those items). Every other change does.
+judged not correct) is a *fix*; a change on a known gap that still fails is how that gap fails
+today; and a change on an item correct now, of a voice the run shows is not reproducible (its
+identical requests gave different audio, or an item was heard in several wordings, now or when
+recorded), is a *draw*: such a voice's wording is a sample, its verdicts are what is gated. All
+three are listed and none fails a ``strict`` run (the known-gaps ratchet, ``--tts-strict-xfail``
+where a fixed gap must fail, the regression rule and the floors judge those items). Every other
+change does: a reproducible voice that says a sentence differently, or an item now heard wrong.
 
 syrupy's serializer and file format are used as they are, so the files read like any other
 syrupy snapshot; the comparison runs on the controller, from the results, so it works the same
@@ -45,7 +50,11 @@ from pytest_ttsbench.support.text import safe_name
 MODES = ("off", "report", "strict")
 SNAPSHOT_DIR = "__tts_snapshots__"
 #: how one item's transcripts compare with its snapshot
-MATCHED, CHANGED, FIXED, KNOWN_GAP, NEW = "matched", "changed", "fixed", "known gap", "new"
+MATCHED, CHANGED, FIXED, KNOWN_GAP, DRAW, NEW = "matched", "changed", "fixed", "known gap", "draw", "new"
+#: what a changed wording may be instead of a change, by the item's standing; none fails a strict run
+EXCUSED = (FIXED, KNOWN_GAP, DRAW)
+#: how amber writes the tuple of wordings of a snapshot of several generations
+_SEVERAL = "tuple("
 
 
 def snapshot_path(base_dir: Path, engine: str) -> Path:
@@ -59,6 +68,8 @@ class Received:
     data: str
     heard: frozenset[str]
     generations: int = 1
+    #: some route heard this run's generations in more than one wording: the voice varies
+    varied: bool = False
 
 
 def received_snapshots(results: Iterable[ItemResult], engine: str) -> dict[str, Received]:
@@ -90,7 +101,8 @@ def received_snapshots(results: Iterable[ItemResult], engine: str) -> dict[str, 
         else:
             data = {route: tuple(sorted(texts)) for route, texts in heard.items()}
         variants = frozenset(AmberDataSerializer.serialize(t) for texts in heard.values() for t in texts)
-        received[item_id] = Received(AmberDataSerializer.serialize(data), variants, len(rows))
+        varied = any(len(texts) > 1 for texts in heard.values())
+        received[item_id] = Received(AmberDataSerializer.serialize(data), variants, len(rows), varied)
     return received
 
 
@@ -106,6 +118,18 @@ def _stored_variants(serialized: str) -> set[str]:
     return found
 
 
+def several_wordings(serialized: str) -> bool:
+    """Whether a stored snapshot holds more than one wording on some route (a voice that varies)."""
+    counts: list[int] = []
+    for line in serialized.splitlines():
+        text = line.strip()
+        if text.endswith(_SEVERAL):
+            counts.append(0)
+        elif counts and text.startswith("'"):
+            counts[-1] += 1
+    return any(count > 1 for count in counts)
+
+
 def _transcribed(row: ItemResult) -> bool:
     try:
         return get_scorer(row.scorer).needs_transcript if row.scorer else True
@@ -116,8 +140,8 @@ def _transcribed(row: ItemResult) -> bool:
 def judge_snapshot(stored: str | None, received: Received, standing: str | None = None) -> str:
     """One item's transcripts against its stored snapshot: :data:`MATCHED`, :data:`CHANGED`,
     :data:`NEW`, or for a changed wording the item's ``standing`` when it has one (:data:`FIXED`: its
-    verdict moved to correct; :data:`KNOWN_GAP`: a known gap still failing), which a strict run lists
-    without failing on.
+    verdict moved to correct; :data:`KNOWN_GAP`: a known gap still failing; :data:`DRAW`: correct,
+    of a voice that is not reproducible), which a strict run lists without failing on.
 
     With several generations on either side the stored wordings are a set: the item matches when
     any of this run's generations was heard as one of them (see the module's docstring).
@@ -129,11 +153,7 @@ def judge_snapshot(stored: str | None, received: Received, standing: str | None 
     several = received.generations > 1 or _SEVERAL in stored
     if several and received.heard & _stored_variants(stored):
         return MATCHED
-    return standing if standing in (FIXED, KNOWN_GAP) else CHANGED
-
-
-#: how amber writes the tuple of wordings of a snapshot of several generations
-_SEVERAL = "tuple("
+    return standing if standing in EXCUSED else CHANGED
 
 
 @dataclass
@@ -146,7 +166,7 @@ class SnapshotCheck:
     changed: list[tuple[str, str, str]] = field(default_factory=list)  # name, stored, received
     new: list[str] = field(default_factory=list)
     unused: list[str] = field(default_factory=list)
-    #: changed wordings that do not fail a strict run: name → FIXED or KNOWN_GAP, with both sides
+    #: changed wordings that do not fail a strict run (FIXED, KNOWN_GAP or DRAW), with both sides
     excused: list[tuple[str, str, str, str]] = field(default_factory=list)  # name, standing, stored, received
     updated: bool = False
 
@@ -157,7 +177,7 @@ class SnapshotCheck:
 
     def summary(self) -> str:
         """The counts, as the terminal and the snapshots' bound give them."""
-        excused = f", {len(self.excused)} changed on a fix or a known gap" if self.excused else ""
+        excused = f", {len(self.excused)} changed on a fix, a known gap or a draw" if self.excused else ""
         return (
             f"{len(self.matched)} matched, {len(self.changed)} changed, {len(self.new)} new, "
             f"{len(self.unused)} not run{excused}"
@@ -172,6 +192,7 @@ class SnapshotCheck:
             "new": list(self.new),
             "fixed": [name for name, standing, _, _ in self.excused if standing == FIXED],
             "known_gaps": [name for name, standing, _, _ in self.excused if standing == KNOWN_GAP],
+            "draws": [name for name, standing, _, _ in self.excused if standing == DRAW],
             "unused": list(self.unused),
             "updated": self.updated,
         }

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_ttsbench.gating.bounds import BREACHED, HELD, STATUSES, TOO_FEW
-from pytest_ttsbench.gating.snapshots import FIXED, KNOWN_GAP, one_line
+from pytest_ttsbench.gating.snapshots import DRAW, FIXED, KNOWN_GAP, one_line
 from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.gating.thresholds import breach_reason
 from pytest_ttsbench.gating.workflow import workflow_figures
@@ -400,7 +400,11 @@ def outcome_line(outcome: GateOutcome) -> str | None:
 
 
 #: what a changed snapshot that fails no run is, by the item's standing (gating/snapshots.py)
-_EXCUSED = {FIXED: "now correct (a fix, not a failure)", KNOWN_GAP: "a known gap still failing (not a failure)"}
+_EXCUSED = {
+    FIXED: "now correct (a fix, not a failure)",
+    KNOWN_GAP: "a known gap still failing (not a failure)",
+    DRAW: "correct, the voice is not reproducible (a draw, not a failure)",
+}
 
 
 def snapshot_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:

@@ -14,10 +14,11 @@ Profile::
       options: {mode: steady}          # or degraded: a bad release
       repeats: 3
 
-In ``steady`` mode most items are heard alike in every draw, up to case and punctuation, which
-the snapshots normalize away; ``release/pct-45`` is a coin (its number heard right or swapped,
-half the time each), the kind of item a team lists as a known gap. ``degraded`` hears every
-number wrong.
+In ``steady`` mode some items are heard alike in every draw, up to case and punctuation, which
+the snapshots normalize away; two are heard right in one of two wordings (``year-1999``: "founded"
+or "set up"; ``time-0630``: "leaves" or "departs"); ``release/pct-45`` is a coin (its number heard
+right or swapped, half the time each), the kind of item a team lists as a known gap. ``degraded``
+hears every number wrong.
 """
 
 from __future__ import annotations
@@ -40,11 +41,13 @@ COIN = f"{SUITE}/pct-45"
 #: what the steady voice is heard as, per item: every wording one draw may give
 STEADY = {
     f"{SUITE}/year-2026": ("The plant opened in 2026.", "the plant opened in 2026", "The plant opened in 2026!"),
-    f"{SUITE}/year-1999": ("The company was founded in 1999.", "The company was founded in 1999"),
+    f"{SUITE}/year-1999": ("The company was founded in 1999.", "The company was set up in 1999."),
     COIN: ("Turnout reached 45 percent this year.", "Turnout reached 54 percent this year."),
     f"{SUITE}/pct-12": ("Prices rose by 12 percent last year.", "prices rose by 12 percent last year"),
-    f"{SUITE}/time-0630": ("The train leaves at 6:30.", "The train leaves at 6:30"),
+    f"{SUITE}/time-0630": ("The train leaves at 6:30.", "The train departs at 6:30."),
 }
+#: the items heard right in several wordings (what a snapshot stores of them varies with the draw)
+REWORDED = (f"{SUITE}/year-1999", f"{SUITE}/time-0630")
 DEGRADED = {
     f"{SUITE}/year-2026": "The plant opened in 2062.",
     f"{SUITE}/year-1999": "The company was founded in 1990.",

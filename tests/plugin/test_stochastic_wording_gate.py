@@ -7,8 +7,9 @@ as, drawn per request from a fixed repertoire: no audio and no Whisper, so nothi
 draws varies, and a profile ``seed`` replays a draw where the test needs one. Release 1.0 is recorded
 with its known gaps, snapshots and results (the baseline); then five unchanged reruns must pass,
 whatever the voice draws (the first replays the case that used to fail: the coin item, wrong in every
-generation of 1.0, right in every generation now, in words the snapshot never saw), and a degraded
-release must fail, naming its regressions, its broken floors and its changed transcripts.
+generation of 1.0, right in every generation now, in words the snapshot never saw, and an item heard
+right in a wording 1.0 never drew), and a degraded release must fail, naming its regressions, its
+broken floors and its changed transcripts.
 """
 
 from __future__ import annotations
@@ -19,25 +20,36 @@ from pathlib import Path
 import pytest
 import wording_voice
 import yaml
-from wording_voice import COIN, ITEMS, STEADY, SUITE, heard
+from wording_voice import COIN, ITEMS, REWORDED, STEADY, SUITE, heard
 
 RUN = ("--tts-engine=voice", "--tts-repeat-policy=majority", "--tts-min-n=1", "-p", "no:cacheprovider")
 GATED = ("--tts-snapshot=strict", "--tts-baseline=runs/1.0", "--tts-fail-on-regression")
 
 
 def _seed(wanted) -> int:  # type: ignore[no-untyped-def]
-    """The first profile seed whose three generations (seed, seed+1, seed+2) the voice answers as wanted."""
-    return next(seed for seed in range(10_000) if wanted([heard(item, seed + r) for r in range(3)] for item in STEADY))
+    """The first profile seed whose three generations (seed, seed+1, seed+2) the voice answers as wanted
+    (``wanted`` takes item id → the three transcripts)."""
+    return next(
+        seed for seed in range(100_000) if wanted({item: [heard(item, seed + r) for r in range(3)] for item in STEADY})
+    )
 
 
-def _coin_every_time(wrong: bool):  # type: ignore[no-untyped-def]
-    def wanted(draws) -> bool:  # type: ignore[no-untyped-def]
-        by_item = dict(zip(STEADY, draws, strict=True))
-        coin = {"54" in text for text in by_item[COIN]}
-        # ... and some other item heard in more than one way within the run: the voice varies
-        return coin == {wrong} and any(len(set(texts)) > 1 for item, texts in by_item.items() if item != COIN)
+YEAR_1999, TIME_0630 = REWORDED
 
-    return wanted
+
+def _release_one(draws: dict[str, list[str]]) -> bool:
+    """1.0: the coin heard wrong in every generation, 1999 always "founded"."""
+    return all("54" in text for text in draws[COIN]) and all("founded" in text for text in draws[YEAR_1999])
+
+
+def _reported_case(draws: dict[str, list[str]]) -> bool:
+    """The case that used to fail: the coin right in every generation, 1999 always "set up" (words 1.0
+    never drew), and the train heard both ways (the run shows the voice varies)."""
+    return (
+        all("45" in text for text in draws[COIN])
+        and all("set up" in text for text in draws[YEAR_1999])
+        and len({"leaves" in text for text in draws[TIME_0630]}) == 2
+    )
 
 
 def _project(pytester: pytest.Pytester, mode: str = "steady", seed: int | None = None) -> None:
@@ -69,7 +81,7 @@ def test_an_unchanged_wording_voice_passes_five_reruns_and_a_degraded_one_fails(
     assert Path(wording_voice.__file__).is_file()  # the factory is imported by name from tests/fakes
 
     # Release 1.0: the coin item heard wrong in all three generations; its failure becomes a known gap.
-    _project(pytester, seed=_seed(_coin_every_time(wrong=True)))
+    _project(pytester, seed=_seed(_release_one))
     first = pytester.runpytest(
         *RUN, "--tts-results=runs/1.0/results.jsonl", "--snapshot-update", "--tts-update-known-gaps"
     )
@@ -78,9 +90,10 @@ def test_an_unchanged_wording_voice_passes_five_reruns_and_a_degraded_one_fails(
     assert [gap["id"] for gap in gaps["gaps"]] == [COIN]
     stored = (pytester.path / "__tts_snapshots__" / "voice.ambr").read_text(encoding="utf-8")
     assert "turnout reached 54 percent this year" in stored and "45 percent" not in stored
+    assert "founded" in stored and "set up" not in stored
 
     # Five unchanged reruns pass: the first replays the coin landing right in every generation.
-    seeds = [_seed(_coin_every_time(wrong=False)), None, None, None, None]
+    seeds = [_seed(_reported_case), None, None, None, None]
     for rerun, seed in enumerate(seeds):
         _project(pytester, seed=seed)
         name = f"1.0-rerun{rerun}"
@@ -93,9 +106,14 @@ def test_an_unchanged_wording_voice_passes_five_reruns_and_a_degraded_one_fails(
         assert snapshots["changed"] == [] and snapshots["new"] == []
         assert _snapshot_bound(gate) == "held"
         if seed is not None:  # the reported case: majority wrong -> correct, in words never recorded
-            assert snapshots["fixed"] == [COIN]
+            assert snapshots["fixed"] == [COIN] and snapshots["draws"] == [YEAR_1999]
             assert gate["known_gaps"]["fixed"] == [f"{COIN} [voice]"]
-            result.stdout.fnmatch_lines([f"  changed, now correct (a fix, not a failure): {COIN}"])
+            result.stdout.fnmatch_lines(
+                [
+                    f"  changed, now correct (a fix, not a failure): {COIN}",
+                    f"  changed, correct, the voice is not reproducible (a draw, not a failure): {YEAR_1999}",
+                ]
+            )
 
     # Release 1.1 is degraded: every number heard wrong.
     _project(pytester, mode="degraded")
