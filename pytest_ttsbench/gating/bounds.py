@@ -325,15 +325,20 @@ def floor_bounds(
                 if (engine, suite, key) in judged or (engine, suite, key) in listed:
                     continue
                 listed.add((engine, suite, key))
-                left_out = floor.inherited and ran is not None and not _ran_in(ran.get(engine, ()), suite, key)
-                status, detail = (
-                    (NOT_SELECTED, "the run's selection left its scope out")
-                    if left_out
-                    else (NOT_MEASURED, "nothing judged in its scope")
-                )
-                name = _check_name(suite, key, floor.floor)
-                bounds.append(Bound("floor", name, floor.source, status, engine, detail))
+                bounds.append(_unjudged(floor, engine, suite, key, ran))
     return bounds
+
+
+def _unjudged(
+    floor: DeclaredFloor, engine: str, suite: str, key: str, ran: Mapping[str, Sequence[ItemResult]] | None
+) -> Bound:
+    """A floor's bucket that judged nothing: ``not selected`` when the floor is a case file's own and
+    none of the engine's rows (``ran``; None: not known) fell in it, else ``not measured``."""
+    if floor.inherited and ran is not None and not _ran_in(ran.get(engine, ()), suite, key):
+        status, detail = NOT_SELECTED, "the run's selection left its scope out"
+    else:
+        status, detail = NOT_MEASURED, "nothing judged in its scope"
+    return Bound("floor", _check_name(suite, key, floor.floor), floor.source, status, engine, detail)
 
 
 def _ran_in(rows: Iterable[ItemResult], suite: str, key: str) -> bool:

@@ -57,8 +57,8 @@ from pytest_ttsbench.gating.snapshots import (
     SnapshotCheck,
     compare_snapshots,
     received_snapshots,
-    several_wordings,
     update_snapshots,
+    wordings_vary,
 )
 from pytest_ttsbench.gating.thresholds import FloorCheck, FloorLayer, breach_reason, breaches, too_few
 from pytest_ttsbench.gating.thresholds import evaluate as evaluate_floors
@@ -374,27 +374,38 @@ def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: 
         [b for b in outcome.bounds if not b.kind.startswith("quality")], config.allow_unmeasured_bounds
     )
     if repeats > 1 and config.repeat_policy != "all":
-        # Failed generations read XFAIL (see collect.py): the items the policy judges not correct fail here.
-        gap_keys = {(row.engine, row.key) for row in gap_rows}
-        failing = [
-            _label(row)
-            for row in items
-            if row.auto_evaluable and row.verdict != "correct" and (row.engine, row.key) not in gap_keys
-        ]
-        if config.gate_decides_exit:  # item failures are reported; the bounds set the status
-            outcome.failed_items = sorted({*outcome.failed_items, *failing})
-        elif failing:
-            outcome.reasons.append(
-                f"{len(failing)} item(s) not correct under the {config.repeat_policy!r} repeat policy: "
-                + ", ".join(failing)
-            )
-    if repeats > 1 and config.repeat_policy != "all" and collected.other_failures == 0:
-        verdict_of = {(row.engine, row.key): row.verdict for row in items}
-        failures = collected.verdict_failures
-        if failures and all(verdict_of.get(k) == "correct" for k in failures):
-            outcome.excused = sorted(f"{key} [{engine}]" for engine, key in failures)
-            outcome.failed_items = []
+        _items_under_policy(items, gap_rows, config, collected, outcome)
     return outcome
+
+
+def _items_under_policy(
+    items: Sequence[ItemResult],
+    gap_rows: Sequence[ItemResult],
+    config: GateConfig,
+    collected: Collected,
+    outcome: GateOutcome,
+) -> None:
+    """Items judged over several generations: failed generations read XFAIL (see collect.py), so the
+    items the policy judges not correct fail here (or, when the gate decides the exit, are reported);
+    failed generations of items the policy judges correct are excused."""
+    gap_keys = {(row.engine, row.key) for row in gap_rows}
+    failing = [
+        _label(row)
+        for row in items
+        if row.auto_evaluable and row.verdict != "correct" and (row.engine, row.key) not in gap_keys
+    ]
+    if config.gate_decides_exit:  # item failures are reported; the bounds set the status
+        outcome.failed_items = sorted({*outcome.failed_items, *failing})
+    elif failing:
+        outcome.reasons.append(
+            f"{len(failing)} item(s) not correct under the {config.repeat_policy!r} repeat policy: "
+            + ", ".join(failing)
+        )
+    verdict_of = {(row.engine, row.key): row.verdict for row in items}
+    failures = collected.verdict_failures
+    if collected.other_failures == 0 and failures and all(verdict_of.get(k) == "correct" for k in failures):
+        outcome.excused = sorted(f"{key} [{engine}]" for engine, key in failures)
+        outcome.failed_items = []
 
 
 def scopes_of(results: Sequence[ItemResult], collected: Collected) -> dict[str, SuiteScope]:
@@ -599,25 +610,30 @@ def _verdict_standing(
     policy, one of them a known gap or judged not correct by the baseline under the same policy),
     else ``correct`` when every target is correct now."""
     gaps = {(row.engine, row.key) for row in gap_rows}
-    before: dict[str, str] = {}
     single = comparison.single_engine if comparison is not None else True
-    if config.baseline is not None:
-        baseline_items, _ = aggregate(config.baseline, config.repeat_policy)
-        before = {comparison_id(row, single): row.verdict for row in baseline_items if row.auto_evaluable}
+    baseline_items = aggregate(config.baseline, config.repeat_policy)[0] if config.baseline is not None else []
+    before = {comparison_id(row, single): row.verdict for row in baseline_items if row.auto_evaluable}
     targets: dict[tuple[str, str], list[ItemResult]] = {}
     for row in items:
         if row.auto_evaluable:
             targets.setdefault((row.engine, row.id), []).append(row)
     standing: dict[str, dict[str, str]] = {}
     for (engine, item_id), rows in targets.items():
-        if any((r.engine, r.key) in gaps and r.verdict != "correct" for r in rows):
-            standing.setdefault(engine, {})[item_id] = SNAPSHOT_KNOWN_GAP
-        elif all(r.verdict == "correct" for r in rows):
-            fixed = any(
-                (r.engine, r.key) in gaps or before.get(comparison_id(r, single), "correct") != "correct" for r in rows
-            )
-            standing.setdefault(engine, {})[item_id] = SNAPSHOT_FIXED if fixed else _CORRECT
+        before_item = {r.key: before.get(comparison_id(r, single), "correct") for r in rows}
+        state = _item_standing(rows, gaps, before_item)
+        if state is not None:
+            standing.setdefault(engine, {})[item_id] = state
     return standing
+
+
+def _item_standing(rows: Sequence[ItemResult], gaps: set[tuple[str, str]], before: Mapping[str, str]) -> str | None:
+    """One item's standing from its targets' verdicts now, the known gaps and the baseline's verdicts."""
+    if any((r.engine, r.key) in gaps and r.verdict != "correct" for r in rows):
+        return SNAPSHOT_KNOWN_GAP
+    if not all(r.verdict == "correct" for r in rows):
+        return None
+    fixed = any((r.engine, r.key) in gaps or before[r.key] != "correct" for r in rows)
+    return SNAPSHOT_FIXED if fixed else _CORRECT
 
 
 def _check_engine_snapshots(
@@ -627,16 +643,11 @@ def _check_engine_snapshots(
     if not received or engine not in config.snapshots:
         return
     path, stored = config.snapshots[engine]
-    # A voice shown not to be reproducible: identical requests gave different audio, or an item was
-    # heard in several wordings (now, or when its snapshot was recorded). Its wording is a draw.
-    varies = (
-        engine in outcome.nondeterministic
-        or any(now.varied for now in received.values())
-        or any(several_wordings(stored[name]) for name in received if name in stored)
-    )
-    judged = {name: SNAPSHOT_DRAW if state == _CORRECT else state for name, state in standing.items()}
-    if not varies:  # a reproducible voice: every changed wording of a correct item is a change
-        judged = {name: state for name, state in judged.items() if state != SNAPSHOT_DRAW}
+    # A voice shown not to be reproducible (its identical requests gave different audio, or it was
+    # heard in several wordings): a new wording of a correct item is a draw. Else it is a change.
+    varies = engine in outcome.nondeterministic or wordings_vary(received, stored)
+    draw = {_CORRECT: SNAPSHOT_DRAW} if varies else {}
+    judged = {name: draw.get(state, state) for name, state in standing.items() if draw.get(state, state) != _CORRECT}
     check = compare_snapshots(stored, path, engine, received, judged)
     if config.update_snapshots:
         outcome.snapshot_updates[path] = {name: snapshot.data for name, snapshot in received.items()}

@@ -118,8 +118,16 @@ def _stored_variants(serialized: str) -> set[str]:
     return found
 
 
-def several_wordings(serialized: str) -> bool:
-    """Whether a stored snapshot holds more than one wording on some route (a voice that varies)."""
+def wordings_vary(received: Mapping[str, Received], stored: Mapping[str, str]) -> bool:
+    """Whether an engine's items were heard in more than one wording on some route, in this run or
+    in the snapshots stored for them: the voice (or its clips) varies between identical requests."""
+    return any(now.varied for now in received.values()) or any(
+        _several_wordings(stored[name]) for name in received if name in stored
+    )
+
+
+def _several_wordings(serialized: str) -> bool:
+    """Whether a stored snapshot holds more than one wording on some route."""
     counts: list[int] = []
     for line in serialized.splitlines():
         text = line.strip()
