@@ -55,7 +55,7 @@ _LEADING_VOWELS = "\u0e40\u0e41\u0e42\u0e43\u0e44"
 _MAI_YAMOK_AFTER_RUN = re.compile(f"([{_THAI_LETTER}]+)\\s*{MAI_YAMOK}")
 
 
-def _sort_clusters(text: str) -> str:
+def sort_marks(text: str) -> str:
     """Stably sort each run of combining marks by :data:`_MARK_RANK`; bases never move."""
     out: list[str] = []
     marks: list[str] = []
@@ -80,7 +80,7 @@ def normalize_spelling(text: str) -> str:
     # mark typed between nikhahit and sara aa; it is composed again afterwards.
     text = text.replace(SARA_AM, NIKHAHIT + SARA_AA)
     text = re.sub(f"{NIKHAHIT}{SARA_AA}([{_TONES}]+)", f"\\1{NIKHAHIT}{SARA_AA}", text)
-    text = _sort_clusters(text)
+    text = sort_marks(text)
     return re.sub(f"{NIKHAHIT}([{_TONES}]*){SARA_AA}", f"\\1{SARA_AM}", text)
 
 
