@@ -34,8 +34,8 @@ from typing import Any, ClassVar
 
 from pytest_ttsbench.scorers.base import Folding, ScoreContext
 from pytest_ttsbench.scorers.keyword import KeywordScorer
-from pytest_ttsbench.scorers.thai import MAI_YAMOK, NIKHAHIT, SARA_AA, SARA_AE, SARA_AM, SARA_E, sort_marks
 from pytest_ttsbench.scorers.readings import ReadingsScorer
+from pytest_ttsbench.scorers.thai import MAI_YAMOK, NIKHAHIT, SARA_AA, SARA_AE, SARA_AM, SARA_E, sort_marks
 from pytest_ttsbench.verdict import Verdict
 
 # The characters CN-NewsTTS v0.1 strips before matching, besides whitespace: Chinese and ASCII
