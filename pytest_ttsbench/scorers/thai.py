@@ -196,3 +196,12 @@ def stands_alone(text: str, start: int, end: int) -> bool:
     if before == "\u0e2b" and first in _SONORANTS_AFTER_HO_HIP:
         return False
     return not (before == "\u0e2d" and first == "\u0e22")
+
+
+# ฯ (paiyannoi) that shortens a name, not one of ฯลฯ ("and so on", which is read aloud).
+_SILENT_PAIYANNOI = re.compile("(?<!\u0e2f\u0e25)\u0e2f(?!\u0e25\u0e2f)")
+
+
+def silent_paiyannoi(text: str) -> str:
+    """``text`` without the ฯ that shortens a name: กรุงเทพฯ is read กรุงเทพ in everyday speech."""
+    return _SILENT_PAIYANNOI.sub("", text)

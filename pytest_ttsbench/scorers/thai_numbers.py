@@ -1,0 +1,117 @@
+"""Thai amounts, however they are written: number words and digits for the same value read the same.
+
+A keyword that carries a number (``1,000 บาท``, ``สามสิบ``) is heard correctly whether the
+recognizer writes digits (either script; the fold has made them ASCII), digits with thousands
+separators, or Thai number words, and an amount of baht and satang as one decimal or in words
+(``สิบสองบาทห้าสิบสตางค์`` = ``12.50 บาท``, ``หนึ่งพันบาทถ้วน`` = ``1000 บาท``). Neither the number
+grammar nor the word boundaries are ours: PyThaiNLP's ``thaiword_to_num`` reads a run of number
+words, and its dictionary word tokenizer (``newmm``, bundled, no download) finds the runs, so a
+word that only contains a number morpheme (พันธุ์, เก้าอี้) is left alone. A run it cannot read as
+one number but made only of digit words is a number read digit by digit (หนึ่งสองสาม = 123).
+"""
+
+from __future__ import annotations
+
+import re
+
+_DIGIT_WORDS = {
+    "ศูนย์": "0",
+    "หนึ่ง": "1",
+    "สอง": "2",
+    "สาม": "3",
+    "สี่": "4",
+    "ห้า": "5",
+    "หก": "6",
+    "เจ็ด": "7",
+    "แปด": "8",
+    "เก้า": "9",
+}
+_MORPHEMES = (*_DIGIT_WORDS, "เอ็ด", "ยี่", "สิบ", "ร้อย", "พัน", "หมื่น", "แสน", "ล้าน")
+_NUMBER_WORDS = re.compile(f"(?:{'|'.join(_MORPHEMES)})+")
+_ONLY_DIGIT_WORDS = re.compile(f"(?:{'|'.join(_DIGIT_WORDS)})+")
+POINT = "จุด"
+BAHT, SATANG, EXACTLY = "บาท", "สตางค์", "ถ้วน"
+
+# A comma between digit groups (1,000; 12,345,678): a thousands separator, not a list.
+_THOUSANDS_SEPARATOR = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_BAHT_AND_SATANG = re.compile(rf"(\d+)\s*{BAHT}\s*(\d{{1,2}})\s*{SATANG}")
+_SATANG_ONLY = re.compile(rf"(?<![\d.])(\d{{1,2}})\s*{SATANG}")
+_DECIMAL_BAHT = re.compile(rf"(\d+)\.(\d{{1,2}})(?!\d)(\s*){BAHT}")
+_WHOLE_BAHT = re.compile(rf"{BAHT}\s*{EXACTLY}")
+
+
+def carries_number(text: str) -> bool:
+    """Whether ``text`` holds digits or a Thai number word (then its numeric reading is worth making)."""
+    return any(ch.isdigit() for ch in text) or _NUMBER_WORDS.search(text) is not None
+
+
+def drop_thousands_separators(text: str) -> str:
+    """``1,000,000`` → ``1000000``; a comma not between digit groups stays."""
+    return _THOUSANDS_SEPARATOR.sub("", text)
+
+
+def _number(words: str) -> str | None:
+    """The digits a run of number words says, or None when PyThaiNLP cannot read it."""
+    from pythainlp.util import thaiword_to_num
+
+    whole, point, fraction = words.partition(POINT)
+    try:
+        value = str(thaiword_to_num(whole))
+    except ValueError:
+        if not _ONLY_DIGIT_WORDS.fullmatch(whole):
+            return None
+        value = "".join(_DIGIT_WORDS[w] for w in re.findall("|".join(_DIGIT_WORDS), whole))
+    if not point:
+        return value
+    if not _ONLY_DIGIT_WORDS.fullmatch(fraction):
+        return None
+    return value + "." + "".join(_DIGIT_WORDS[w] for w in re.findall("|".join(_DIGIT_WORDS), fraction))
+
+
+def _words_as_digits(text: str) -> str:
+    """Each run of Thai number-word tokens written as its digits (see the module docstring)."""
+    from pythainlp.tokenize import word_tokenize
+
+    out: list[str] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        words = "".join(run)
+        out.append(_number(words) or words)
+        run.clear()
+
+    for token in word_tokenize(text, engine="newmm", keep_whitespace=True):
+        in_number = _NUMBER_WORDS.fullmatch(token) is not None
+        if in_number or (token == POINT and run):
+            run.append(token)
+            continue
+        if run:
+            flush()
+        out.append(token)
+    if run:
+        flush()
+    return "".join(out)
+
+
+def _satang(digits: str) -> str:
+    return digits.rjust(2, "0")
+
+
+def amounts_in_digits(text: str) -> str:
+    """``text`` with its amounts in one written form: digits without separators, baht as a decimal.
+
+    ``หนึ่งพันบาทถ้วน`` → ``1000บาท``; ``1,000 บาท`` → ``1000 บาท``; ``สิบสองบาทห้าสิบสตางค์`` →
+    ``12.50บาท``; ``12.5 บาท`` → ``12.50 บาท``; ``12.00 บาท`` → ``12 บาท``; ``ห้าสิบสตางค์`` → ``0.50บาท``.
+    """
+    if not carries_number(text):
+        return text
+    text = drop_thousands_separators(_words_as_digits(text))
+    text = _WHOLE_BAHT.sub(BAHT, text)
+    text = _BAHT_AND_SATANG.sub(lambda m: f"{m.group(1)}.{_satang(m.group(2))}{BAHT}", text)
+    text = _SATANG_ONLY.sub(lambda m: f"0.{_satang(m.group(1))}{BAHT}", text)
+
+    def decimal_baht(m: re.Match[str]) -> str:
+        satang = m.group(2).ljust(2, "0")
+        return f"{m.group(1)}{'' if satang == '00' else '.' + satang}{m.group(3)}{BAHT}"
+
+    return _DECIMAL_BAHT.sub(decimal_baht, text)
