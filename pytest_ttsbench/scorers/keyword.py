@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 from pytest_ttsbench.scorers import thai, thai_numbers
 from pytest_ttsbench.scorers.base import ScoreContext, Scorer
 from pytest_ttsbench.scorers.folding import fold_text
-from pytest_ttsbench.verdict import Verdict
+from pytest_ttsbench.verdict import Outcome, Verdict
 
 _WHITESPACE = re.compile(r"\s+")
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")
@@ -133,7 +133,14 @@ def heard_in_place(heard: str, written: str, start: int, end: int) -> str | None
             right = block.b + max(0, end - block.a)
     if left is None or right is None or left > right:
         return None
-    return heard[left:right]
+    # The alignment may pair a letter of the keyword with the same letter just after or before it
+    # (อุบล… heard as nothing before ออกไป leaves อ); the text going on right there means nothing is there.
+    place = heard[left:right]
+    follows = written[end : end + len(place) + _ANCHOR]
+    precedes = written[max(0, start - len(place) - _ANCHOR) : start]
+    if (follows and heard.startswith(follows, left)) or (precedes and heard[:right].endswith(precedes)):
+        return ""
+    return place
 
 
 def _nearest(heard: str, forms: Sequence[str]) -> str | None:
@@ -183,7 +190,9 @@ class KeywordScorer(Scorer):
         forms: list[str] = [expect["expected"], *expect.get("alternates", [])]
         numeric = any(thai_numbers.carries_number(form) for form in forms)
         heard = _readings(transcript, language)[0]
-        for mode in (False, True) if numeric else (False,):
+        # A keyword that carries a number is matched on amounts only: its digits or number words
+        # must not run on into a longer number (หนึ่ง in หนึ่งพันเอ็ด, 15 in 150).
+        for mode in (True,) if numeric else (False,):
             found = self._find(transcript, forms, language, mode)
             if found is not None:
                 form, canon, reading, spaces = found
@@ -218,30 +227,31 @@ class KeywordScorer(Scorer):
         """``wrong`` when what was heard in the keyword's place differs from it, else ``unknown`` naming it."""
         language = context.language
         canon_forms = [_readings(form, language)[0] for form in forms]
-        evidence = {"missing": tuple(forms), "heard": (heard,)}
         extra: dict[str, Any] = {"canonical_forms": canon_forms}
+
+        def verdict(outcome: Outcome, note: str, unread: str | None = None) -> Verdict:
+            unread_spans = () if unread is None else (unread,)
+            return Verdict(outcome, missing=tuple(forms), heard=(heard,), unread=unread_spans, note=note, extra=extra)
+
         place = self._place(heard, forms, expect, context)
         if place is None:
             place = _nearest(_flat(heard), [_flat(c) for c in canon_forms if _flat(c)]) if heard else ""
         if place is None:
-            return Verdict(
-                "unknown", **evidence, unread=(heard,), extra=extra, note="the keyword's place was not found"
-            )
+            return verdict("unknown", "the keyword's place was not found", unread=heard)
         extra["heard_in_place"] = place
         if not place:
-            return Verdict("wrong", **evidence, extra=extra, note="nothing heard where the keyword stands")
+            return verdict("wrong", "nothing heard where the keyword stands")
         if numeric:
             said = set(_DIGITS.findall(_flat(_readings(place, language, numeric=True)[0])))
             written = {v for f in forms for v in _DIGITS.findall(_flat(_readings(f, language, numeric=True)[0]))}
             if said and written and not said & written:
-                return Verdict("wrong", **evidence, extra=extra, note="another amount heard where the keyword stands")
-            if said & written:
-                return Verdict(
-                    "unknown", **evidence, unread=(place,), extra=extra, note="the amount, with words not read"
-                )
+                return verdict("wrong", "another amount heard where the keyword stands")
+            unread = thai_numbers.number_words_not_read(place) if _primary(language) == "th" else []
+            if unread:
+                return verdict("unknown", "number words not read where the keyword stands", unread=place)
         if _scripts(place) & set().union(*(_scripts(c) for c in canon_forms)):
-            return Verdict("wrong", **evidence, extra=extra, note="another reading heard where the keyword stands")
-        return Verdict("unknown", **evidence, unread=(place,), extra=extra, note="heard in another script")
+            return verdict("wrong", "another reading heard where the keyword stands")
+        return verdict("unknown", "heard in another script", unread=place)
 
     def _place(self, heard: str, forms: list[str], expect: Mapping[str, Any], context: ScoreContext) -> str | None:
         """What the transcript holds where the item's text has the keyword, space-free; None if not found."""

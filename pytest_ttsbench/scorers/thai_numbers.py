@@ -40,9 +40,31 @@ _DECIMAL_BAHT = re.compile(rf"(\d+)\.(\d{{1,2}})(?!\d)(\s*){BAHT}")
 _WHOLE_BAHT = re.compile(rf"{BAHT}\s*{EXACTLY}")
 
 
+# Words that say a number, or part of one, that thaiword_to_num does not read: colloquial หนึ่ง
+# (พันนึง), a half, "and more" (ร้อยกว่า), "and a bit" (พันเศษ), a dozen.
+_SAID_NOT_READ = ("นึง", "ครึ่ง", "กว่า", "เศษ", "โหล")
+_NUMBER_LIKE = re.compile(f"(?:{'|'.join((*_MORPHEMES, *_SAID_NOT_READ))})+")
+
+
+def _words(text: str) -> list[str]:
+    from pythainlp.tokenize import word_tokenize
+
+    return list(word_tokenize(text, engine="newmm", keep_whitespace=True))
+
+
 def carries_number(text: str) -> bool:
-    """Whether ``text`` holds digits or a Thai number word (then its numeric reading is worth making)."""
-    return any(ch.isdigit() for ch in text) or _NUMBER_WORDS.search(text) is not None
+    """Whether ``text`` holds digits or a Thai number word (then its numeric reading is worth making).
+
+    A word that only contains a number morpheme (สามารถ, พันธุ์) is not one: the tokenizer decides.
+    """
+    if any(ch.isdigit() for ch in text):
+        return True
+    return _NUMBER_WORDS.search(text) is not None and any(_NUMBER_WORDS.fullmatch(w) for w in _words(text))
+
+
+def number_words_not_read(text: str) -> list[str]:
+    """The words of ``text`` that say (part of) a number but are left as words by :func:`amounts_in_digits`."""
+    return [w for w in _words(amounts_in_digits(text)) if _NUMBER_LIKE.fullmatch(w)]
 
 
 def drop_thousands_separators(text: str) -> str:
@@ -70,8 +92,6 @@ def _number(words: str) -> str | None:
 
 def _words_as_digits(text: str) -> str:
     """Each run of Thai number-word tokens written as its digits (see the module docstring)."""
-    from pythainlp.tokenize import word_tokenize
-
     out: list[str] = []
     run: list[str] = []
 
@@ -80,7 +100,7 @@ def _words_as_digits(text: str) -> str:
         out.append(_number(words) or words)
         run.clear()
 
-    for token in word_tokenize(text, engine="newmm", keep_whitespace=True):
+    for token in _words(text):
         in_number = _NUMBER_WORDS.fullmatch(token) is not None
         if in_number or (token == POINT and run):
             run.append(token)
