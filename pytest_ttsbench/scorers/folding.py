@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from pytest_ttsbench.scorers.default_ignorables import DEFAULT_IGNORABLE_RANGES
@@ -70,6 +70,8 @@ def remove_default_ignorables(text: str) -> str:
     return _ignorable().sub("", text)
 
 
+# An item's text and its expect strings are folded again for every route, protocol and repeat.
+@lru_cache(maxsize=8192)
 def fold_text(text: str, language: str) -> str:
     """``text`` as every scorer of ``language`` reads it (see the module docstring). Idempotent."""
     text = remove_default_ignorables(text)
