@@ -165,6 +165,35 @@ def test_published_agrees_on_every_recorded_thai_transcript(harness: ModuleType,
     _agree(harness, row["text"], dict(target.expect))
 
 
+def _parametrized_thai_cases() -> list[tuple[str, dict[str, Any]]]:
+    """(transcript, expect) of every Thai case the keyword unit tests list in their parametrizations."""
+    import test_keyword  # tests/scorers, beside this file
+
+    found = []
+    for test in vars(test_keyword).values():
+        for mark in getattr(test, "pytestmark", []):
+            if mark.name != "parametrize":
+                continue
+            names, values = mark.args[0], mark.args[1]
+            names = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
+            for value in values:
+                value = getattr(value, "values", value)  # a pytest.param, or the bare values
+                case = dict(zip(names, (value,) if len(names) == 1 else value, strict=True))
+                context = case.get("context", TH)
+                if "transcript" not in case or getattr(context, "language", "th") != "th":
+                    continue
+                expect = case.get("expect") or {"expected": case.get("expected") or case.get("keyword")}
+                found.append((str(case["transcript"]), dict(expect)))
+    return found
+
+
+def test_published_agrees_on_every_thai_case_of_the_keyword_tests(harness: ModuleType) -> None:
+    cases = _parametrized_thai_cases()
+    assert len(cases) > 40
+    for transcript, expect in cases:
+        _agree(harness, transcript, expect)
+
+
 def test_rescore_published_gives_the_harness_verdicts(
     harness: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
