@@ -10,7 +10,8 @@ pasted from the web, ``兩比零`` for ``两比零``, a Thai tone mark typed bef
   :mod:`~pytest_ttsbench.scorers.default_ignorables` is generated from ICU or the Unicode
   Character Database) removed;
 * NFKC: width, compatibility forms (``ＬＩＮＥ`` → ``LINE``, ``㎞`` → ``km``, Arabic presentation
-  forms); the fraction slash NFKC leaves in ``½`` → ``1⁄2`` becomes ``/``;
+  forms), except the vulgar fractions (``½``, ``¾``), which NFKC would spell with a fraction slash
+  (``1⁄2``) that no number reader reads: they stay one character, a value the readers know;
 * every decimal digit (Unicode category Nd: Thai, Arabic-Indic, Devanagari …) → its ASCII digit;
 * Chinese (``zh``, ``cmn``): Traditional → Simplified by OpenCC (:mod:`~pytest_ttsbench.scorers.zh_fold`);
 * Thai (``th``): one order for the marks stacked on a consonant, sara am composed, ``เเ`` → ``แ``
@@ -34,6 +35,20 @@ from typing import Any
 from pytest_ttsbench.scorers.default_ignorables import DEFAULT_IGNORABLE_RANGES
 
 FRACTION_SLASH = "\u2044"
+
+
+@cache
+def _vulgar_fractions() -> re.Pattern[str]:
+    """The characters NFKC would spell with a fraction slash (``½`` → ``1⁄2``), as one character class."""
+    fractions = (chr(c) for c in range(0x80, 0x2200) if FRACTION_SLASH in unicodedata.normalize("NFKC", chr(c)))
+    return re.compile("([" + "".join(fractions) + "])")
+
+
+def _nfkc(text: str) -> str:
+    """NFKC, leaving each vulgar fraction as the one character it is."""
+    parts = _vulgar_fractions().split(text)
+    # split with a group: the fractions are at the odd places
+    return "".join(part if i % 2 else unicodedata.normalize("NFKC", part) for i, part in enumerate(parts))
 
 
 @cache
@@ -75,7 +90,7 @@ def remove_default_ignorables(text: str) -> str:
 def fold_text(text: str, language: str) -> str:
     """``text`` as every scorer of ``language`` reads it (see the module docstring). Idempotent."""
     text = remove_default_ignorables(text)
-    text = unicodedata.normalize("NFKC", text).replace(FRACTION_SLASH, "/")
+    text = _nfkc(text)
     # NFKC maps a few compatibility characters (U+3164, U+FFA0) to default-ignorable ones.
     text = _ascii_digits(remove_default_ignorables(text))
     language_fold = _LANGUAGE_FOLDS.get(language.lower().split("-")[0])

@@ -83,7 +83,7 @@ def test_visible_characters_and_spaces_stay(ch: str) -> None:
         ("兩比零 三減一 九零後", "zh", "两比零 三减一 九零后"),
         ("兩比零", "en", "兩比零"),
         ("１２３點５", "zh-TW", "123点5"),
-        ("½ ㎞", "en", "1/2 km"),
+        ("½ ㎞, 1¾ ｌ", "en", "½ km, 1¾ l"),
         ("x\u3164y", "en", "xy"),
     ],
 )
