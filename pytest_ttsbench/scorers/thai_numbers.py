@@ -13,6 +13,7 @@ one number but made only of digit words is a number read digit by digit (หน�
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 _DIGIT_WORDS = {
     "ศูนย์": "0",
@@ -30,6 +31,12 @@ _MORPHEMES = (*_DIGIT_WORDS, "เอ็ด", "ยี่", "สิบ", "ร้�
 _NUMBER_WORDS = re.compile(f"(?:{'|'.join(_MORPHEMES)})+")
 _ONLY_DIGIT_WORDS = re.compile(f"(?:{'|'.join(_DIGIT_WORDS)})+")
 POINT = "จุด"
+HALF = "ครึ่ง"
+#: scale words that digits may be said with (1.5 ล้าน) and that ครึ่ง halves (พันครึ่ง); not สิบ
+_SCALES = {"ร้อย": 100, "พัน": 1000, "หมื่น": 10_000, "แสน": 100_000, "ล้าน": 1_000_000}
+_SCALE_RUN = re.compile(f"(?:{'|'.join(_SCALES)})+")
+_DECIMAL = re.compile(r"\d+(?:\.\d+)?")
+BAHT_SIGN = "\u0e3f"  # ฿
 BAHT, SATANG, EXACTLY = "บาท", "สตางค์", "ถ้วน"
 
 # A comma between digit groups (1,000; 12,345,678): a thousands separator, not a list.
@@ -38,6 +45,8 @@ _BAHT_AND_SATANG = re.compile(rf"(\d+)\s*{BAHT}\s*(\d{{1,2}})\s*{SATANG}")
 _SATANG_ONLY = re.compile(rf"(?<![\d.])(\d{{1,2}})\s*{SATANG}")
 _DECIMAL_BAHT = re.compile(rf"(\d+)\.(\d{{1,2}})(?!\d)(\s*){BAHT}")
 _WHOLE_BAHT = re.compile(rf"{BAHT}\s*{EXACTLY}")
+_SIGN_BEFORE = re.compile(rf"{BAHT_SIGN}\s*(\d+(?:\.\d+)?)")
+_SIGN_AFTER = re.compile(rf"(\d)\s*{BAHT_SIGN}")
 
 
 # Words that say a number, or part of one, that thaiword_to_num does not read: colloquial หนึ่ง
@@ -90,26 +99,63 @@ def _number(words: str) -> str | None:
     return value + "." + "".join(_DIGIT_WORDS[w] for w in re.findall("|".join(_DIGIT_WORDS), fraction))
 
 
+def _plain(value: Decimal) -> str:
+    """``1500000``, ``2.5``: a value as digits, no exponent, no trailing zeros after a point."""
+    text = f"{value:f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _scale(words: str) -> int | None:
+    """The multiplier a run of scale words alone says (ล้าน, แสน, ล้านล้าน), or None."""
+    if not _SCALE_RUN.fullmatch(words):
+        return None
+    total = 1
+    for word in re.findall("|".join(_SCALES), words):
+        total *= _SCALES[word]
+    return total
+
+
+def _last_scale(words: str) -> int | None:
+    found = re.search(f"({'|'.join(_SCALES)})$", words)
+    return _SCALES[found.group(1)] if found else None
+
+
+def _number_before(out: list[str]) -> int | None:
+    """Where the digits just before (spaces aside) start in ``out``, or None."""
+    at = len(out) - 1
+    while at >= 0 and out[at].isspace():
+        at -= 1
+    return at if at >= 0 and _DECIMAL.fullmatch(out[at]) else None
+
+
 def _words_as_digits(text: str) -> str:
-    """Each run of Thai number-word tokens written as its digits (see the module docstring)."""
+    """Each run of Thai number-word tokens written as its digits (see the module docstring).
+
+    Digits said with a scale word are one number (1.5 ล้าน is 1500000, 2 พัน is 2000), and ครึ่ง
+    after a scale word adds half of it (ล้านครึ่ง is 1500000, สองพันครึ่ง 2500).
+    """
+    tokens = _words(text)
     out: list[str] = []
-    run: list[str] = []
-
-    def flush() -> None:
-        words = "".join(run)
-        out.append(_number(words) or words)
-        run.clear()
-
-    for token in _words(text):
-        in_number = _NUMBER_WORDS.fullmatch(token) is not None
-        if in_number or (token == POINT and run):
-            run.append(token)
+    i = 0
+    while i < len(tokens):
+        if not _NUMBER_WORDS.fullmatch(tokens[i]):
+            out.append(tokens[i])
+            i += 1
             continue
-        if run:
-            flush()
-        out.append(token)
-    if run:
-        flush()
+        run: list[str] = []
+        while i < len(tokens) and (_NUMBER_WORDS.fullmatch(tokens[i]) or (tokens[i] == POINT and run)):
+            run.append(tokens[i])
+            i += 1
+        words = "".join(run)
+        before, scale = _number_before(out), _scale(words)
+        if before is not None and scale is not None:
+            out[before:] = [_plain(Decimal(out[before]) * scale)]
+        else:
+            out.append(_number(words) or words)
+        last_scale = _last_scale(words)
+        if i < len(tokens) and tokens[i] == HALF and last_scale and _DECIMAL.fullmatch(out[-1]):
+            out[-1] = _plain(Decimal(out[-1]) + Decimal(last_scale) / 2)
+            i += 1
     return "".join(out)
 
 
@@ -126,6 +172,8 @@ def amounts_in_digits(text: str) -> str:
     if not carries_number(text):
         return text
     text = drop_thousands_separators(_words_as_digits(text))
+    # ฿ is read บาท, after the amount: ฿1,000 and 1,000฿ are 1000 บาท.
+    text = _SIGN_AFTER.sub(rf"\1{BAHT}", _SIGN_BEFORE.sub(rf"\1{BAHT}", text))
     text = _WHOLE_BAHT.sub(BAHT, text)
     text = _BAHT_AND_SATANG.sub(lambda m: f"{m.group(1)}.{_satang(m.group(2))}{BAHT}", text)
     text = _SATANG_ONLY.sub(lambda m: f"0.{_satang(m.group(1))}{BAHT}", text)

@@ -203,9 +203,48 @@ def test_an_empty_transcript_is_wrong() -> None:
     assert score("", dict(item.targets[0].expect), item.text).outcome == "wrong"
 
 
-@given(st.sampled_from(["พันนึง", "พันกว่า", "พันเศษ", "หนึ่งพันครึ่ง"]), st.sampled_from(["1,000 บาท", "หนึ่งพันบาท"]))
+@given(st.sampled_from(["พันนึง", "พันกว่า", "พันเศษ", "หนึ่งพันกว่า"]), st.sampled_from(["1,000 บาท", "หนึ่งพันบาท"]))
 def test_the_same_amount_with_number_words_not_read_is_unknown(said: str, keyword: str) -> None:
     text = f"ค่าเช่าห้องเดือนนี้ {keyword} ต่อเดือน"
     verdict = score(f"ค่าเช่าห้องเดือนนี้{said}บาทต่อเดือน", {"expected": keyword}, text)
     assert verdict.outcome == "unknown", verdict.explain()
     assert said in verdict.unread[0]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 999), st.sampled_from([(1_000_000, "ล้าน"), (100_000, "แสน"), (10_000, "หมื่น"), (1000, "พัน")]))
+def test_digits_said_with_a_scale_word(tenths: int, scale: tuple[int, str]) -> None:
+    """1.5 ล้านบาท, 25 พันบาท: digits with a Thai scale word are the amount bahttext spells out."""
+    multiplier, word = scale
+    digits = f"{Decimal(tenths) / 10:f}".removesuffix(".0")
+    keyword = f"{digits} {word}บาท"
+    text = f"โครงการนี้ใช้งบประมาณ {keyword} ในปีนี้"
+    amount = Decimal(tenths) * multiplier / 10
+    said = bahttext(float(amount)).removesuffix("ถ้วน")
+    assert score(f"โครงการนี้ใช้งบประมาณ{said}ในปีนี้", {"expected": keyword}, text).outcome == "correct", said
+    other = bahttext(float(amount + multiplier))
+    verdict = score(f"โครงการนี้ใช้งบประมาณ{other}ในปีนี้", {"expected": keyword}, text)
+    assert verdict.outcome == "wrong", (other, verdict.explain())
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 9), st.sampled_from([(1_000_000, "ล้าน"), (100_000, "แสน"), (1000, "พัน"), (100, "ร้อย")]))
+def test_half_after_a_scale_word(count: int, scale: tuple[int, str]) -> None:
+    """สองพันครึ่ง is 2,500, ล้านครึ่ง 1,500,000: ครึ่ง after a scale word adds half of that scale."""
+    multiplier, word = scale
+    amount = count * multiplier + multiplier // 2
+    keyword = f"{amount:,} บาท"
+    text = f"ค่าซ่อมรถครั้งนี้ {keyword} เลย"
+    words = num_to_thaiword(count * multiplier)
+    assert words.endswith(word)
+    said = f"{words}ครึ่งบาท"
+    assert score(f"ค่าซ่อมรถครั้งนี้{said}เลย", {"expected": keyword}, text).outcome == "correct", said
+
+
+@settings(max_examples=100, deadline=None)
+@given(whole_amounts, st.booleans())
+def test_the_baht_sign_is_read_baht(amount: int, sign_first: bool) -> None:
+    keyword = f"฿{amount:,}" if sign_first else f"{amount:,}฿"
+    text = f"ราคาสินค้าชิ้นนี้ {keyword} รวมภาษีแล้ว"
+    said = bahttext(float(amount))
+    assert score(f"ราคาสินค้าชิ้นนี้{said}รวมภาษีแล้ว", {"expected": keyword}, text).outcome == "correct", said
