@@ -72,7 +72,7 @@ def _keyword_rule(strict: Verdict, published: Verdict) -> str:
         return "an amount in digits, words or with separators"
     if "reading" in strict.extra:
         return "ๆ repeating the word before it (the harness repeats the whole run)"
-    return "keyword canonicalization (default-ignorables, width, sara am, silent ฯ)"
+    return "keyword canonicalization (default-ignorables, width, sara am, silent ฯ, hyphens)"
 
 
 def difference_rule(scorer_name: str, expect: Mapping[str, Any], strict: Verdict, published: Verdict) -> str:

@@ -71,8 +71,14 @@ def _primary(language: str) -> str:
     return language.lower().split("-")[0]
 
 
+# A hyphen or dash between two letters is not said: Wi-Fi, WiFi and Wi Fi read the same, as do
+# e-mail and email (spaces are then matched either way). Between digits it may be a range: kept.
+_SILENT_HYPHEN = re.compile(r"(?<=[^\W\d_])[\u002d\u2010-\u2015\u2212](?=[^\W\d_])")
+
+
 def _readings(text: str, language: str, numeric: bool = False) -> list[str]:
     """Every canonical reading of folded ``text``; the first is what :func:`canonicalize` returns."""
+    text = _SILENT_HYPHEN.sub(" ", text)
     language_rules = _LANGUAGE_READINGS.get(_primary(language))
     if language_rules:
         variants = language_rules(text, numeric)

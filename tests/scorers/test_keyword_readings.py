@@ -248,3 +248,32 @@ def test_the_baht_sign_is_read_baht(amount: int, sign_first: bool) -> None:
     text = f"ราคาสินค้าชิ้นนี้ {keyword} รวมภาษีแล้ว"
     said = bahttext(float(amount))
     assert score(f"ราคาสินค้าชิ้นนี้{said}รวมภาษีแล้ว", {"expected": keyword}, text).outcome == "correct", said
+
+
+# --- hyphens between letters are not said -----------------------------------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(ITEMS), st.data())
+def test_a_hyphen_between_letters_is_not_heard(item: Any, data: st.DataObject) -> None:
+    """Wi-Fi, WiFi and Wi Fi; e-mail and email: a hyphen or dash between two Latin letters, added or left out."""
+    expect = dict(item.targets[0].expect)
+    form = data.draw(st.sampled_from([expect["expected"], *expect.get("alternates", [])]))
+    letters = [
+        i for i in range(1, len(form)) if (form[i - 1] + form[i]).isascii() and (form[i - 1] + form[i]).isalpha()
+    ]
+    written = form.replace("-", data.draw(st.sampled_from(["", " ", "\u2010"])))
+    if letters:
+        at = data.draw(st.sampled_from(letters))
+        written = (
+            written if written != form else form[:at] + data.draw(st.sampled_from(["-", "\u2011", "–"])) + form[at:]
+        )
+    where = expect.get("keyword") or expect["expected"]
+    assume(where in item.text)
+    heard = item.text.replace(where, f" {written} ")
+    assert score(heard, expect, item.text).outcome == "correct", (heard, form)
+
+
+def test_a_hyphen_between_digits_is_kept() -> None:
+    text = "ร้านเปิด 10-12 นาฬิกา"
+    assert score("ร้านเปิด 1012 นาฬิกา", {"expected": "10-12 นาฬิกา"}, text).outcome != "correct"
