@@ -184,17 +184,27 @@ def _rewritten(text: str, language: str, rng: random.Random) -> str:
     return text
 
 
+def _draw(language: str, data: st.DataObject) -> tuple[str, str, dict[str, Any], ScoreContext, random.Random]:
+    """A recorded case of ``language`` and a seeded random source for rewriting it."""
+    cases = [c for c in _cases() if c[3].language.startswith(language)]
+    scorer_name, transcript, expect, context = data.draw(st.sampled_from(cases))
+    return scorer_name, transcript, expect, context, random.Random(data.draw(st.integers(0, 2**32 - 1)))
+
+
+def _same_outcome(scorer_name: str, context: ScoreContext, before: tuple[str, Any], after: tuple[str, Any]) -> None:
+    """The scorer's verdict on (transcript, expect) ``before`` and ``after`` the rewrite is the same."""
+    scorer = get_scorer(scorer_name)
+    first, second = scorer.score(*before, context), scorer.score(*after, context)
+    assert second.outcome == first.outcome, (scorer_name, before, after, first.explain(), second.explain())
+
+
 @pytest.mark.parametrize("language", ["en", "ar", "zh", "th"])
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_unheard_differences_never_change_a_verdict(language: str, data: st.DataObject) -> None:
-    cases = [c for c in _cases() if c[3].language.startswith(language)]
-    scorer_name, transcript, expect, context = data.draw(st.sampled_from(cases))
-    rng = random.Random(data.draw(st.integers(0, 2**32 - 1)))
+    scorer_name, transcript, expect, context, rng = _draw(language, data)
     rewritten = _rewritten(transcript, context.language, rng)
-    scorer = get_scorer(scorer_name)
-    before, after = scorer.score(transcript, expect, context), scorer.score(rewritten, expect, context)
-    assert after.outcome == before.outcome, (scorer_name, transcript, rewritten, before.explain(), after.explain())
+    _same_outcome(scorer_name, context, (transcript, expect), (rewritten, expect))
 
 
 def _rewritten_value(key: str, value: Any, language: str, rng: random.Random) -> Any:
@@ -212,10 +222,6 @@ def _rewritten_value(key: str, value: Any, language: str, rng: random.Random) ->
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_the_expected_side_is_folded_the_same_way(language: str, data: st.DataObject) -> None:
-    cases = [c for c in _cases() if c[3].language.startswith(language)]
-    scorer_name, transcript, expect, context = data.draw(st.sampled_from(cases))
-    rng = random.Random(data.draw(st.integers(0, 2**32 - 1)))
+    scorer_name, transcript, expect, context, rng = _draw(language, data)
     written = {key: _rewritten_value(key, value, context.language, rng) for key, value in expect.items()}
-    scorer = get_scorer(scorer_name)
-    before, after = scorer.score(transcript, expect, context), scorer.score(transcript, written, context)
-    assert after.outcome == before.outcome, (scorer_name, transcript, written, before.explain(), after.explain())
+    _same_outcome(scorer_name, context, (transcript, expect), (transcript, written))
