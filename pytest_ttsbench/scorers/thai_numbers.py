@@ -128,16 +128,33 @@ def _number_before(out: list[str]) -> int | None:
     return at if at >= 0 and _DECIMAL.fullmatch(out[at]) else None
 
 
+def _half_after_unit(out: list[str]) -> bool:
+    """``N <unit> ครึ่ง`` is N and a half units (สองกิโลเมตรครึ่ง = 2.5 กิโลเมตร, สามชั่วโมงครึ่ง = 3.5
+    ชั่วโมง): when ``out`` ends with a whole number and one word, add the half to the number (True)."""
+    if not out or out[-1].isspace() or _DECIMAL.fullmatch(out[-1]):
+        return False
+    before = _number_before(out[:-1])
+    # Only a count under a hundred: ร้อยเมตรครึ่ง could be 100.5 or 150 metres, so it stays words.
+    if before is None or "." in out[before] or int(out[before]) >= 100:
+        return False
+    out[before:-1] = [_plain(Decimal(out[before]) + Decimal("0.5"))]
+    return True
+
+
 def _words_as_digits(text: str) -> str:
     """Each run of Thai number-word tokens written as its digits (see the module docstring).
 
-    Digits said with a scale word are one number (1.5 ล้าน is 1500000, 2 พัน is 2000), and ครึ่ง
-    after a scale word adds half of it (ล้านครึ่ง is 1500000, สองพันครึ่ง 2500).
+    Digits said with a scale word are one number (1.5 ล้าน is 1500000, 2 พัน is 2000); ครึ่ง
+    after a scale word adds half of it (ล้านครึ่ง is 1500000, สองพันครึ่ง 2500), after a unit half
+    a unit (สองกิโลเมตรครึ่ง is 2.5 กิโลเมตร).
     """
     tokens = _words(text)
     out: list[str] = []
     i = 0
     while i < len(tokens):
+        if tokens[i] == HALF and _half_after_unit(out):
+            i += 1
+            continue
         if not _NUMBER_WORDS.fullmatch(tokens[i]):
             out.append(tokens[i])
             i += 1

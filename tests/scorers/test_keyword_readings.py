@@ -277,3 +277,17 @@ def test_a_hyphen_between_letters_is_not_heard(item: Any, data: st.DataObject) -
 def test_a_hyphen_between_digits_is_kept() -> None:
     text = "ร้านเปิด 10-12 นาฬิกา"
     assert score("ร้านเปิด 1012 นาฬิกา", {"expected": "10-12 นาฬิกา"}, text).outcome != "correct"
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 99), st.sampled_from(["กิโลเมตร", "ชั่วโมง", "เดือน", "ลิตร", "บาท"]))
+def test_half_after_a_unit(count: int, unit: str) -> None:
+    """สองกิโลเมตรครึ่ง is 2.5 km, สามชั่วโมงครึ่ง 3.5 hours: ครึ่ง after a count and its unit."""
+    keyword = f"{count}.5 {unit}"
+    text = f"เมื่อวานเราเดินทางไปอีก {keyword} ก่อนถึงที่พัก"
+    said = f"{num_to_thaiword(count)}{unit}ครึ่ง"
+    verdict = score(f"เมื่อวานเราเดินทางไปอีก{said}ก่อนถึงที่พัก", {"expected": keyword}, text)
+    assert verdict.outcome == "correct", (said, verdict.explain())
+    other = f"{num_to_thaiword(count + 1)}{unit}ครึ่ง"
+    verdict = score(f"เมื่อวานเราเดินทางไปอีก{other}ก่อนถึงที่พัก", {"expected": keyword}, text)
+    assert verdict.outcome == "wrong", (other, verdict.explain())
