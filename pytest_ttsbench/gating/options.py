@@ -55,6 +55,7 @@ class GateOptions:
     tts_allow_unmeasured_bounds: bool = False
     tts_max_error_rate: float = 0.0
     tts_strict_xfail: bool = False
+    tts_gate_decides_exit: bool = False
     tts_update_known_gaps: bool = False
     tts_allow_unavailable: bool = False
     tts_baseline: str | None = None
@@ -178,6 +179,7 @@ def build_gate_config(
         allow_unmeasured_bounds=options.tts_allow_unmeasured_bounds,
         max_error_rate=options.tts_max_error_rate,
         quality_sets=quality_sets,
+        gate_decides_exit=options.tts_gate_decides_exit or settings.gate_decides_exit,
     )
 
 

@@ -44,6 +44,8 @@ DNSMOS_WINDOWINGS: tuple[str, ...] = ("clip", "reference")
 DEFAULT_ALPHA = 0.05
 DEFAULT_MAX_RATE = 0.10
 ALLOW_UNMEASURED_OPTION = "--tts-allow-unmeasured-bounds"
+#: the opt-in that leaves the exit status to the judged bounds alone (configuration: ``gate_decides_exit``)
+GATE_DECIDES_EXIT_OPTION = "--tts-gate-decides-exit"
 FLOOR_ON = ("point", "lower")
 SNAPSHOT_MODES = ("off", "report", "strict")
 
@@ -286,6 +288,13 @@ GATE_OPTIONS: tuple[OptionSpec, ...] = (
         metavar="R",
     ),
     OptionSpec("--tts-strict-xfail", "a known gap that now passes (XPASS) fails the run", action="store_true"),
+    OptionSpec(
+        GATE_DECIDES_EXIT_OPTION,
+        "the gate alone sets the exit status: failed item tests are reported (FAILED, in JUnit and the gate file) "
+        "but only the judged bounds fail the run; by default each item is a test and fails it, as in any "
+        "pytest run (configuration: gate_decides_exit: true)",
+        action="store_true",
+    ),
     OptionSpec(
         "--tts-update-known-gaps",
         "rewrite known_gaps/<engine>.yaml from this run: add new failures, drop fixed ones",
