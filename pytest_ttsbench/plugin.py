@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from pytest_ttsbench.asr.registry import ASR_OPTIONS
-from pytest_ttsbench.cases.loader import CASE_SUFFIXES
 from pytest_ttsbench.cases.packs import PACK_OPTIONS
 from pytest_ttsbench.gating.options import GATE_OPTIONS
 from pytest_ttsbench.gating.voting import VOTING_OPTIONS
@@ -218,10 +217,7 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
-    explicit = parent.session.isinitpath(file_path)
-    if file_path.suffix in CASE_SUFFIXES and _bench(parent.config).collects(file_path, explicit=explicit):
-        return CaseFile.from_parent(parent, path=file_path)
-    if file_path.suffix == ".jsonl" and explicit:
+    if _bench(parent.config).collects(file_path, explicit=parent.session.isinitpath(file_path)):
         return CaseFile.from_parent(parent, path=file_path)
     return None
 

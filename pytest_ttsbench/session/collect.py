@@ -62,7 +62,7 @@ class CaseFile(pytest.File):
         bench.recorder.collected.suite_sources[suite.name] = case_file_source(self.path, bench.config.settings.base_dir)
         if suite.quality:
             bench.recorder.collected.suite_quality[suite.name] = dict(suite.quality)
-        engines: list[str | None] = list(bench.config.engine_names) or [None]
+        engines = bench.config.engine_names  # never empty: without an engine no case file is collected
         for item in suite.items:
             for target in item.targets:
                 for engine in engines:
@@ -180,7 +180,7 @@ class CaseTest(pytest.Item):
         suite: Suite,
         case: CaseItem,
         target: Target,
-        engine: str | None,
+        engine: str,
         repeat: int = 0,
         **kwargs: Any,
     ) -> None:
@@ -199,16 +199,12 @@ class CaseTest(pytest.Item):
         self.keywords.update(marks)
         self.own_markers.extend(decorator.mark for _, decorator in marks)
         bench: BenchSession = self.config.stash[BENCH_KEY]
-        if engine is None:
-            # Skipped at collection, so a plain `pytest` never reaches the pipeline.
-            self.add_marker(pytest.mark.skip(reason=bench.config.no_engine_reason()))
-        else:
-            bench.recorder.collected.ids.update({(engine, case.full_id), (engine, self.known_gap_id)})
-            gaps = bench.config.known_gaps.get(engine)
-            gap = gaps.match(case.full_id, self.known_gap_id) if gaps is not None else None
-            if gap is not None:
-                # A known failure reads XFAIL, a fixed one XPASS (a failure with --tts-strict-xfail).
-                self.add_marker(pytest.mark.xfail(reason=gap.describe(), strict=bench.config.strict_xfail))
+        bench.recorder.collected.ids.update({(engine, case.full_id), (engine, self.known_gap_id)})
+        gaps = bench.config.known_gaps.get(engine)
+        gap = gaps.match(case.full_id, self.known_gap_id) if gaps is not None else None
+        if gap is not None:
+            # A known failure reads XFAIL, a fixed one XPASS (a failure with --tts-strict-xfail).
+            self.add_marker(pytest.mark.xfail(reason=gap.describe(), strict=bench.config.strict_xfail))
 
     @property
     def known_gap_id(self) -> str:
@@ -218,7 +214,6 @@ class CaseTest(pytest.Item):
 
     def runtest(self) -> None:
         bench: BenchSession = self.config.stash[BENCH_KEY]
-        assert self.engine is not None  # items without an engine carry a skip marker
         result = bench.config.resumed.get((self.engine, self.known_gap_id, self.repeat))
         if result is not None:  # --tts-resume: measured by the run this session continues
             self.user_properties.append((RESUMED_PROPERTY, result.to_json()))
@@ -260,7 +255,7 @@ class CaseTest(pytest.Item):
         return str(super().repr_failure(excinfo, style))
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        return self.path, _item_line(self.path, self.case.id), f"{self.known_gap_id} [{self.engine or 'no engine'}]"
+        return self.path, _item_line(self.path, self.case.id), f"{self.known_gap_id} [{self.engine}]"
 
 
 def shard_key(item: pytest.Item) -> str:

@@ -47,17 +47,33 @@ def test_marker_selection(pytester: pytest.Pytester, expression: str, expected: 
     result.stdout.fnmatch_lines([f"{expected}/5 tests collected*" if expected < 5 else "5 tests collected*"])
 
 
-def test_without_engine_nothing_is_synthesized(pytester: pytest.Pytester) -> None:
-    write_project(pytester)
-    result = pytester.runpytest("-rs")
-    result.assert_outcomes(skipped=5)
-    result.stdout.fnmatch_lines(
-        [
-            "SKIPPED [[]2[]] cases/demo-news.yaml*: no TTS engine selected: pass --tts-engine=NAME*",
-            "SKIPPED [[]3[]] cases/demo-numerals.yaml*: no TTS engine selected: pass --tts-engine=NAME*",
-        ]
+def test_without_engine_nothing_of_ours_is_collected(pytester: pytest.Pytester) -> None:
+    """A plain pytest collects no case file and no pack, so it reports no skip, and a broken case
+    file does not break it: the ordinary test run is the project's own."""
+    write_project(
+        pytester, config="packs: [en-numerals]\nengines:\n  replay: {type: transcripts, path: runs/replay.jsonl}\n"
     )
+    (pytester.path / "cases" / "broken.yaml").write_text("suite: broken\nitems: [\n", encoding="utf-8")
+    pytester.makepyfile(test_plain="def test_ok():\n    assert True\n")
+    result = pytester.runpytest("-rs")
+    result.assert_outcomes(passed=1)
+    assert "ttsbench" not in result.stdout.str().replace("ttsbench-", ""), "a plain run reports nothing of ours"
     assert not (pytester.path / ".ttsbench").exists(), "a run without an engine must write nothing"
+    listed = pytester.runpytest("--collect-only", "-q")
+    listed.stdout.fnmatch_lines(["test_plain.py::test_ok", "1 test collected*"])
+    # The broken file speaks up in the run that uses it.
+    used = pytester.runpytest("--tts-engine=replay")
+    used.stdout.fnmatch_lines(["*cases/broken.yaml*line 3*"])
+
+
+@pytest.mark.parametrize(
+    "named", [["cases/demo-numerals.yaml"], ["cases/demo-numerals.yaml::demo-numerals"], ["--tts-pack=en-numerals"]]
+)
+def test_a_benchmark_named_without_engine_says_what_is_missing(pytester: pytest.Pytester, named: list[str]) -> None:
+    write_project(pytester)
+    result = pytester.runpytest(*named)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*a benchmark runs only with an engine; add --tts-engine=NAME (profiles: *replay*)"])
 
 
 def test_several_engines_parametrise_every_item(pytester: pytest.Pytester) -> None:
@@ -82,6 +98,14 @@ def test_unknown_engine_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--tts-engine=azur")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*unknown engine profile(s) azur; known: espeak, piper, replay*"])
+
+
+def test_a_mistyped_engine_gets_the_closest_profile(pytester: pytest.Pytester) -> None:
+    write_project(pytester)
+    result = pytester.runpytest("--tts-engine=espek,replay,zzzzzz")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--tts-engine=espek: did you mean 'espeak'?"])
+    assert "--tts-engine=zzzzzz:" not in result.stderr.str(), "a name close to nothing gets the list, no guess"
 
 
 def test_plugin_stays_out_of_ordinary_test_runs(pytester: pytest.Pytester) -> None:
