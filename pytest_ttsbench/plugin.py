@@ -57,7 +57,7 @@ from pytest_ttsbench.session.selection import (
     worker_report,
 )
 from pytest_ttsbench.support.cache import CACHE_OPTIONS
-from pytest_ttsbench.support.option_specs import OptionSpec, add_options
+from pytest_ttsbench.support.option_specs import OptionSpec, add_options, unknown_option_hints
 from pytest_ttsbench.support.redaction import install_log_redaction
 
 #: (group name, its description, the options it shows in this order), each declared by its own feature
@@ -87,6 +87,20 @@ OPTION_GROUPS: tuple[tuple[str, str, tuple[OptionSpec, ...]], ...] = (
 def pytest_addoption(parser: pytest.Parser) -> None:
     for name, description, options in OPTION_GROUPS:
         add_options(parser.getgroup(name, description).addoption, options)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> Generator[None, None, None]:
+    """Every plugin's and conftest's options are declared now: an unrecognized one of ours gets its
+    next step beside pytest's own "unrecognized arguments" error (shown only when that error is)."""
+    result = yield
+    own = [spec.flag for _, _, options in OPTION_GROUPS for spec in options]
+    hints = unknown_option_hints(parser.parse_known_and_unknown_args(args)[1], own)
+    if hints:
+        parser.extra_info["ttsbench"] = "\n    ".join(hints)
+    return result
 
 
 def _bench(config: pytest.Config) -> BenchSession:

@@ -64,8 +64,6 @@ def closest_names(name: str, names: Iterable[str]) -> list[str]:
 
 
 def did_you_mean(name: str, names: Iterable[str]) -> str:
-    """``did you mean 'espeak'?`` (or two or three names) for a mistyped ``name``; "" when none is close."""
+    """``did you mean 'espeak'?``, the closest of ``names`` to a mistyped ``name``; "" when none is close."""
     matches = closest_names(name, names)
-    if not matches:
-        return ""
-    return f"did you mean {' or '.join(repr(match) for match in matches)}?"
+    return f"did you mean {matches[0]!r}?" if matches else ""

@@ -113,3 +113,29 @@ def test_plugin_stays_out_of_ordinary_test_runs(pytester: pytest.Pytester) -> No
     pytester.makepyfile(test_plain="def test_ok():\n    assert True\n")
     result = pytester.runpytest("test_plain.py")
     result.assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "hint"),
+    [
+        (["--tts-engnie=replay"], "*ttsbench: --tts-engnie: did you mean '--tts-engine'?"),
+        (["--tts_results=out.jsonl", "--tts-engine=replay"], "*ttsbench: --tts_results: did you mean '--tts-results'?"),
+        # pytest-html not installed (disabled here): its option names the extra that brings it
+        (
+            ["-p", "no:html", "--html=report.html"],
+            '*ttsbench: --html comes with an extra*pip install "pytest-ttsbench[html]"',
+        ),
+    ],
+)
+def test_an_unrecognized_option_gets_its_next_step(pytester: pytest.Pytester, arguments: list[str], hint: str) -> None:
+    write_project(pytester)
+    result = pytester.runpytest(*arguments)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unrecognized arguments*", hint])
+
+
+def test_an_option_of_someone_else_is_left_to_pytest(pytester: pytest.Pytester) -> None:
+    write_project(pytester)
+    result = pytester.runpytest("--no-such-option")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "ttsbench:" not in result.stderr.str()

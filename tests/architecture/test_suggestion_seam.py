@@ -1,0 +1,45 @@
+"""Every "did you mean …" comes from one matcher, ``support/text.closest_names`` (issue 38, point 5).
+
+Engine profiles, ``--tts-*`` options, case-file fields, floors and bounds suggest the closest known
+name. A module matching names itself (``difflib``) would suggest differently, or not at all; the
+package's source is parsed (ast), so an import inside a function is seen too.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest_ttsbench
+
+PACKAGE = Path(pytest_ttsbench.__file__).parent
+SEAM = "support/text.py"
+
+
+def name_matchers(source: str) -> list[str]:
+    """Every import of difflib (or of a name from it) in ``source``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names if alias.name.split(".")[0] == "difflib"]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "difflib":
+            found += [f"difflib.{alias.name}" for alias in node.names]
+    return found
+
+
+def test_the_finder_sees_every_import() -> None:
+    assert name_matchers("import difflib as d\ndef f():\n    from difflib import get_close_matches\n") == [
+        "difflib",
+        "difflib.get_close_matches",
+    ]
+    assert name_matchers("import re\n") == []
+
+
+def test_only_the_seam_matches_names() -> None:
+    offenders = {
+        path.relative_to(PACKAGE).as_posix(): found
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.relative_to(PACKAGE).as_posix() != SEAM and (found := name_matchers(path.read_text(encoding="utf-8")))
+    }
+    assert offenders == {}, f"suggest through support/text.closest_names, not difflib: {offenders}"
+    assert name_matchers((PACKAGE / SEAM).read_text(encoding="utf-8")), "the seam itself moved"
