@@ -123,7 +123,7 @@ def test_plugin_stays_out_of_ordinary_test_runs(pytester: pytest.Pytester) -> No
         # pytest-html not installed (disabled here): its option names the extra that brings it
         (
             ["-p", "no:html", "--html=report.html"],
-            '*ttsbench: --html comes with an extra*pip install "pytest-ttsbench[html]"',
+            '*ttsbench: --html comes with an extra*pip install "pytest-ttsbench[[]html[]]"',
         ),
     ],
 )
