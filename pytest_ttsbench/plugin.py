@@ -176,6 +176,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return  # the xdist controller collects nothing: its workers report what they selected
     bench = _bench(session.config)
     bench.count_selected(item.engine for item in session.items if isinstance(item, CaseTest) and item.engine)
+    bench.check_credentials()
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:
         workeroutput[COLLECTED_KEY] = bench.collection_report(worker_report(selection_of(session.config)))

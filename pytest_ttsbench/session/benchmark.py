@@ -423,6 +423,28 @@ class BenchSession:
         counts = Counter(engines)
         self.recorder.collected.selected = {name: counts.get(name, 0) for name in self.config.engine_names}
 
+    def check_credentials(self) -> None:
+        """Every selected engine with items to run has its credentials, or the run stops now, before
+        any test, with a usage error naming the variables (never a value).
+
+        Not in a pytest-xdist worker (each would stop alone; the gate reports the engine as
+        unavailable instead), nor in a listing, nor where ``--tts-allow-unavailable`` lets an engine
+        that cannot run skip its items.
+        """
+        config = self.config
+        if config.is_worker or config.lists_only or config.gate.allow_unavailable:
+            return
+        selected = self.recorder.collected.selected or {}
+        missing = [
+            problem
+            for engine in config.engine_names
+            if selected.get(engine) and (problem := self.evaluator.missing_credentials(engine)) is not None
+        ]
+        if missing:
+            raise pytest.UsageError(
+                "\n".join(missing) + "\nset the variable(s) in the environment (a CI secret), or leave the engine out"
+            )
+
     def bound_scope_errors(self) -> list[str]:
         """A bound whose scope no loaded case file defines is a typo: refused before anything is synthesized."""
         config = self.config
@@ -506,6 +528,10 @@ class BenchSession:
         """
         config, recorder = self.config, self.recorder
         if config.is_worker or not config.engine_names:
+            return None
+        if not recorder.results and exitstatus in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED):
+            # Stopped before any test gave a result (a usage error, a case file that failed to load, ^C):
+            # pytest has said why, once; a gate summary of nothing would only add a second, wrong reason.
             return None
         if config.cache is not None:
             recorder.collected.cache_damaged = dict(config.cache.damaged)
