@@ -255,31 +255,13 @@ class CaseTest(pytest.Item):
         return str(super().repr_failure(excinfo, style))
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        return self.path, _item_line(self.path, self.case.id), f"{self.known_gap_id} [{self.engine}]"
+        line = self.case.line - 1 if self.case.line is not None else 0  # pytest counts lines from 0
+        return self.path, line, f"{self.known_gap_id} [{self.engine}]"
 
 
 def shard_key(item: pytest.Item) -> str:
     """What ``--tts-shard`` hashes: a benchmark item's ``<suite>/<item id>``, any other test's node id."""
     return item.case.full_id if isinstance(item, CaseTest) else item.nodeid
-
-
-@functools.lru_cache(maxsize=64)
-def _item_lines(path: Path) -> dict[str, int]:
-    """0-based line of each ``id:`` in a case file, so reports point at the item."""
-    lines: dict[str, int] = {}
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return lines
-    for number, line in enumerate(text.splitlines()):
-        match = re.match(r"""\s*(?:-\s*)?(?:"id"|id)\s*:\s*["']?([^"',}\s]+)""", line)
-        if match:
-            lines.setdefault(match.group(1), number)
-    return lines
-
-
-def _item_line(path: Path, item_id: str) -> int:
-    return _item_lines(path).get(item_id, 0)
 
 
 #: an item's markers: (name, the decorator), in marker_names' order
