@@ -19,6 +19,7 @@ from pytest_ttsbench.cases.model import CaseItem, Suite, Target
 from pytest_ttsbench.cases.packs import Pack, pack_node_path, pack_of_file
 from pytest_ttsbench.cases.pins import pin_problem
 from pytest_ttsbench.gating.bounds import SuiteScope, case_file_source
+from pytest_ttsbench.gating.snapshots import one_line
 from pytest_ttsbench.run_model.results import RESULT_PROPERTY, RESUMED_PROPERTY, SYNTH_ONLY, UNAVAILABLE_PROPERTY
 from pytest_ttsbench.scorers.registry import get_scorer
 from pytest_ttsbench.session.benchmark import BENCH_KEY
@@ -224,7 +225,7 @@ class CaseTest(pytest.Item):
                 self.user_properties.append((UNAVAILABLE_PROPERTY, json.dumps([self.engine, reason])))
                 raise _skip_here(reason)
             result = bench.evaluator.evaluate(self.case, self.target, self.engine, self.repeat)
-            result.node_id = self.nodeid
+            result.node_id, result.case_line = self.nodeid, self.case.line
             pack = pack_of_file(self.case.source)
             if pack is not None:
                 result.pack, result.pack_version = pack.name, pack.version
@@ -324,16 +325,18 @@ def failure_message(result: ItemResult, expected: str, base: Path | None = None)
     else:
         why = explain_evidence(evidence) or json.dumps(evidence, ensure_ascii=False)
     flags = f" [asr flags: {', '.join(result.asr_flags)}]" if result.asr_flags else ""
+    # Each text on one line: what an engine or recognizer returned never starts a line of its own
+    # (a CI log reads a line starting "::" as a command).
     lines = [
-        f"{result.verdict} on {result.engine}: {why}{flags}",
-        f"  text:     {result.text}",
-        f"  expected: {expected}",
+        f"{result.verdict} on {result.engine}: {one_line(why)}{flags}",
+        f"  text:     {one_line(result.text)}",
+        f"  expected: {one_line(expected)}",
     ]
     if result.transcripts and len(result.transcripts) > 1:
         for route, text in result.transcripts.items():
-            lines.append(f"  heard ({route}, {result.route_verdicts.get(route, '?')}): {text}")
+            lines.append(f"  heard ({route}, {result.route_verdicts.get(route, '?')}): {one_line(text)}")
     else:
-        lines.append(f"  heard:    {result.transcript if result.transcript is not None else '(nothing)'}")
+        lines.append(f"  heard:    {one_line(result.transcript) if result.transcript is not None else '(nothing)'}")
     if result.audio_path:
         lines.append(f"  audio:    {shown_path(result.audio_path, base)}")
     return "\n".join(lines)
