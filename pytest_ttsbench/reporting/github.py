@@ -88,7 +88,7 @@ def failing_bounds(outcome: GateOutcome | None) -> list[Bound]:
     return [bound for bound in outcome.bounds if bound.failing] if outcome is not None else []
 
 
-def annotations(finished: SessionSummary, base: Path) -> list[str]:
+def error_annotations(finished: SessionSummary, base: Path) -> list[str]:
     """One ``::error`` per failing item (known gaps are expected, not failing) and per breached bound."""
     lines = []
     for item in not_correct(finished):
@@ -192,7 +192,7 @@ def write_github_outputs(
     if finished is None:
         return
     if environ.get("GITHUB_ACTIONS") == "true":
-        for line in annotations(finished, base):
+        for line in error_annotations(finished, base):
             write_line(line)
     summary_file = environ.get("GITHUB_STEP_SUMMARY")
     if summary_file:
