@@ -50,8 +50,9 @@ class CaseItem:
     # and the record of that review once done; ``review`` without ``reviewed`` means still pending.
     review: str | None = None
     reviewed: str | None = None
-    #: the 1-based line of the item's ``id`` in its case file (None: not known, e.g. an external benchmark)
-    line: int | None = None
+    #: the 1-based line of the item's ``id`` in its case file (None: not known, e.g. an external benchmark);
+    #: where the item is written, not what it is, so two items equal in content are equal wherever they are
+    line: int | None = field(default=None, compare=False)
 
     @property
     def full_id(self) -> str:
