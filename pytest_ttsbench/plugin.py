@@ -279,22 +279,15 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     warnings and short summary follow (this wrapper runs before pytest's own)."""
     bench = _bench(config)
     if not bench.config.is_worker:
-        finished = bench.summary()
         write_run_sections(
             terminalreporter,
-            finished,
+            bench.summary(),
             [skip.line() for skip in selection_of(config).language_skips],
             synth_only=bench.config.synth_only,
             results_path=bench.config.results_path,
             base=config.invocation_params.dir,
         )
-        github = "GITHUB_ACTIONS" in os.environ or "GITHUB_STEP_SUMMARY" in os.environ
-        if finished is not None and github and not bench.config.synth_only:
-            from pytest_ttsbench.reporting.github import write_github_outputs
-
-            write_github_outputs(
-                terminalreporter.write_line, finished, os.environ, bench.config.results_path, Path(config.rootpath)
-            )
+        bench.write_ci_outputs(terminalreporter.write_line, Path(config.rootpath), os.environ)
     return (yield)
 
 

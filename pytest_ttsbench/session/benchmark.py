@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -365,6 +365,18 @@ class BenchSession:
             return None
         items = recorder.gate.items if recorder.gate is not None else recorder.results
         return SessionSummary(items, self.config.breakdown, recorder.gate, recorder.results)
+
+    def write_ci_outputs(self, write_line: Callable[[str], object], rootpath: Path, environ: Mapping[str, str]) -> None:
+        """Under GitHub Actions, the job summary and the error annotations of the finished session
+        (reporting/github.py), from the same summary the terminal printed; nothing elsewhere."""
+        if not ({"GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"} & set(environ)) or self.config.synth_only:
+            return
+        finished = self.summary()
+        if finished is None:
+            return
+        from pytest_ttsbench.reporting.github import write_github_outputs
+
+        write_github_outputs(write_line, finished, environ, self.config.results_path, rootpath)
 
     def header_lines(self, invocation_dir: Path) -> list[str]:
         """pytest's report header: the engines and where the results go (nothing without an engine)."""
