@@ -117,14 +117,21 @@ def error_annotations(finished: SessionSummary, base: Path) -> list[str]:
 def _bound_place(bound: Bound, base: Path) -> tuple[str | None, int | None]:
     """A bound written in a case file or configuration file: that file, and the line of its threshold."""
     path = base / bound.source
-    if Path(bound.source).suffix not in YAML_SUFFIXES or not path.is_file():
-        return None, None
+    if Path(bound.source).suffix not in YAML_SUFFIXES or not path.is_file() or not _inside(path, base):
+        return None, None  # an option, or a file outside the repository (a shipped pack's): no place to point at
     key = bound.name.split("=", 1)[0].rsplit("/", 1)[-1]
     try:
         [line] = node_lines(path.read_text(encoding="utf-8"), [("thresholds", key)])
     except (OSError, UnicodeDecodeError):
         line = None
-    return bound.source, line
+    return path.resolve().relative_to(base.resolve()).as_posix(), line
+
+
+def _inside(path: Path, base: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(base.resolve())
+    except OSError:
+        return False
 
 
 def _cell(text: object) -> str:
