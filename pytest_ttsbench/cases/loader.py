@@ -79,12 +79,7 @@ def _located(error: Any) -> list[tuple[list[Any], str]]:
     return [
         (
             [*parts, key],
-            " ".join(
-                filter(
-                    None,
-                    ["not a field here;", did_you_mean(str(key), allowed) or f"fields: {', '.join(sorted(allowed))}"],
-                )
-            ),
+            f"not a field here; {did_you_mean(str(key), allowed) or 'fields: ' + ', '.join(sorted(allowed))}",
         )
         for key in unknown
     ] or [(parts, error.message)]
