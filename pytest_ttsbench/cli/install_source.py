@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_ttsbench.support.data_paths import OutsideFolderError, inside_folder
 from pytest_ttsbench.support.json_documents import load_json
 
 DISTRIBUTION = "pytest-ttsbench"
@@ -65,7 +66,7 @@ def source_from(direct_url: Mapping[str, Any] | None, version: str, root: Path) 
     folder = _local_path(url)
     editable = isinstance(direct_url.get("dir_info"), Mapping) and direct_url["dir_info"].get("editable")
     kind = "an editable install of" if editable else "the local"
-    if folder is not None and _inside(folder, root):
+    if folder is not None and _inside(root, folder):
         relative = Path(os.path.relpath(folder, root)).as_posix()
         return InstallSource(f"./{relative}{{extras}}", f"{kind} folder {relative} in this repository")
     return InstallSource(
@@ -85,8 +86,9 @@ def _local_path(url: str) -> Path | None:
     return Path(urllib.parse.unquote(parsed.path)) if parsed.scheme == "file" else None
 
 
-def _inside(folder: Path, root: Path) -> bool:
+def _inside(root: Path, folder: Path) -> bool:
     try:
-        return folder.resolve().is_relative_to(root.resolve())
-    except OSError:
+        inside_folder(root, folder)
+    except OutsideFolderError:
         return False
+    return True

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from pytest_ttsbench.gating.bounds import BREACHED
 from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.support.data_paths import OutsideFolderError, inside_folder
 from pytest_ttsbench.support.text import shorten
 from pytest_ttsbench.support.yaml_documents import YAML_SUFFIXES, node_lines
 from pytest_ttsbench.verdict import explain_evidence
@@ -116,22 +117,18 @@ def error_annotations(finished: SessionSummary, base: Path) -> list[str]:
 
 def _bound_place(bound: Bound, base: Path) -> tuple[str | None, int | None]:
     """A bound written in a case file or configuration file: that file, and the line of its threshold."""
-    path = base / bound.source
-    if Path(bound.source).suffix not in YAML_SUFFIXES or not path.is_file() or not _inside(path, base):
-        return None, None  # an option, or a file outside the repository (a shipped pack's): no place to point at
+    try:
+        path = inside_folder(base, bound.source)
+    except OutsideFolderError:
+        return None, None  # a file outside the repository (a shipped pack's): no place in it to point at
+    if path.suffix not in YAML_SUFFIXES or not path.is_file():
+        return None, None  # an option or the configuration's section: no line of a case file
     key = bound.name.split("=", 1)[0].rsplit("/", 1)[-1]
     try:
         [line] = node_lines(path.read_text(encoding="utf-8"), [("thresholds", key)])
     except (OSError, UnicodeDecodeError):
         line = None
     return path.resolve().relative_to(base.resolve()).as_posix(), line
-
-
-def _inside(path: Path, base: Path) -> bool:
-    try:
-        return path.resolve().is_relative_to(base.resolve())
-    except OSError:
-        return False
 
 
 def _cell(text: object) -> str:
