@@ -191,7 +191,9 @@ SETUP_STEPS = """\
 """
 
 GATE_JOB = """\
-  # The release gate on {engine}: its exit status is the gate's verdict.
+  # The release gate on {engine}. Its exit status is pytest's: each item is a test, the gate is the
+  # test ttsbench::gate (floors, regressions, snapshots), a known gap is an xfail; so a failed item or
+  # a failed gate fails the job (gate_decides_exit: true in ttsbench.yaml leaves it to the gate alone).
   gate-{job}:
     name: release gate ({engine})
     if: github.event_name == 'pull_request' || github.event_name == 'workflow_dispatch'
