@@ -17,22 +17,20 @@ SEAM = "support/text.py"
 
 
 def name_matchers(source: str) -> list[str]:
-    """Every import of difflib (or of a name from it) in ``source``."""
+    """Every use of ``difflib.get_close_matches`` in ``source``: imported by name, or as an attribute."""
     found = []
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found += [alias.name for alias in node.names if alias.name.split(".")[0] == "difflib"]
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "difflib":
-            found += [f"difflib.{alias.name}" for alias in node.names]
+        if isinstance(node, ast.ImportFrom) and (node.module or "") == "difflib":
+            found += [f"difflib.{alias.name}" for alias in node.names if alias.name == "get_close_matches"]
+        elif isinstance(node, ast.Attribute) and node.attr == "get_close_matches":
+            found.append("difflib.get_close_matches")
     return found
 
 
 def test_the_finder_sees_every_import() -> None:
-    assert name_matchers("import difflib as d\ndef f():\n    from difflib import get_close_matches\n") == [
-        "difflib",
-        "difflib.get_close_matches",
-    ]
-    assert name_matchers("import re\n") == []
+    source = "import difflib as d\nd.get_close_matches('a', [])\ndef f():\n    from difflib import get_close_matches\n"
+    assert name_matchers(source) == ["difflib.get_close_matches", "difflib.get_close_matches"]
+    assert name_matchers("from difflib import SequenceMatcher\nSequenceMatcher(None, 'a', 'b')\n") == []
 
 
 def test_only_the_seam_matches_names() -> None:
