@@ -10,11 +10,12 @@ what importing this module loads; benchmarks/idle_cost.py measures what it costs
 from __future__ import annotations
 
 import gc
+from collections.abc import Generator
 from pathlib import Path
 
 import pytest
 
-from pytest_ttsbench.support.option_specs import add_options
+from pytest_ttsbench.support.option_specs import add_options, unknown_option_hints
 from pytest_ttsbench.support.plugin_options import CONFIG_FILE, OPTION_GROUPS
 from pytest_ttsbench.support.yaml_documents import YAML_SUFFIXES
 
@@ -25,6 +26,20 @@ SESSION_PLUGIN = "ttsbench-session"
 def pytest_addoption(parser: pytest.Parser) -> None:
     for name, description, options in OPTION_GROUPS:
         add_options(parser.getgroup(name, description).addoption, options)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> Generator[None, None, None]:
+    """Every plugin's and conftest's options are declared now: an unrecognized one of ours gets its
+    next step beside pytest's own "unrecognized arguments" error (shown only when that error is)."""
+    result = yield
+    own = [spec.flag for _, _, options in OPTION_GROUPS for spec in options]
+    hints = unknown_option_hints(parser.parse_known_and_unknown_args(args)[1], own)
+    if hints:
+        parser.extra_info["ttsbench"] = "\n    ".join(hints)
+    return result
 
 
 def configures_the_plugin(rootdir: Path) -> bool:

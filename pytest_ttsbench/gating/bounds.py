@@ -30,7 +30,6 @@ floor is a rule for every category rather than a bound on one: it is listed wher
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +51,7 @@ from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.plugin_options import ALLOW_UNMEASURED_OPTION as ALLOW_UNMEASURED_OPTION
 from pytest_ttsbench.support.plugin_options import GATE_DECIDES_EXIT_OPTION as GATE_DECIDES_EXIT_OPTION
 from pytest_ttsbench.support.record_dicts import record_dict
+from pytest_ttsbench.support.text import closest_names
 
 HELD, BREACHED, TOO_FEW, NOT_MEASURED, NOT_SELECTED, MATCHES_NOTHING = (
     "held",
@@ -184,7 +184,7 @@ def case_file_source(path: str | Path, base_dir: Path) -> str:
 
 
 def _closest(name: str, names: Iterable[str]) -> str:
-    matches = difflib.get_close_matches(name, sorted(set(names)), n=3, cutoff=0.5)
+    matches = closest_names(name, names)
     return f"closest: {', '.join(matches)}" if matches else f"known: {', '.join(sorted(set(names))[:12]) or 'none'}"
 
 

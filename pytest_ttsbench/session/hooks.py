@@ -11,12 +11,12 @@ thin: each delegates to the session or a plain module.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator
 from pathlib import Path
 
 import pytest
 
-from pytest_ttsbench.cases.loader import CASE_SUFFIXES
 from pytest_ttsbench.quality.measures import measure_names
 from pytest_ttsbench.reporting.gate_item import gate_is_armed, gate_reports
 from pytest_ttsbench.reporting.html import ASSETS_EXISTED_KEY, register_html_report
@@ -115,6 +115,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return  # the xdist controller collects nothing: its workers report what they selected
     bench = _bench(session.config)
     bench.count_selected(item.engine for item in session.items if isinstance(item, CaseTest) and item.engine)
+    bench.check_credentials()
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:
         workeroutput[COLLECTED_KEY] = bench.collection_report(worker_report(selection_of(session.config)))
@@ -170,10 +171,7 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
-    explicit = parent.session.isinitpath(file_path)
-    if file_path.suffix in CASE_SUFFIXES and _bench(parent.config).collects(file_path, explicit=explicit):
-        return CaseFile.from_parent(parent, path=file_path)
-    if file_path.suffix == ".jsonl" and explicit:
+    if _bench(parent.config).collects(file_path, explicit=parent.session.isinitpath(file_path)):
         return CaseFile.from_parent(parent, path=file_path)
     return None
 
@@ -227,6 +225,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
             results_path=bench.config.results_path,
             base=config.invocation_params.dir,
         )
+        bench.write_ci_outputs(terminalreporter.write_line, Path(config.rootpath), os.environ)
     return (yield)
 
 

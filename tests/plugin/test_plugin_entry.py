@@ -47,7 +47,10 @@ def test_a_configured_project_gets_them(pytester: pytest.Pytester, name: str, co
 
 def test_a_case_file_named_gets_them(pytester: pytest.Pytester) -> None:
     (pytester.path / "cases.yaml").write_text("suite: s\n", encoding="utf-8")
-    assert _registered(pytester, "cases.yaml")
+    assert _registered(pytester, "cases.yaml", "--tts-engine=espeak")
+    # without an engine, the session's configuration is what says the engine is missing
+    with pytest.raises(pytest.UsageError, match="add --tts-engine"):
+        _registered(pytester, "cases.yaml")
 
 
 def test_the_options_are_there_either_way(pytester: pytest.Pytester) -> None:
