@@ -30,6 +30,7 @@ from pytest_ttsbench.registry import Registry
 from pytest_ttsbench.scorers.base import ScoreContext, Scorer
 from pytest_ttsbench.scorers.currencies import currency_mismatch
 from pytest_ttsbench.scorers.number_tokens import Material, MaterialFinder, NumberParser, NumberToken, numeral_material
+from pytest_ttsbench.scorers.proportions import proportion_mismatch
 from pytest_ttsbench.verdict import Verdict
 
 #: language (a BCP-47 primary subtag) → number parser; third parties add theirs by entry point.
@@ -309,11 +310,11 @@ class NumbersScorer(Scorer):
             )
         if missing:
             return Verdict("wrong", matched=tuple(matched), missing=tuple(missing), heard=heard)
-        other_currency = currency_mismatch(context.text, transcript, context.language)
-        if other_currency is not None:
-            written, said = other_currency
-            note = (
-                f"the values were heard in another currency: {', '.join(sorted(said))} for {', '.join(sorted(written))}"
-            )
-            return Verdict("wrong", matched=tuple(matched), heard=heard, note=note)
+        for kind, mismatch in (("currency", currency_mismatch), ("proportion", proportion_mismatch)):
+            other = mismatch(context.text, transcript, context.language)
+            if other is not None:
+                written, said = other
+                note = f"the values were heard in another {kind}: {', '.join(sorted(said))}"
+                note += f" for {', '.join(sorted(written))}"
+                return Verdict("wrong", matched=tuple(matched), heard=heard, note=note)
         return Verdict("correct", matched=tuple(matched), heard=heard)
