@@ -29,8 +29,8 @@ from typing import Any, ClassVar
 from pytest_ttsbench.registry import Registry
 from pytest_ttsbench.scorers.base import ScoreContext, Scorer
 from pytest_ttsbench.scorers.currencies import currency_mismatch
+from pytest_ttsbench.scorers.measures import measure_mismatch
 from pytest_ttsbench.scorers.number_tokens import Material, MaterialFinder, NumberParser, NumberToken, numeral_material
-from pytest_ttsbench.scorers.proportions import proportion_mismatch
 from pytest_ttsbench.verdict import Verdict
 
 #: language (a BCP-47 primary subtag) → number parser; third parties add theirs by entry point.
@@ -310,7 +310,7 @@ class NumbersScorer(Scorer):
             )
         if missing:
             return Verdict("wrong", matched=tuple(matched), missing=tuple(missing), heard=heard)
-        for kind, mismatch in (("currency", currency_mismatch), ("proportion", proportion_mismatch)):
+        for kind, mismatch in (("currency", currency_mismatch), ("measure", measure_mismatch)):
             other = mismatch(context.text, transcript, context.language)
             if other is not None:
                 written, said = other

@@ -242,3 +242,18 @@ def test_love_and_nil_are_a_scores_zero(score: int, zero: str) -> None:
     said = f"It finished {words(score)}{zero if zero.startswith('-') else ' ' + zero}."
     assert verdict(said, [str(score), "0"], f"It finished {score}-0.") == "correct", said
     assert verdict(said, [str(score), "1"], f"It finished {score}-1.") != "correct", said
+
+
+# --- units: a value said in another unit is another measure -------------------------------------
+
+UNITS = [("km", "kilometres", "miles"), ("kg", "kilograms", "pounds"), ("°C", "degrees celsius", "degrees fahrenheit")]
+
+
+@CLASS
+@given(value=amounts, unit=st.sampled_from(UNITS), spaced=st.booleans())
+def test_a_value_in_another_unit_is_wrong(value: str, unit: tuple[str, str, str], spaced: bool) -> None:
+    sign, name, other = unit
+    text = f"It is {value}{' ' if spaced else ''}{sign} away."
+    assert verdict(f"It is {spoken(value)} {name} away.", [value], text) == "correct"
+    assert verdict(f"It is {spoken(value)} {other} away.", [value], text) == "wrong"
+    assert verdict(f"It is {spoken(value)} away.", [value], text) == "correct"  # the unit unsaid: judged on the value
