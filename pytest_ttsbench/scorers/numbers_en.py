@@ -504,6 +504,7 @@ class _Reader:
                 one.add("unit", 1, lexeme.end)
                 whole = self._phrase(one, index)
                 whole.alternatives.extend(part.tokens)
+                whole.next_index = max(whole.next_index, part.next_index)  # "of one percent" is the part's
                 return whole
             return part
         if word == "a" and self._linked_word(index) in ("hundred", *_SCALES):
