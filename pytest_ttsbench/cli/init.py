@@ -20,7 +20,7 @@ from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED
 from pytest_ttsbench.config import CONFIG_FILE
 
 WORKFLOW_PATH = Path(".github") / "workflows" / "ttsbench.yml"
-GITIGNORE_ENTRIES = (".ttsbench/",)
+GITIGNORE_ENTRIES = (".ttsbench/", "ttsbench-dashboard/")
 
 CONFIG_TEMPLATE = """\
 # pytest-ttsbench configuration (written by `ttsbench init`; the same keys work under
@@ -196,11 +196,11 @@ jobs:
       - name: nightly run
         continue-on-error: true   # a red night still belongs on the dashboard
         run: pytest --tts-engine="$TTS_ENGINE" --tts-cache=off
-      - run: ttsbench dashboard .ttsbench/runs -o site
+      - run: ttsbench dashboard .ttsbench/runs -o ttsbench-dashboard
       - uses: actions/upload-artifact@v4
         with:
           name: ttsbench-dashboard
-          path: site/
+          path: ttsbench-dashboard/
 
   # The sharded variant of the release gate: four jobs run a stable quarter of the items each;
   # one job joins them and gates the whole run.
