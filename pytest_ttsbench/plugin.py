@@ -21,7 +21,12 @@ from pytest_ttsbench.gating.voting import VOTING_OPTIONS
 from pytest_ttsbench.protocols import PROTOCOL_OPTIONS
 from pytest_ttsbench.quality.measures import QUALITY_OPTIONS, measure_names
 from pytest_ttsbench.reporting.gate_item import gate_is_armed, gate_reports
-from pytest_ttsbench.reporting.html import ASSETS_EXISTED_KEY, note_existing_assets, register_html_report
+from pytest_ttsbench.reporting.html import (
+    ASSETS_EXISTED_KEY,
+    note_existing_assets,
+    register_html_report,
+    report_title,
+)
 from pytest_ttsbench.reporting.progress import PROGRESS_OPTIONS, register_progress
 from pytest_ttsbench.reporting.terminal import SUMMARY_OPTIONS, write_run_sections
 from pytest_ttsbench.run_model.clip_reuse import CLIP_REUSE_OPTIONS
@@ -114,7 +119,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[OWN_FOLDERS_KEY] = run_folders(config, bench_config)
     config.pluginmanager.register(_ReportListener(bench), "ttsbench-recorder")
     measures = measure_names(bench_config.quality_sets) if bench_config.engine_names else ()
-    register_html_report(config, bench.summary, config.stash.get(ASSETS_EXISTED_KEY, True), measures)
+    title = report_title(bench_config.engine_names, bench_config.results_path)
+    register_html_report(config, bench.summary, config.stash.get(ASSETS_EXISTED_KEY, True), measures, title)
     register_progress(config, bench_config.engine_names)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(), "ttsbench-xdist")
