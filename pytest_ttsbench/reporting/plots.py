@@ -21,6 +21,7 @@ from pytest_ttsbench.run_model.results import ItemResult
 INSTALL_HINT = "pip install 'pytest-ttsbench[plots]'"
 try:
     import matplotlib
+    from matplotlib.colors import to_rgba
     from matplotlib.figure import Figure
 except ModuleNotFoundError as exc:  # charts are an extra: the main job needs none
     raise MissingDependency(f"charts need matplotlib, which is not installed: {INSTALL_HINT}", name=exc.name) from exc
@@ -104,7 +105,7 @@ def grouped_bars_svg(bars: Sequence[Bar], title: str, xlabel: str) -> bytes:
             high.append(100 * up)
             labels.append(f"{bucket.correct}/{bucket.n}")
         container = axes.bar(xs, heights, width * 0.92, yerr=[low, high], capsize=3, label=name)
-        colour = _count_colour(container.patches[0].get_facecolor()) if container.patches else "black"
+        colour = _count_colour(to_rgba(container.patches[0].get_facecolor())) if container.patches else "black"
         axes.bar_label(container, labels=labels, fontsize=8, padding=2, label_type="center", color=colour)
     axes.set_xticks(range(len(groups)), labels_text, fontsize=9)
     axes.set_xlim(-0.5, len(groups) - 0.5)
