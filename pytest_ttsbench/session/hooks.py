@@ -19,7 +19,7 @@ import pytest
 
 from pytest_ttsbench.quality.measures import measure_names
 from pytest_ttsbench.reporting.gate_item import gate_is_armed, gate_reports
-from pytest_ttsbench.reporting.html import ASSETS_EXISTED_KEY, register_html_report
+from pytest_ttsbench.reporting.html import ASSETS_EXISTED_KEY, register_html_report, report_title
 from pytest_ttsbench.reporting.progress import register_progress
 from pytest_ttsbench.reporting.terminal import write_run_sections
 from pytest_ttsbench.session.benchmark import (
@@ -66,7 +66,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[OWN_FOLDERS_KEY] = run_folders(config, bench_config)
     config.pluginmanager.register(_ReportListener(bench), "ttsbench-recorder")
     measures = measure_names(bench_config.quality_sets) if bench_config.engine_names else ()
-    register_html_report(config, bench.summary, config.stash.get(ASSETS_EXISTED_KEY, True), measures)
+    title = report_title(bench_config.engine_names, bench_config.results_path)
+    register_html_report(config, bench.summary, config.stash.get(ASSETS_EXISTED_KEY, True), measures, title)
     register_progress(config, bench_config.engine_names)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(), "ttsbench-xdist")
