@@ -105,7 +105,7 @@ class _Candidate:
 
 def _runs(tokens: list[NumberToken], text: str, max_digits: int) -> list[tuple[str, tuple[int, ...]]]:
     """Every run of integer tokens heard back to back (one token or more), with its joined digits."""
-    integer = [i for i, t in enumerate(tokens) if _is_plain_integer(t.value)]
+    integer = [i for i, t in enumerate(tokens) if _is_plain_integer(t.value) and t.joins]
     follows = {i: [j for j in integer if _back_to_back(tokens[i], tokens[j], text)] for i in integer}
     runs: list[tuple[str, tuple[int, ...]]] = []
 
@@ -204,6 +204,29 @@ def match_values(expected: list[str], tokens: list[NumberToken], text: str) -> t
     return matched, missing
 
 
+def usable_tokens(tokens: list[NumberToken], written: list[NumberToken] | None) -> list[NumberToken]:
+    """The heard tokens that may stand for an expected value, given the tokens of the written text.
+
+    A token counted in a unit (a ratio, a currency's sub-unit) stands only for a value the text
+    writes in that unit: 千分之五 is 5‰, which the ``5`` of ``5%`` is not. Without the written text
+    (None) every token may stand.
+    """
+    if written is None:
+        return tokens
+    units = {t.unit for t in written if t.unit}
+    return [t for t in tokens if not t.unit or t.unit in units]
+
+
+def _other_unit_note(
+    expected: list[str], tokens: list[NumberToken], usable: list[NumberToken], transcript: str, missing: int
+) -> str:
+    """Why a value is missing when it was heard, but only counted in a unit the text does not write."""
+    if len(usable) == len(tokens) or len(match_values(expected, tokens, transcript)[1]) >= missing:
+        return ""
+    others = sorted({t.value + t.unit for t in tokens if t not in usable})
+    return f"heard counted in another unit than the text writes: {', '.join(others)}"
+
+
 class NumbersScorer(Scorer):
     name: ClassVar[str] = "numbers"
     expect_schema: ClassVar[Mapping[str, Any]] = {
@@ -232,10 +255,12 @@ class NumbersScorer(Scorer):
         if parser is None:
             return Verdict("error", note=f"no number parser for language {context.language!r}")
         tokens = parser(transcript)
-        matched, missing = match_values(list(expect["values"]), tokens, transcript)
-        heard = tuple(t.value for t in tokens)
+        usable = usable_tokens(tokens, parser(context.text) if context.text.strip() else None)
+        matched, missing = match_values(list(expect["values"]), usable, transcript)
+        heard = tuple(t.value + t.unit for t in tokens)
         if missing:
-            return Verdict("wrong", matched=tuple(matched), missing=tuple(missing), heard=heard)
+            note = _other_unit_note(list(expect["values"]), tokens, usable, transcript, len(missing))
+            return Verdict("wrong", matched=tuple(matched), missing=tuple(missing), heard=heard, note=note)
         other_currency = currency_mismatch(context.text, transcript, context.language)
         if other_currency is not None:
             written, said = other_currency
