@@ -74,6 +74,8 @@ _GENERIC = ("元", "块钱", "块")
 # word of its own (欧洲, 欧盟, 欧美).
 _AFTER_ONLY = ("刀", "欧")
 _NOT_AFTER_SHORT_NAME = set("洲盟美式亚版")
+
+
 def _upper_ascii(text: str) -> str:
     """Latin letters upper-cased and nothing else, so offsets stay valid (str.upper() can lengthen text)."""
     return "".join(ch.upper() if ch.isascii() else ch for ch in text)
