@@ -30,7 +30,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from pytest_ttsbench.scorers.number_tokens import NumberToken
+from pytest_ttsbench.scorers.number_tokens import Material, NumberToken
 
 # --- spelling ---------------------------------------------------------------------------------
 
@@ -1175,3 +1175,24 @@ def _format(value: Decimal) -> str:
 def parse_numbers(text: str) -> list[NumberToken]:
     """Every number in an Arabic transcript, in order, with its offsets into ``text``."""
     return _Reader(text).read()
+
+
+#: Lexicon kinds that are no number by themselves: و, إلا, فاصلة, and the fraction plurals (أثمان is
+#: also "prices").
+_NOT_MATERIAL = ("and", "except", "point", "parts")
+
+
+def number_material(text: str) -> list[Material]:
+    """The number-like material of an Arabic transcript, read by :func:`parse_numbers` or not: each
+    digit run and each number word the context leaves a number (not أحد "someone", الاثنين
+    "Monday", في المئة). A fraction with a clitic (الربع الأخير, ونصف الطلاب) and a plural scale
+    word (ملايين النسمات) say no amount by themselves."""
+    found: list[Material] = []
+    for item in _items(text):
+        entry = item.entry
+        if entry is None or entry.weak or entry.kind in _NOT_MATERIAL:
+            continue
+        if (entry.kind == "fraction" and item.prefix) or (entry.kind == "scale" and entry.count == 0):
+            continue
+        found.append(Material(item.start, item.end))
+    return found

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal
 
-from pytest_ttsbench.scorers.number_tokens import NumberToken
+from pytest_ttsbench.scorers.number_tokens import Material, NumberToken, is_numeral_char
 
 # --- vocabulary ---------------------------------------------------------------------------------
 
@@ -394,7 +394,9 @@ class _Reader:
         below = self._below_zero(reading.next_index - 1) if len(reading.tokens) == 1 else None
         if below is not None:
             # "five (degrees) below zero" is -5; the zero names the reference, not a number heard.
-            negative, reading = not negative, _Reading(reading.tokens, below + 1)
+            (said,) = reading.tokens
+            below_token = NumberToken(said.value, said.start, self.lex[below].end)
+            negative, reading = not negative, _Reading([below_token], below + 1)
         if negative:
             if len(reading.tokens) != 1:
                 return reading  # a clock time has no sign
@@ -876,3 +878,44 @@ def parse_numbers(text: str) -> list[NumberToken]:
     Alternative readings of the same words overlap in span; the matcher uses at most one.
     """
     return _Reader(text).read()
+
+
+# --- number-like material -----------------------------------------------------------------------
+
+#: Words that count, scale, split or sign a number, whether the grammar reads them or not: a
+#: transcript holding one the parser leaves unread is not evidence of a wrong value.
+_MATERIAL_WORDS = frozenset(
+    {
+        *_UNITS, *_TEENS, *_TENS, *_SCALES, *_ZERO_WORDS, *_SIGN_WORDS, "hundred", "point",
+        *(word for word in _ORDINAL_WORDS if word != "second"),  # "a second" is a unit of time
+        "hundreds", "thousands", "millions", "billions", "trillions", "zillion", "gazillion",
+        "lakh", "lakhs", "lac", "lacs", "crore", "crores", "dozen", "dozens", "score", "gross",
+        "half", "halves", "quarter", "quarters", "thirds", "fourths", "fifths", "sixths",
+        "sevenths", "eighths", "ninths", "tenths", "hundredths", "thousandths", "millionths",
+    }
+)  # fmt: skip
+#: Words that change a number only right after one: "forty below", "five grand", "six love", "5k".
+_MATERIAL_AFTER_NUMBER = frozenset({"below", "grand", "love", "k", "m", "bn", "odd", "plus", "mille"})
+#: Words that sit inside one spoken number: "one and a half crore", "three quarters of a million".
+_JOINERS = frozenset({"and", "a", "an", "of"})
+
+
+def number_material(text: str) -> list[Material]:
+    """The number-like material of an English transcript, read by :func:`parse_numbers` or not."""
+    lexemes = _lex(text)
+    found: list[Material] = []
+    kinds: list[str] = []  # per lexeme: "number", "joiner" or ""
+    for lexeme in lexemes:
+        word = lexeme.word
+        before = [kind for kind in reversed(kinds) if kind != "joiner"][:1] if kinds and kinds[-1] else []
+        numeral = lexeme.kind == "num" or any(is_numeral_char(ch) for ch in lexeme.text)
+        if numeral or word in _MATERIAL_WORDS or (before == ["number"] and word in _MATERIAL_AFTER_NUMBER):
+            kind = "number"
+        elif word in _JOINERS:
+            kind = "joiner"
+        else:
+            kind = ""
+        kinds.append(kind)
+        if kind:
+            found.append(Material(lexeme.start, lexeme.end, joiner=kind == "joiner"))
+    return found

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
-from pytest_ttsbench.scorers.number_tokens import NumberToken
+from pytest_ttsbench.scorers.number_tokens import Material, NumberToken
 from pytest_ttsbench.scorers.zh_fold import fold_chinese
 
 NumberKind = Literal["digits", "integer", "decimal", "percent", "fraction"]
@@ -780,3 +780,33 @@ def parse_numbers(text: str) -> list[NumberToken]:
         found, consumed = quarter or _number_tokens(normalized, number, numbers)
         tokens.extend(found)
     return sorted(tokens, key=lambda t: (t.start, t.end))
+
+
+# Characters that are number material only next to a digit: a unit alone (百姓, 万事) is a word.
+_MATERIAL_DIGITS = set(DIGIT_WORDS) | set(_OLD_TENS) | set("0123456789")
+_MATERIAL_JOINING = set(SMALL_UNITS) | set(BIG_UNITS)
+
+
+def number_material(text: str) -> list[Material]:
+    """The number-like material of a Chinese transcript, read by :func:`parse_numbers` or not.
+
+    A digit (a number word, 廿/卅/卌, an Arabic digit) where the lexicon does not make it part of
+    an ordinary word (一起, 统一, 看一看), with the units around it; a unit alone is no material
+    (百姓), nor is a 十 that is "very" (十分重要).
+    """
+    normalized = normalize(text)
+    blocked = _blocked_positions(normalized)
+    found: list[Material] = []
+    pos = 0
+    while pos < len(normalized):
+        if normalized[pos] not in _MATERIAL_DIGITS | _MATERIAL_JOINING or pos in blocked:
+            pos += 1
+            continue
+        end = pos
+        while end < len(normalized) and normalized[end] in _MATERIAL_DIGITS | _MATERIAL_JOINING and end not in blocked:
+            end += 1
+        run = normalized[pos:end]
+        if any(ch in _MATERIAL_DIGITS for ch in run) or run.startswith("十"):
+            found.append(Material(pos, end))
+        pos = end
+    return found

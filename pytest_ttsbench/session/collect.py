@@ -23,7 +23,7 @@ from pytest_ttsbench.run_model.results import RESULT_PROPERTY, RESUMED_PROPERTY,
 from pytest_ttsbench.scorers.registry import get_scorer
 from pytest_ttsbench.session.benchmark import BENCH_KEY
 from pytest_ttsbench.support.text import shown_path
-from pytest_ttsbench.verdict import explain_evidence
+from pytest_ttsbench.verdict import explain_evidence, quoted_spans
 
 if TYPE_CHECKING:
     from pytest_ttsbench.run_model.results import ItemResult
@@ -336,7 +336,8 @@ def marker_names(suite: str, category: str, language: str, engine: str | None, f
 
 def failure_message(result: ItemResult, expected: str, base: Path | None = None) -> str:
     """What a person needs to act on a failed target, in a few lines: the verdict and why on the first
-    (pytest's short summary repeats it), then text, expected, heard and the clip (relative to ``base``).
+    (pytest's short summary repeats it), then text, expected, heard, the spans the scorer could not
+    read (to settle by listening) and the clip (relative to ``base``).
 
     The test's name above the block already says which item and target failed.
     """
@@ -357,6 +358,8 @@ def failure_message(result: ItemResult, expected: str, base: Path | None = None)
             lines.append(f"  heard ({route}, {result.route_verdicts.get(route, '?')}): {text}")
     else:
         lines.append(f"  heard:    {result.transcript if result.transcript is not None else '(nothing)'}")
+    if evidence.get("unread"):
+        lines.append(f"  unread:   {quoted_spans(evidence['unread'])}")
     if result.audio_path:
         lines.append(f"  audio:    {shown_path(result.audio_path, base)}")
     return "\n".join(lines)
