@@ -17,8 +17,8 @@ import yaml
 from shipped_packs import pack_file
 
 from pytest_ttsbench.scorers.base import ScoreContext
-from pytest_ttsbench.scorers.numbers import NumbersScorer
 from pytest_ttsbench.scorers.number_tokens import NumberToken
+from pytest_ttsbench.scorers.numbers import NumbersScorer
 from pytest_ttsbench.scorers.numbers_ar import fold, parse_numbers
 
 ROOT = Path(__file__).resolve().parents[2]
