@@ -883,7 +883,9 @@ class _Reader:
         fraction = self._simple_fraction(i)
         if fraction is not None:
             return self._fraction_tokens(fraction, None)
-        if e.kind not in _COUNTING_KINDS or e.kind == "digits":
+        if e.kind == "digits":
+            return self._written_fraction(i)
+        if e.kind not in (*_COUNTING_KINDS, "scale"):
             return None
         whole = self.cardinal(i)
         if whole is None:
@@ -898,6 +900,23 @@ class _Reader:
         if fraction is None:
             return None
         return self._fraction_tokens(fraction, whole)
+
+    def _written_fraction(self, i: int) -> tuple[list[NumberToken], int] | None:
+        """3/4 and 5 2/3 as written: the parts, counted in ``/``, and the value where it is finite."""
+        whole = None
+        j = i
+        link = self.next(i)
+        if link is not None and link[0] == "space" and self.items[link[1]].digits is not None:
+            whole, j = _Phrase(Decimal(self.items[i].digits or "0"), i, i), link[1]
+        top, k = self.items[j], j + 1
+        if k >= len(self.items) or self.items[k].digits is None or self.text[top.end : self.items[k].start] != "/":
+            return None
+        numerator, denominator = int(top.digits or "0"), int(self.items[k].digits or "0")
+        if denominator == 0 or "." in f"{top.digits}{self.items[k].digits}":
+            return None
+        if self.text[top.start - 1 : top.start] == "/" or self.text[self.items[k].end : self.items[k].end + 1] == "/":
+            return None  # 28/5/2026 is a date
+        return self._fraction_tokens(_Fraction(numerator, denominator, (j, j), (k, k), k), whole)
 
     def _fraction_tokens(self, fraction: _Fraction, whole: _Phrase | None) -> tuple[list[NumberToken], int]:
         """The parts as said (counted in ``/``: they stand only for a fraction the text writes) and,

@@ -721,10 +721,13 @@ def _number_tokens(text: str, number: ZhNumber, numbers: list[ZhNumber]) -> tupl
     if number.kind == "percent":
         return _ratio_tokens(number), number.end
     if number.kind == "fraction":
-        parts = [NumberToken(p.value, p.start, p.end, joins=False) for p in number.parts]
+        parts = [NumberToken(p.value, p.start, p.end, "/", joins=False) for p in number.parts]
         value = _fraction_value(number)
         whole = [NumberToken(value, number.start, number.end)] if value is not None else []
         return [*parts, *whole], number.end
+    written = _written_fraction(text, number, numbers)
+    if written is not None:
+        return written
     sign = text[number.end : number.end + 1]
     if sign in _WRITTEN_RATIOS:  # 5% as written
         return [NumberToken(number.value, number.start, number.end + 1, _WRITTEN_RATIOS[sign])], number.end + 1
@@ -746,6 +749,29 @@ def _number_tokens(text: str, number: ZhNumber, numbers: list[ZhNumber]) -> tupl
     return [NumberToken(number.value, number.start, number.end)], number.end
 
 
+def _written_fraction(text: str, number: ZhNumber, numbers: list[ZhNumber]) -> tuple[list[NumberToken], int] | None:
+    """3/4 and 1又1/5 as written: the parts, counted in ``/``, and the value where it is finite."""
+    whole = None
+    top = number
+    if text.startswith("又", number.end):
+        top = next((n for n in numbers if n.start == number.end + 1), number)
+        whole = number if top is not number else None
+    if top.kind != "digits" or not text.startswith("/", top.end):
+        return None
+    bottom = next((n for n in numbers if n.start == top.end + 1 and n.kind == "digits"), None)
+    if bottom is None or int(bottom.value) == 0:
+        return None
+    if text[top.start - 1 : top.start] == "/" or text[bottom.end : bottom.end + 1] == "/":
+        return None  # 2019/2/10 is a date
+    fraction = ZhNumber(f"{top.value}/{bottom.value}", top.start, bottom.end, "fraction", parts=(bottom, top))
+    tokens = [NumberToken(p.value, p.start, p.end, "/", joins=False) for p in (whole, top, bottom) if p is not None]
+    value = _fraction_value(fraction)
+    if value is not None:
+        total = Decimal(value) + (Decimal(whole.value) if whole is not None else 0)
+        tokens.append(NumberToken(_plain(total), number.start, bottom.end))
+    return tokens, bottom.end
+
+
 def _mixed_number(text: str, number: ZhNumber, numbers: list[ZhNumber]) -> tuple[list[NumberToken], int] | None:
     """三又五分之一: 3, 1 and 5 as said, and 3.2 over the same words."""
     if number.kind not in ("integer", "digits") or not text.startswith("又", number.end):
@@ -753,8 +779,8 @@ def _mixed_number(text: str, number: ZhNumber, numbers: list[ZhNumber]) -> tuple
     fraction = next((n for n in numbers if n.start == number.end + 1 and n.kind == "fraction"), None)
     if fraction is None:
         return None
-    parts = [NumberToken(number.value, number.start, number.end, joins=False)]
-    parts += [NumberToken(p.value, p.start, p.end, joins=False) for p in fraction.parts]
+    parts = [NumberToken(number.value, number.start, number.end, "/", joins=False)]
+    parts += [NumberToken(p.value, p.start, p.end, "/", joins=False) for p in fraction.parts]
     value = _fraction_value(fraction)
     if value is not None and not number.value.startswith("-"):
         parts.append(NumberToken(_plain(Decimal(number.value) + Decimal(value)), number.start, fraction.end))
