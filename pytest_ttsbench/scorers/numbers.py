@@ -29,7 +29,14 @@ from typing import Any, ClassVar
 from pytest_ttsbench.registry import Registry
 from pytest_ttsbench.scorers.base import ScoreContext, Scorer
 from pytest_ttsbench.scorers.currencies import currency_mismatch
-from pytest_ttsbench.scorers.number_tokens import Material, MaterialFinder, NumberParser, NumberToken, numeral_material
+from pytest_ttsbench.scorers.number_tokens import (
+    RATIO_UNITS,
+    Material,
+    MaterialFinder,
+    NumberParser,
+    NumberToken,
+    numeral_material,
+)
 from pytest_ttsbench.verdict import Verdict
 
 #: language (a BCP-47 primary subtag) → number parser; third parties add theirs by entry point.
@@ -275,13 +282,21 @@ def usable_tokens(tokens: list[NumberToken], written: list[NumberToken] | None) 
     """The heard tokens that may stand for an expected value, given the tokens of the written text.
 
     A token counted in a unit (a ratio, a currency's sub-unit) stands only for a value the text
-    writes in that unit: 千分之五 is 5‰, which the ``5`` of ``5%`` is not. Without the written text
-    (None) every token may stand.
+    writes in that unit: 千分之五 is 5‰, which the ``5`` of ``5%`` is not. A plain token does not
+    stand for a value the text writes only in a sub-unit (五块 is not the 5 of 5毛). Without the
+    written text (None) every token may stand.
     """
     if written is None:
         return tokens
     units = {t.unit for t in written if t.unit}
-    return [t for t in tokens if not t.unit or t.unit in units]
+    return [t for t in tokens if (t.unit in units if t.unit else not _only_in_sub_units(t.value, written))]
+
+
+def _only_in_sub_units(value: str, written: list[NumberToken]) -> bool:
+    """Whether the text writes ``value`` only as a count of a currency's sub-unit (the 5 of 5毛):
+    then a plain 5 (五块, five yuan) is another amount, not that one."""
+    counts = [t.unit for t in written if same_value(t.value, value)]
+    return bool(counts) and all(unit and unit not in RATIO_UNITS and unit != "/" for unit in counts)
 
 
 def _other_unit_note(

@@ -242,7 +242,7 @@ def _point_fraction(text: str, pos: int) -> tuple[str, int] | None:
         return None
     if len(fraction) == 2 and fraction[0] == "0" and nxt == "分" and text[end : end + 2] != "分之":
         return None
-    if nxt == "刻" and fraction in ("1", "3"):
+    if nxt == "刻" and fraction in ("1", "2", "3"):
         return None  # 一点一刻 is a quarter past one, not 1.1
     return fraction, end
 
@@ -461,6 +461,12 @@ def _ends_number(ch: str) -> bool:
 def _number_at(text: str, pos: int, blocked: set[int]) -> ZhNumber | None:
     if pos in blocked:
         return None
+    sign = _sign_length(text, pos)
+    if sign and text.startswith(tuple(_PERCENT_PREFIXES), pos + sign):
+        ratio = _number_at(text, pos + sign, blocked)  # 负百分之九十八 is -98%
+        if ratio is not None and ratio.kind == "percent":
+            inner = _with_sign(ratio.parts[0], True, ratio.parts[0].start)
+            return ZhNumber(inner.value, pos, ratio.end, "percent", inner.value, ratio.suffix, (inner,))
     for prefix, suffix in _PERCENT_PREFIXES.items():
         if text.startswith(prefix, pos):
             sign = _sign_length(text, pos + len(prefix))
@@ -486,6 +492,9 @@ def _fraction_after(text: str, denominator: ZhNumber) -> ZhNumber:
     numerator = _body(text, pos + 2, bare_units=True)  # 之一 is in the lexicon; not here
     if numerator is None:
         return denominator
+    if denominator.value.startswith("-"):  # 负三分之一: the sign is the fraction's, said on its numerator
+        denominator = _with_sign(denominator, True, denominator.start)
+        numerator = _with_sign(numerator, True, numerator.start)
     value = f"{numerator.value}/{denominator.value}"
     return ZhNumber(value, denominator.start, numerator.end, "fraction", value, "", (denominator, numerator))
 
@@ -509,7 +518,7 @@ def parse_spans(text: str) -> list[ZhNumber]:
 # --- readings built on the numbers: money, units, fractions, clock times -----------------------
 
 #: Minutes said with a word after an hour's 点: 三点半 (3:30), 一点一刻 (1:15), 八点三刻 (8:45).
-_CLOCK_MINUTE_WORDS = {"半": 30, "一刻": 15, "三刻": 45}
+_CLOCK_MINUTE_WORDS = {"半": 30, "一刻": 15, "两刻": 30, "二刻": 30, "三刻": 45}
 _ONE_DIGIT = "一二两三四五六七八九"
 _NUMBER_CONTINUES = set(DIGIT_WORDS) | set(SMALL_UNITS) | set(BIG_UNITS) | set("点0123456789")
 
@@ -660,7 +669,32 @@ def _clock(text: str, number: ZhNumber, numbers: list[ZhNumber]) -> tuple[list[N
             tokens = _hour_tokens(text, number, hour, number.start, number.end)
             return [*tokens, NumberToken(str(minutes), after, end)], end
     tokens = _hour_tokens(text, number, hour, number.start, number.end)
+    minutes = next((n for n in numbers if n.start == after and n.kind in ("integer", "digits")), None)
+    if minutes is not None and text.startswith("分", minutes.end) and minutes.value.isdigit():
+        tokens += _minute_tokens(int(minutes.value), minutes.start, minutes.end)
+        return tokens, minutes.end
     return tokens, number.end
+
+
+def _minute_tokens(minutes: int, start: int, end: int) -> list[NumberToken]:
+    """五点五分 and 五点零五分 are both 5:05: the minutes as said and in two digits."""
+    if not 0 <= minutes < 60:
+        return []
+    return [NumberToken(m, start, end) for m in sorted({str(minutes), f"{minutes:02d}"})]
+
+
+def _decimal_or_clock(text: str, number: ZhNumber) -> list[NumberToken]:
+    """五点五分 is 5.5 points or 5:05: a one-digit decimal before 分 is both, over the same words."""
+    tokens = [NumberToken(number.value, number.start, number.end)]
+    whole, _, fraction = number.mantissa.partition(".")
+    if number.suffix or len(fraction) != 1 or not whole.isdigit() or int(whole) > 24:
+        return tokens
+    if not text.startswith("分", number.end):
+        return tokens
+    hour = ZhNumber(whole, number.start, number.end - 2, "integer", whole)
+    point = text.index("点", number.start)
+    hours = _hour_tokens(text, hour, int(whole), number.start, point)
+    return [*tokens, *hours, *_minute_tokens(int(fraction), point + 1, number.end)]
 
 
 def _counted_back(
@@ -746,6 +780,8 @@ def _number_tokens(text: str, number: ZhNumber, numbers: list[ZhNumber]) -> tupl
     mixed = _mixed_number(text, number, numbers)
     if mixed is not None:
         return mixed
+    if number.kind == "decimal":
+        return _decimal_or_clock(text, number), number.end
     return [NumberToken(number.value, number.start, number.end)], number.end
 
 
@@ -831,8 +867,10 @@ def number_material(text: str) -> list[Material]:
         end = pos
         while end < len(normalized) and normalized[end] in _MATERIAL_DIGITS | _MATERIAL_JOINING and end not in blocked:
             end += 1
+        if normalized[end - 1] == "千" and normalized[end : end + 1] in _KILO_UNIT_STARTS:
+            end -= 1  # 二十五千克: the 千 is the unit's
         run = normalized[pos:end]
-        if any(ch in _MATERIAL_DIGITS for ch in run) or run.startswith("十"):
-            found.append(Material(pos, end))
-        pos = end
+        if run and (any(ch in _MATERIAL_DIGITS for ch in run) or run.startswith("十")):
+            found.append(Material(pos, end)) if run else None
+        pos = max(end, pos + 1)
     return found
