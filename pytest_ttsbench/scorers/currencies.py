@@ -58,7 +58,7 @@ CURRENCIES: dict[str, Currency] = {
         _c("AUD", ("A$", "AU$", "AUD"), zh="澳元 澳币 澳大利亚元"),
         _c("NZD", ("NZ$", "NZD"), zh="新西兰元 纽元 纽币"),
         _c("SGD", ("S$", "SG$", "SGD"), zh="新加坡元 新加坡币 新元 新币 坡币"),
-        _c("KRW", ("₩", "KRW"), zh="韩元 韩币"),
+        _c("KRW", ("₩", "KRW"), en="won", zh="韩元 韩币"),
         _c("RUB", ("₽", "RUB"), zh="卢布"),
         _c("THB", ("฿", "THB"), zh="泰铢 泰币"),
         _c("EGP", ("EGP",), ("ar",), ar="جنيه قرش"),
