@@ -61,10 +61,10 @@ CURRENCIES: dict[str, Currency] = {
         _c("KRW", ("₩", "KRW"), en="won", zh="韩元 韩币"),
         _c("RUB", ("₽", "RUB"), zh="卢布"),
         _c("THB", ("฿", "THB"), zh="泰铢 泰币"),
-        _c("EGP", ("EGP",), ("ar",), ar="جنيه قرش"),
-        _c("SAR", ("﷼", "SAR"), ("ar",), ar="ريال هللة"),
-        _c("AED", ("AED",), ("ar",), ar="درهم دراهم فلس"),
-        _c("KWD", ("KWD",), ("ar",), ar="دينار دنانير فلس"),
+        _c("EGP", ("EGP", "ج.م"), ("ar",), ar="جنيه قرش"),
+        _c("SAR", ("﷼", "SAR", "ر.س"), ("ar",), ar="ريال هللة"),
+        _c("AED", ("AED", "د.إ"), ("ar",), ar="درهم دراهم فلس"),
+        _c("KWD", ("KWD", "د.ك"), ("ar",), ar="دينار دنانير فلس"),
         _c("LBP", ("LBP",), ("ar",), ar="ليرة ليرات"),
     )
 }
@@ -206,6 +206,8 @@ def currency_mismatch(written: str, transcript: str, language: str) -> tuple[set
     primary = language.lower().split("-")[0]
     wanted = _said(written, primary)
     heard = _said(transcript, primary)
-    if wanted and heard and not wanted & heard:
+    if wanted and heard - wanted and wanted - heard:
+        # another currency heard, and a written one not: $100 read 一百欧元, or 100美元兑700人民币
+        # read 一百欧元兑七百人民币
         return wanted, heard
     return None

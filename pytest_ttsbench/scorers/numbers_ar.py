@@ -288,6 +288,16 @@ class _Fraction:
     over: bool = False  # said with على, which a score uses too
 
 
+#: Words that spell a count and, with other vowels, a fraction: (numerator, denominator).
+_HOMOGRAPH_FRACTIONS = {
+    fold(w): parts
+    for w, parts in (
+        ("خمس", (1, 5)), ("سبع", (1, 7)), ("تسع", (1, 9)), ("ثمن", (1, 8)), ("عشر", (1, 10)),
+        ("خمسين", (2, 5)), ("سبعين", (2, 7)), ("تسعين", (2, 9)), ("ثمنين", (2, 8)), ("عشرين", (2, 10)),
+    )
+}  # fmt: skip
+
+
 def _unclitic(word: str) -> list[str]:
     """A folded word and what is left of it after each clitic it may start with (الدينار → دينار)."""
     return [word, *(word[len(p) :] for p in _PREFIXES if word.startswith(p) and len(word) > len(p) + 1)]
@@ -775,11 +785,17 @@ class _Reader:
             reading = self._fraction_reading(i) or self._score_word(i)
             if reading is not None:
                 found, last = reading
+                if self._after_minus(i):  # سالب ثلاثة أرباع: the fraction is negative, said on its value
+                    found = [replace(t, value=_negate(t.value)) if t.unit != "/" or t is found[0] else t for t in found]
                 ratio = self._ratio_after(last)
                 if ratio is not None:
                     found, last = _per(found, ratio[0]), ratio[1]
                 tokens.extend(found)
                 i = last + 1
+                continue
+            if e is None and (homograph := self._homograph_fraction(i, i)):
+                tokens.extend(homograph)  # ثمن: a price, or an eighth where the text writes a fraction
+                i += 1
                 continue
             if e is None:
                 counted = self._counted_noun_alone(i)
@@ -820,7 +836,7 @@ class _Reader:
                 tokens.extend(counted[0])  # خمسون فلسًا: 50 fils, and 0.05 where the dinar is named
                 i = counted[1] + 1
                 continue
-            found = [NumberToken(value, item.start, end)]
+            found = [NumberToken(value, item.start, end), *self._homograph_fraction(i, phrase.last)]
             if hour:
                 found += self._afternoon(phrase, value, item.start, end)
             ratio = self._ratio_after(last)
@@ -901,6 +917,23 @@ class _Reader:
             return None
         return self._fraction_tokens(fraction, whole)
 
+    def _homograph_fraction(self, i: int, last: int) -> list[NumberToken]:
+        """خمس is five or, with other vowels, a fifth (خُمس); سبعين seventy or two sevenths. Without
+        marks a transcript cannot tell, so the fraction's parts and value are given too, counted in
+        ``/``: they stand only for a fraction the text writes."""
+        item = self.items[i]
+        parts = _HOMOGRAPH_FRACTIONS.get(item.key) if i == last and not item.prefix else None
+        if parts is None:
+            return []
+        numerator, denominator = parts
+        value = _finite(Decimal(numerator) / Decimal(denominator), denominator)
+        as_value = [NumberToken(_format(value), item.start, item.end, "/")] if value is not None else []
+        return [
+            NumberToken(str(numerator), item.start, item.start, "/", joins=False),
+            NumberToken(str(denominator), item.start, item.end, "/", joins=False),
+            *as_value,
+        ]
+
     def _written_fraction(self, i: int) -> tuple[list[NumberToken], int] | None:
         """3/4 and 5 2/3 as written: the parts, counted in ``/``, and the value where it is finite."""
         whole = None
@@ -931,6 +964,10 @@ class _Reader:
             NumberToken(str(v), self.items[a].start, self.items[b].end, unit, joins=False)
             for v, (a, b) in zip(values, spans, strict=True)
         ]
+        if fraction.numerator_span == fraction.denominator_span:
+            # ثلثين says both parts in one word: the numerator is given no width, so that the two
+            # tokens do not overlap (overlapping tokens are other readings of the same words)
+            tokens[-2] = replace(tokens[-2], end=tokens[-2].start)
         last = fraction.last
         value = _finite(Decimal(fraction.numerator) / Decimal(fraction.denominator), fraction.denominator)
         if value is not None:
@@ -1183,6 +1220,10 @@ class _Reader:
         if link and link[0] == "space" and e and e.kind == "scale" and e.count != 2:
             return _Phrase(value * e.value, i, link[1])
         return _Phrase(value, i, i)
+
+
+def _negate(value: str) -> str:
+    return value[1:] if value.startswith("-") else "-" + value
 
 
 def _format(value: Decimal) -> str:

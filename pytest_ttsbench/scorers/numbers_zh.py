@@ -64,8 +64,8 @@ _ONE_TO_ONE = str.maketrans(
     }
 )
 
-# Financial forms (壹贰叁…) are left out on purpose: recognizers never write them, and several
-# are ordinary words too (拾 in 收拾, 伍 in 队伍, 陆 in 大陆).
+# Financial forms (壹贰叁…) are read only in a run of two or more (伍拾壹点肆, 玖点玖): several are
+# ordinary words alone (拾 in 收拾, 伍 in 队伍, 陆 in 大陆). See :func:`normalize`.
 DIGIT_WORDS: dict[str, int] = {
     "零": 0,
     "〇": 0,
@@ -147,12 +147,20 @@ class ZhNumber:
 
 
 def normalize(text: str) -> str:
-    """The text with full-width and traditional forms replaced one for one (same length).
+    """The text with full-width, traditional and financial forms replaced one for one (same length).
 
     :func:`~pytest_ttsbench.scorers.zh_fold.fold_chinese` folds width (NFKC) and script (OpenCC);
-    the table after it maps the signs NFKC leaves (``−``) and ○ to the forms the grammar reads.
+    the table after it maps the signs NFKC leaves (``−``) and ○ to the forms the grammar reads,
+    and a run of financial digits (伍拾壹) becomes the everyday ones (五十一).
     """
-    return fold_chinese(text).translate(_ONE_TO_ONE)
+    folded = fold_chinese(text).translate(_ONE_TO_ONE)
+    return _FINANCIAL_RUN.sub(lambda run: run.group().translate(_FINANCIAL), folded)
+
+
+# The financial forms of the digits and units, written on cheques and read aloud from them.
+_FINANCIAL = str.maketrans("壹贰貳叁參肆伍陆陸柒捌玖拾佰仟", "一二二三三四五六六七八九十百千")
+# A run of two or more of them, with a 零 or a 点 among them: 伍拾壹点肆, 壹佰零伍, 玖点玖.
+_FINANCIAL_RUN = re.compile(r"[壹贰貳叁參肆伍陆陸柒捌玖拾佰仟](?:[零点]?[壹贰貳叁參肆伍陆陸柒捌玖拾佰仟])+")
 
 
 def _blocked_positions(text: str) -> set[int]:
@@ -286,7 +294,11 @@ def _quantity(text: str, start: int) -> ZhNumber | None:
                 break  # 十八千克: 18, and 千克 is the unit
             if pending is None:
                 # 十二, and 八十八万零十二 (十 after 零 needs no 一)
-                bare_ten = unit == 10 and last_small is None and (section == total == 0 or after_zero)
+                bare_ten = (
+                    unit == 10
+                    and (last_small is None or last_small == 100)
+                    and (section == total == 0 or after_zero or last_small == 100)
+                )  # 十二; 八十八万零十二; 一千一百十 (the 一 of 一十 left out after 百)
                 # 十亿十万 is 1000100000: a bare 十 after 亿, before the lower 万, goes on with the number
                 ten_of_lower = (
                     unit == 10
@@ -317,6 +329,10 @@ def _quantity(text: str, start: int) -> ZhNumber | None:
             continue
         if ch in BIG_UNITS:
             power = BIG_UNITS[ch]
+            if last_big == power and (section or pending):
+                # 一百万零十万: a section unit said twice is no number; it ends before the second
+                pending, end = None, end if pending is None else pending_start
+                break
             if pending is not None:
                 section += pending
             elif section == 0 and not (last_big is not None and end == pos):
@@ -525,10 +541,10 @@ _NUMBER_CONTINUES = set(DIGIT_WORDS) | set(SMALL_UNITS) | set(BIG_UNITS) | set("
 # Yuan, jiao and fen said the colloquial way: 三块五 is 3.5, 三块五毛八 3.58, 两元五角 2.5.
 # A 零 stands where the jiao are skipped (十二块零五分 is 12.05), as in any number; then 分 must
 # be said, since 十二块零五 could end anywhere. The jiao digit is the last of the amount: 十二块五十
-# is no 12.5.
+# is no 12.5, and 五块一份 is five yuan a portion.
 _YUAN_THEN_JIAO = re.compile(
     r"\s*(?:块钱|块|元)(?:([一二两三四五六七八九])(?:[毛角])?|零(?=[一二三四五六七八九]分))(?:([一二三四五六七八九])分?)?"
-    r"(?![零一二两三四五六七八九十百千万亿点])"
+    r"(?![零一二两三四五六七八九十百千万亿点份个只件张条本斤杯碗瓶包盒袋次])"
 )
 # An amount under one yuan, in jiao (and fen): 三毛五 is 0.35, 五毛钱 0.5, 两角 0.2; in fen only
 # with 钱 after it (八分钱 is 0.08; 八分 alone may be minutes or points).
