@@ -426,6 +426,9 @@ def _is_word_char(ch: str) -> bool:
     return unicodedata.category(ch)[0] in "LM"
 
 
+_AND_ONE = fold("واحد")
+
+
 def _sentence_starts(text: str) -> list[int]:
     """Offsets where a new sentence begins; a dot between digits is a decimal point, not an end."""
     starts = [0]
@@ -466,6 +469,8 @@ def _items(text: str) -> list[_Item]:
                 origin.append(k)
         key = "".join(chars)
         found = _lookup(key) if key else None
+        if key == _AND_ONE and text[i + 1 : i + 2] in "أإ":
+            found = ("و", _LEXICON[key[1:]])  # وأحد عشر is "and eleven", not واحد عشر
         prefix, entry = found if found else ("", None)
         stem_start = origin[len(prefix)] if key else i
         items.append(_Item(stem_start, j, i, key, prefix, entry, _sentence_of(starts, i)))
@@ -749,9 +754,8 @@ class _Reader:
     def _told_as_time(self, i: int) -> bool:
         """True when a feminine ordinal with the article is followed by إلا or والنصف/والربع/والثلث:
         الثالثة إلا خمس دقائق is a time of day even where no ساعة is said."""
-        if not _has_article(self.items[i].prefix):
-            return False
-        link = self.next(i)
+        hour = self.ordinal(i, hour=True) if _has_article(self.items[i].prefix) else None
+        link = self.next(hour.last) if hour is not None else None
         if link is None:
             return False
         following = self.items[link[1]]
@@ -851,7 +855,9 @@ class _Reader:
             if hour:
                 hour_last = last
             if minute is not None:
-                tokens.append(NumberToken(str(minute), self.items[last].start, self.items[last].end))
+                # over every word from the one after the hour (إلا خمس دقائق), so none is left unread
+                said_from = self.items[min(phrase.last + 1, last)].start
+                tokens.append(NumberToken(str(minute), said_from, self.items[last].end))
             elif not hour and (fraction := self._fraction_after_counted(phrase.last)) is not None:
                 # ثلاث ساعات ونصف: three hours and a half, 3.5 (kept next to the plain 3).
                 amount, fraction_end = fraction

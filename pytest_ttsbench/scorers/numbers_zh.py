@@ -108,7 +108,7 @@ _LEXICON_GROUPS: dict[str, str] = {
 }
 _LEXICON_WORDS = [word for group in _LEXICON_GROUPS.values() for word in group.split()]
 _LEXICON_PATTERNS = (
-    r"(?<!点)十分(?![钟之])",  # 十分重要 (very), but 十分钟 / 十分之一, and 一点十分 is 1:10
+    r"(?<![点差])十分(?![钟之])",  # 十分重要 (very), but 十分钟 / 十分之一, 一点十分 is 1:10, 差十分 10 minutes short
     r"千万(?=不|别|要|记|注意|小心|当心|勿|莫|务必|可别|保重|留意)",  # 千万不要, but 千万元
 )
 # 看一看, 想一想, 试一试: 一 between a character and its repeat (not a digit string like 二一二).
@@ -593,8 +593,8 @@ _NOT_BARE_METRE = set("厘毫千分微纳平立")
 # Counted units a half may follow: 两公里半 is 2.5 km, 一个半小时 1.5 hours, 三岁半 3.5 years.
 _HALF_AFTER = (
     "个", "公里", "千米", "米", "公斤", "千克", "斤", "吨", "升", "块", "元", "天", "年", "岁", "周",
-    "星期", "小时", "钟头", "分钟", "秒", "倍", "圈", "杯", "碗", "瓶", "公分", "厘米", "英里", "里", "亩",
-    "尺", "月", "集", "场", "节", "局",
+    "星期", "个小时", "个钟头", "小时", "钟头", "分钟", "秒", "倍", "圈", "杯", "碗", "瓶", "公分", "厘米",
+    "英里", "里", "亩", "尺", "月", "集", "场", "节", "局",
 )  # fmt: skip
 # After a digit said after a unit, these make it a count of its own (一米八个人 is unclear).
 _COUNT_AFTER = set("个只位名人号次张条本件把辆台届")
