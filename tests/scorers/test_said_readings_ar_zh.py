@@ -20,6 +20,7 @@ from num2words import num2words
 
 from pytest_ttsbench.scorers.base import ScoreContext
 from pytest_ttsbench.scorers.numbers import NumbersScorer
+from pytest_ttsbench.scorers.readings import ReadingsScorer
 
 CLASS = settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 NUMBERS = NumbersScorer()
@@ -248,3 +249,14 @@ def test_arabic_clock_counting_back_with_illa(hour: int, minutes: int, sentence:
 )
 def test_arabic_clock_and_score_words(said: str, values: list[str], result: str) -> None:
     assert outcome("ar", said, values) == result
+
+
+@CLASS
+@given(away=st.integers(0, 9), listed=st.sampled_from(("二", "两")), heard=st.sampled_from(("二", "两")))
+def test_chinese_readings_take_two_either_way_before_a_score_or_unit(away: int, listed: str, heard: str) -> None:
+    """A readings target listing 二比零 accepts 两比零 and the other way round; 十二比零 is no 两比零."""
+    scorer = ReadingsScorer()
+    context = ScoreContext(language="zh", text=f"2-{away}")
+    target = {"span": f"2-{away}", "positive": [f"{listed}比{CN_DIGIT[away]}"]}
+    assert scorer.score(f"比分{heard}比{CN_DIGIT[away]}", target, context).outcome == "correct"
+    assert scorer.score(f"比分十{heard}比{CN_DIGIT[away]}", target, context).outcome != "correct"
