@@ -620,7 +620,7 @@ def unit_decimal(text: str, number: ZhNumber) -> tuple[str, int] | None:
     return _plain(Decimal(f"{number.value}.{digits}")), end
 
 
-def _fraction_value(number: ZhNumber) -> str | None:
+def fraction_value(number: ZhNumber) -> str | None:
     """A fraction's value as a decimal when it has a finite one (四分之三 = 0.75), else None."""
     denominator, numerator = (Decimal(part.value) for part in number.parts)
     if denominator == 0:
@@ -772,7 +772,7 @@ def _number_tokens(text: str, number: ZhNumber, numbers: list[ZhNumber]) -> tupl
         return _ratio_tokens(number), number.end
     if number.kind == "fraction":
         parts = [NumberToken(p.value, p.start, p.end, "/", joins=False) for p in number.parts]
-        value = _fraction_value(number)
+        value = fraction_value(number)
         whole = [NumberToken(value, number.start, number.end)] if value is not None else []
         return [*parts, *whole], number.end
     written = _written_fraction(text, number, numbers)
@@ -817,7 +817,7 @@ def _written_fraction(text: str, number: ZhNumber, numbers: list[ZhNumber]) -> t
         return None  # 2019/2/10 is a date
     fraction = ZhNumber(f"{top.value}/{bottom.value}", top.start, bottom.end, "fraction", parts=(bottom, top))
     tokens = [NumberToken(p.value, p.start, p.end, "/", joins=False) for p in (whole, top, bottom) if p is not None]
-    value = _fraction_value(fraction)
+    value = fraction_value(fraction)
     if value is not None:
         total = Decimal(value) + (Decimal(whole.value) if whole is not None else 0)
         tokens.append(NumberToken(_plain(total), number.start, bottom.end))
@@ -833,7 +833,7 @@ def _mixed_number(text: str, number: ZhNumber, numbers: list[ZhNumber]) -> tuple
         return None
     parts = [NumberToken(number.value, number.start, number.end, "/", joins=False)]
     parts += [NumberToken(p.value, p.start, p.end, "/", joins=False) for p in fraction.parts]
-    value = _fraction_value(fraction)
+    value = fraction_value(fraction)
     if value is not None and not number.value.startswith("-"):
         parts.append(NumberToken(_plain(Decimal(number.value) + Decimal(value)), number.start, fraction.end))
     return parts, fraction.end

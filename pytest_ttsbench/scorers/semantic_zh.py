@@ -31,7 +31,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar
 
@@ -39,7 +39,14 @@ from pytest_ttsbench.scorers.base import ScoreContext, Scorer
 from pytest_ttsbench.scorers.currencies import CURRENCIES as CURRENCY_TABLE
 from pytest_ttsbench.scorers.currencies import names
 from pytest_ttsbench.scorers.numbers import same_value
-from pytest_ttsbench.scorers.numbers_zh import ZhNumber, colloquial_amount, normalize, parse_spans
+from pytest_ttsbench.scorers.numbers_zh import (
+    ZhNumber,
+    colloquial_amount,
+    fraction_value,
+    normalize,
+    parse_spans,
+    unit_decimal,
+)
 from pytest_ttsbench.verdict import Verdict
 
 LANGUAGES = ("zh", "cmn")
@@ -296,8 +303,10 @@ _FAHRENHEIT_BEFORE = "华氏"
 def _unit_readings(text: str, numbers: Sequence[ZhNumber]) -> list[UnitReading]:
     readings: list[UnitReading] = []
     for number in numbers:
-        if number.kind in ("percent", "fraction"):
+        if number.kind == "percent" or (number.kind == "fraction" and fraction_value(number) is None):
             continue
+        if number.kind == "fraction":  # 四分之三升 is 0.75 L
+            number = replace(number, value=fraction_value(number) or number.value)
         pos = number.end
         while pos < len(text) and text[pos].isspace():
             pos += 1
@@ -309,7 +318,10 @@ def _unit_readings(text: str, numbers: Sequence[ZhNumber]) -> list[UnitReading]:
             found = (f"{found[0]}/h" if found[0] == "km" else found[0], 1, found[2])
         if found is not None:
             unit, power, end = found
-            readings.append(UnitReading(number.value, unit, power, text[number.start : end]))
+            # 一米八 is 1.8 m, 两公里半 2.5 km: the tenths or the half said after the unit (numbers_zh)
+            measured = unit_decimal(text, number) if pos == number.end else None
+            value, end = (measured[0], max(end, measured[1])) if measured else (number.value, end)
+            readings.append(UnitReading(value, unit, power, text[number.start : end]))
         # 三千米 may be 3000 m or 3 km: when the number ends in 千 and 千 starts a unit, try both.
         if number.kind == "integer" and text[number.end - 1] == "千":
             kilo = _unit_at(text, number.end - 1)

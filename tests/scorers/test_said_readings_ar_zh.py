@@ -21,6 +21,7 @@ from num2words import num2words
 from pytest_ttsbench.scorers.base import ScoreContext
 from pytest_ttsbench.scorers.numbers import NumbersScorer
 from pytest_ttsbench.scorers.readings import ReadingsScorer
+from pytest_ttsbench.scorers.semantic_zh import SemanticScorer
 
 CLASS = settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 NUMBERS = NumbersScorer()
@@ -260,3 +261,20 @@ def test_chinese_readings_take_two_either_way_before_a_score_or_unit(away: int, 
     target = {"span": f"2-{away}", "positive": [f"{listed}比{CN_DIGIT[away]}"]}
     assert scorer.score(f"比分{heard}比{CN_DIGIT[away]}", target, context).outcome == "correct"
     assert scorer.score(f"比分十{heard}比{CN_DIGIT[away]}", target, context).outcome != "correct"
+
+
+@CLASS
+@given(whole=st.integers(1, 9), tenth=st.integers(1, 9), denominator=st.sampled_from((2, 4, 5, 8)))
+def test_chinese_semantic_units_read_the_same_grammar(whole: int, tenth: int, denominator: int) -> None:
+    """The semantic scorer's units read 一米八, 两公里半 and 四分之三升 as the numbers scorer does."""
+    scorer = SemanticScorer()
+    context = ScoreContext(language="zh")
+
+    def unit(said: str, value: str, name: str) -> str:
+        return scorer.score(said, {"type": "unit", "value": value, "unit": name}, context).outcome
+
+    assert unit(f"{cn(whole)}米{CN_DIGIT[tenth]}", f"{whole}.{tenth}", "m") == "correct"
+    assert unit(f"{cn(whole)}米{CN_DIGIT[tenth]}", str(whole), "m") == "wrong"
+    assert unit(f"{cn(whole)}公里半", f"{whole}.5", "km") == "correct"
+    numerator = denominator - 1
+    assert unit(f"{cn(denominator)}分之{cn(numerator)}升", plain(Decimal(numerator) / denominator), "L") == "correct"
