@@ -155,7 +155,7 @@ _ZH_AMOUNT_END = set("0123456789零〇一二两三四五六七八九十百千万
 @cache
 def _zh_forms() -> tuple[tuple[str, tuple[str, ...]], ...]:
     """Every Chinese name and mark of a currency, longest first, so 港元 is read before 元."""
-    forms = [(n, (code,)) for code in CURRENCIES for n in names(code, "zh")]
+    forms: list[tuple[str, tuple[str, ...]]] = [(n, (code,)) for code in CURRENCIES for n in names(code, "zh")]
     forms += [(m.upper(), (code,)) for code, c in CURRENCIES.items() for m in c.marks]
     forms += list(_ZH_SYMBOLS.items())
     return tuple(sorted(forms, key=lambda form: len(form[0]), reverse=True))

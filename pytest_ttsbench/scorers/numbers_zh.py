@@ -487,9 +487,9 @@ def _number_at(text: str, pos: int, blocked: set[int]) -> ZhNumber | None:
         if text.startswith(prefix, pos):
             sign = _sign_length(text, pos + len(prefix))
             inner_start = pos + len(prefix) + sign
-            inner = _body(text, inner_start, bare_units=True) if inner_start < len(text) else None
-            if inner is not None:
-                inner = _with_sign(inner, sign > 0, pos + len(prefix))
+            body = _body(text, inner_start, bare_units=True) if inner_start < len(text) else None
+            if body is not None:
+                inner = _with_sign(body, sign > 0, pos + len(prefix))
                 return ZhNumber(inner.value, pos, inner.end, "percent", inner.value, suffix, (inner,))
     sign = _sign_length(text, pos)
     if sign and pos + sign < len(text):
@@ -685,10 +685,10 @@ def _clock(text: str, number: ZhNumber, numbers: list[ZhNumber]) -> tuple[list[N
             tokens = _hour_tokens(text, number, hour, number.start, number.end)
             return [*tokens, NumberToken(str(minutes), after, end)], end
     tokens = _hour_tokens(text, number, hour, number.start, number.end)
-    minutes = next((n for n in numbers if n.start == after and n.kind in ("integer", "digits")), None)
-    if minutes is not None and text.startswith("分", minutes.end) and minutes.value.isdigit():
-        tokens += _minute_tokens(int(minutes.value), minutes.start, minutes.end)
-        return tokens, minutes.end
+    said = next((n for n in numbers if n.start == after and n.kind in ("integer", "digits")), None)
+    if said is not None and text.startswith("分", said.end) and said.value.isdigit():
+        tokens += _minute_tokens(int(said.value), said.start, said.end)
+        return tokens, said.end
     return tokens, number.end
 
 
