@@ -188,7 +188,12 @@ def _latin_around(text: str, pos: int, form: str) -> bool:
     return (before.isascii() and before.isalpha()) or (after.isascii() and after.isalpha())
 
 
-def _said(text: str, language: str) -> set[str]:
+#: Names of sub-units: they say which currency only where no currency itself is named ("two
+#: dollars one penny" names the dollar, whatever the penny).
+_SUB_UNIT_NAMES = frozenset({"pence", "penny", "cent", "cents", "paise", "paisa", "هللة", "قرش", "فلس"})
+
+
+def _said(text: str, language: str, *, sub_units: bool = True) -> set[str]:
     if language in ("zh", "cmn"):
         return _said_zh(text)
     if language not in ("en", "ar"):
@@ -196,16 +201,18 @@ def _said(text: str, language: str) -> set[str]:
     says = _names_in_words([w.lower() for w in _WORD.findall(text)], language)
     found: set[str] = set()
     for code in CURRENCIES:
-        if any(mark in text for mark in _written_marks(code, language)) or any(says(n) for n in names(code, language)):
+        said = (n for n in names(code, language) if sub_units or n not in _SUB_UNIT_NAMES)
+        if any(mark in text for mark in _written_marks(code, language)) or any(says(n) for n in said):
             found.add(code)
     return found
 
 
 def currency_mismatch(written: str, transcript: str, language: str) -> tuple[set[str], set[str]] | None:
-    """(written currencies, heard currencies) when the transcript names only other currencies, else None."""
+    """(written currencies, heard currencies) when the transcript names another currency and leaves
+    a written one unsaid, else None."""
     primary = language.lower().split("-")[0]
     wanted = _said(written, primary)
-    heard = _said(transcript, primary)
+    heard = _said(transcript, primary, sub_units=False) or _said(transcript, primary)
     if wanted and heard - wanted and wanted - heard:
         # another currency heard, and a written one not: $100 read 一百欧元, or 100美元兑700人民币
         # read 一百欧元兑七百人民币

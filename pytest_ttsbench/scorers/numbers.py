@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 from pytest_ttsbench.registry import Registry
 from pytest_ttsbench.scorers.base import ScoreContext, Scorer
 from pytest_ttsbench.scorers.currencies import currency_mismatch
+from pytest_ttsbench.scorers.measures import measure_mismatch
 from pytest_ttsbench.scorers.number_tokens import (
     RATIO_UNITS,
     Material,
@@ -354,11 +355,11 @@ class NumbersScorer(Scorer):
         if missing:
             note = _other_unit_note(list(expect["values"]), readable, usable, transcript, len(missing))
             return Verdict("wrong", matched=tuple(matched), missing=tuple(missing), heard=heard, note=note)
-        other_currency = currency_mismatch(context.text, transcript, context.language)
-        if other_currency is not None:
-            written, said = other_currency
-            note = (
-                f"the values were heard in another currency: {', '.join(sorted(said))} for {', '.join(sorted(written))}"
-            )
-            return Verdict("wrong", matched=tuple(matched), heard=heard, note=note)
+        for kind, mismatch in (("currency", currency_mismatch), ("measure", measure_mismatch)):
+            other = mismatch(context.text, transcript, context.language)
+            if other is not None:
+                written, said = other
+                note = f"the values were heard in another {kind}: {', '.join(sorted(said))}"
+                note += f" for {', '.join(sorted(written))}"
+                return Verdict("wrong", matched=tuple(matched), heard=heard, note=note)
         return Verdict("correct", matched=tuple(matched), heard=heard)

@@ -130,10 +130,13 @@ _CURRENCY_QUALIFIERS = {
 _NO_SCALE = 10**30
 #: Fraction nouns and their denominators, singular (after "one" or "a") and plural (after a count):
 #: "one quarter", "a third", "three quarters", "two fifths", "three and two quarters".
-_FRACTION_NOUNS = {"half": 2, "quarter": 4, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-                   "eighth": 8, "ninth": 9, "tenth": 10, "hundredth": 100, "thousandth": 1000}  # fmt: skip
+_FRACTION_NOUNS = {
+    "half": 2, "quarter": 4,
+    # Every ordinal from "third" names a part ("a fifth", "three twentieths"); "second" is a unit of time.
+    **{word: value for word, value in _ORDINAL_WORDS.items() if value >= 3},
+}  # fmt: skip
 #: Ordinal words that continue "one" as a number ("one hundredth" is also the 100th).
-_ORDINAL_SCALES = frozenset({"hundredth", "thousandth"})
+_ORDINAL_SCALES = frozenset({"hundredth", "thousandth", "millionth", "billionth"})
 _PLURAL_FRACTION_NOUNS = {"halves": 2, **{f"{noun}s": den for noun, den in _FRACTION_NOUNS.items() if noun != "half"}}
 
 AtomClass = Literal["zero", "unit", "teen", "tens", "hundred", "scale", "big"]
@@ -189,7 +192,8 @@ def _place(value: int) -> int:
 
 _LEXEME = re.compile(
     r"""
-    (?P<num>[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+)(?:(?P<ord>st|nd|rd|th)\b)?
+    (?P<num>[0-9]{1,2}(?:,[0-9]{2})+,[0-9]{3}(?:\.[0-9]+)?|[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+)
+    (?:(?P<ord>st|nd|rd|th)\b)?
     | (?P<word>[^\W\d_]+(?:['’][^\W\d_]+)*)
     | (?P<sym>\S)
     """,
@@ -429,7 +433,9 @@ class _Reader:
         tokens: list[NumberToken] = []
         index = 0
         while index < len(self.lex):
-            reading = self._clock_idiom(index) or self._number(index) or self._clock_word(index)
+            reading = (
+                self._clock_idiom(index) or self._number(index) or self._clock_word(index) or self._score_word(index)
+            )
             if reading is None:
                 index += 1
                 continue
@@ -1005,8 +1011,16 @@ class _Reader:
         hour_token = self._token(str(value), hour_link[0], last_hour)
         if certain or relation == "past":
             return _Reading([hour_token, minute_token], last_hour + 1)
-        if self._word(index - 1) not in _TIME_PREPOSITIONS and self._word(last_minute) not in _MINUTE_WORDS:
-            return None  # "ten to twelve weeks": a range unless a time is announced
+        counted = self._word(last_hour + 1).endswith("s") and self._gap(last_hour, last_hour + 1).strip() == ""
+        announced = self._word(index - 1) in _TIME_PREPOSITIONS or self._word(last_minute) in _MINUTE_WORDS
+        if counted or not (announced or relation in ("till", "til")):
+            return None  # "ten to twelve weeks": a range unless a time is announced, or said with "till"
+        # "ten till five", "at ten to five": the time 4:50, or the numbers 10 and 5, never half of
+        # each (4 and 10, or 5 and 50): the time's minutes reach into the hour word's first letter,
+        # so they overlap the hour as said, and the time's hour covers the rest of that word.
+        if said_hour.end - said_hour.start > 1:
+            minute_token = NumberToken(minute_token.value, minute_token.start, said_hour.start + 1)
+            hour_token = NumberToken(hour_token.value, said_hour.start + 1, said_hour.end)
         return _Reading([*plain, said_hour], last_hour + 1, [hour_token, minute_token])
 
     def _half_hour(self, index: int) -> _Reading | None:
@@ -1020,6 +1034,14 @@ class _Reader:
         value, last_hour = hour
         minute = NumberToken("30", self.lex[index].start, self.lex[index].end)
         return _Reading([self._token(str(value), link[0], last_hour), minute], last_hour + 1)
+
+    def _score_word(self, index: int) -> _Reading | None:
+        """ "love" right after a number is a score's zero: "six love" is 6-0, "fifteen love" 15-0."""
+        hyphen = index >= 2 and self.lex[index - 1].text in _HYPHENS and self._glued(index - 1, index)
+        before = index - 2 if hyphen else index - 1
+        if self._word(index) != "love" or self.last_number_lexeme != before or self._gap(before, index).strip(" -‐‑–"):
+            return None
+        return _Reading([self._token("0", index, index)], index + 1)
 
     def _clock_word(self, index: int) -> _Reading | None:
         """ "o'clock" after an hour is zero minutes; "noon"/"midday"/"midnight" are 12 and 00.

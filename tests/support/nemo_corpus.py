@@ -7,7 +7,7 @@ value-bearing class each pair becomes an item built the way the packs build thei
 the written side and the expected values are the written values (a clock time is its hour and
 minutes, a telephone number its digit groups, ``$2.5 million`` is 2500000). Its spoken side must
 be judged ``correct``, and the spoken side changed in its value (a digit word, a scale word, the
-sign, a sub-unit, the currency) must never be.
+sign, a sub-unit, the currency, the unit) must never be.
 
 Nothing here is English-only: a language takes part by adding its scale words to
 :data:`SCALES`, its value-changing substitutions to :data:`PERTURBATIONS`, and its exclusion list
@@ -56,6 +56,9 @@ PERTURBATIONS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("currency", "dollars", "euros"), ("currency", "dollar", "euro"), ("currency", "pounds", "dollars"),
         ("currency", "euros", "pounds"), ("currency", "yen", "won"), ("currency", "won", "yen"),
         ("currency", "yuan", "yen"), ("currency", "rupees", "dollars"),
+        ("unit", "kilometers", "miles"), ("unit", "kilometer", "mile"), ("unit", "kilograms", "pounds"),
+        ("unit", "kilogram", "pound"), ("unit", "meters", "feet"), ("unit", "meter", "foot"),
+        ("unit", "liters", "gallons"), ("unit", "percent", "per mille"), ("unit", "millimeters", "inches"),
     ),
 }  # fmt: skip
 
@@ -201,14 +204,17 @@ def perturbations(spoken: str, written: str, cls: str, language: str) -> list[tu
     changed: list[tuple[str, str]] = []
     done: set[str] = set()
     for kind, word, replacement in PERTURBATIONS.get(language, ()):
-        if kind in done or (kind in MONEY_KINDS and cls != "money"):
-            continue
+        if (kind in done and kind != "unit") or (kind in MONEY_KINDS and cls != "money"):
+            continue  # each kind once, but every unit word at once ("twelve pounds per pound")
         pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
         if pattern.search(written):
             continue  # a word the written side has too says something besides the value ("One should go")
-        # The currency is changed wherever it is said; any other word where it is first said.
-        result = pattern.sub(replacement, spoken, count=0 if kind == "currency" else 1)
+        # The currency and the unit are changed wherever said; any other word where it is first said.
+        result = pattern.sub(replacement, spoken, count=0 if kind in ("currency", "unit") else 1)
         if result == spoken:
+            continue
+        if kind == "unit" and kind in done:
+            changed[-1] = (kind, " ".join(pattern.sub(replacement, changed[-1][1]).split()))
             continue
         changed.append((kind, " ".join(result.split())))
         done.add(kind)
