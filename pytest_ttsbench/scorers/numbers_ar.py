@@ -752,8 +752,8 @@ class _Reader:
         return _has_article(noun.prefix) or (noun.entry is None and noun.key.startswith("ال") and len(noun.key) > 3)
 
     def _told_as_time(self, i: int) -> bool:
-        """True when a feminine ordinal with the article is followed by إلا or والنصف/والربع/والثلث:
-        الثالثة إلا خمس دقائق is a time of day even where no ساعة is said."""
+        """True when a feminine ordinal with the article is followed by إلا, والنصف/والربع/والثلث or
+        و and minutes: الثالثة إلا خمس دقائق is a time of day even where no ساعة is said."""
         hour = self.ordinal(i, hour=True) if _has_article(self.items[i].prefix) else None
         link = self.next(hour.last) if hour is not None else None
         if link is None:
@@ -761,7 +761,10 @@ class _Reader:
         following = self.items[link[1]]
         if link[0] == "space":
             return following.entry is not None and following.entry.kind == "except"
-        return following.entry is not None and following.entry.kind == "fraction" and _has_article(following.prefix)
+        if following.entry is not None and following.entry.kind == "fraction":
+            return _has_article(following.prefix)
+        minutes = self.cardinal(link[1])  # الثالثة وخمس دقائق
+        return minutes is not None and self._link_word(minutes.last, {_MINUTE, *_MINUTE_PLURALS}) is not None
 
     def _after_hour_noun(self, i: int) -> bool:
         """True when items[i] follows الساعة directly: الساعة ثلاثة is an hour."""
@@ -813,9 +816,8 @@ class _Reader:
                 hour = e.feminine and (clock or self._told_as_time(i))
                 phrase = self.ordinal(i, hour=hour)
             else:
-                hour = clock and (
-                    self._after_hour_noun(i) or (e.kind == "unit" and e.value == 1 and _has_article(item.prefix))
-                )
+                one = e.kind == "unit" and e.value == 1 and _has_article(item.prefix)  # الواحدة
+                hour = (clock and (self._after_hour_noun(i) or one)) or (one and self._told_as_time(i))
                 phrase = self.cardinal(i, hour=hour)
             if phrase is None:
                 i += 1

@@ -108,7 +108,7 @@ _LEXICON_GROUPS: dict[str, str] = {
 }
 _LEXICON_WORDS = [word for group in _LEXICON_GROUPS.values() for word in group.split()]
 _LEXICON_PATTERNS = (
-    r"(?<![点差])十分(?![钟之])",  # 十分重要 (very), but 十分钟 / 十分之一, 一点十分 is 1:10, 差十分 10 minutes short
+    r"(?<![点差过])十分(?![钟之])",  # 十分重要 (very), but 十分钟, 十分之一, 一点十分 (1:10), 差十分, 过十分
     r"千万(?=不|别|要|记|注意|小心|当心|勿|莫|务必|可别|保重|留意)",  # 千万不要, but 千万元
 )
 # 看一看, 想一想, 试一试: 一 between a character and its repeat (not a digit string like 二一二).
@@ -637,6 +637,7 @@ _AFTERNOON_WORDS = ("下午", "晚上", "傍晚", "晚间", "夜里", "夜间", 
 _MORNING_WORDS = ("上午", "早上", "早晨", "清晨", "凌晨", "半夜", "午夜", "早")
 # 差 counts back from the hour: 三点差五分 and 差五分三点 are both 2:55.
 _SHORT_OF = "差"
+_PAST = "过"
 _QUARTER = "一刻"
 
 
@@ -685,6 +686,8 @@ def _clock(text: str, number: ZhNumber, numbers: list[ZhNumber]) -> tuple[list[N
             tokens = _hour_tokens(text, number, hour, number.start, number.end)
             return [*tokens, NumberToken(str(minutes), after, end)], end
     tokens = _hour_tokens(text, number, hour, number.start, number.end)
+    if text.startswith(_PAST, after):  # 三点过五分: five past three
+        after += len(_PAST)
     said = next((n for n in numbers if n.start == after and n.kind in ("integer", "digits")), None)
     if said is not None and text.startswith("分", said.end) and said.value.isdigit():
         tokens += _minute_tokens(int(said.value), said.start, said.end)

@@ -278,3 +278,21 @@ def test_chinese_semantic_units_read_the_same_grammar(whole: int, tenth: int, de
     assert unit(f"{cn(whole)}公里半", f"{whole}.5", "km") == "correct"
     numerator = denominator - 1
     assert unit(f"{cn(denominator)}分之{cn(numerator)}升", plain(Decimal(numerator) / denominator), "L") == "correct"
+
+
+@CLASS
+@given(hour=st.integers(1, 12), minutes=st.integers(1, 29))
+def test_chinese_clock_past_with_guo(hour: int, minutes: int) -> None:
+    """三点过五分 is 3:05 (过 past the hour), not 3 and 5 of something else."""
+    said = f"{cn(hour)}点过{cn(minutes)}分"
+    assert outcome("zh", said, [str(hour), f"{minutes:02d}"]) == "correct", said
+    assert outcome("zh", said, [str(hour), f"{minutes + 1:02d}"]) == "wrong", said
+
+
+@CLASS
+@given(hour=st.integers(1, 12), minutes=st.sampled_from((5, 10, 20, 25)))
+def test_arabic_minutes_after_the_hour_without_saat(hour: int, minutes: int) -> None:
+    """الثالثة وخمس دقائق tells the time without الساعة: 3:05."""
+    said = f"وصلنا {AR_HOURS[hour]} و{ar(minutes)} دقائق"
+    assert outcome("ar", said, [str(hour), f"{minutes:02d}"]) == "correct", said
+    assert outcome("ar", said, [str(hour % 12 + 1), f"{minutes:02d}"]) == "wrong", said
