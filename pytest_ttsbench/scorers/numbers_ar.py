@@ -751,6 +751,14 @@ class _Reader:
         # Words outside the lexicon carry no parsed clitic: their article is read off the spelling.
         return _has_article(noun.prefix) or (noun.entry is None and noun.key.startswith("ال") and len(noun.key) > 3)
 
+    def _number_follows(self, k: int) -> bool:
+        """Whether a number comes right after items[k] (past spaces, a colon or و): the minutes."""
+        if k + 1 >= len(self.items):
+            return False
+        nxt = self.items[k + 1]
+        gap = self.text[self.items[k].end : nxt.word_start]
+        return nxt.entry is not None and nxt.entry.kind not in ("and", "except") and set(gap) <= set(" :\u00a0")
+
     def _told_as_time(self, i: int) -> bool:
         """True when a feminine ordinal with the article is followed by إلا, والنصف/والربع/والثلث or
         و and minutes: الثالثة إلا خمس دقائق is a time of day even where no ساعة is said."""
@@ -856,6 +864,9 @@ class _Reader:
                 tokens.append(NumberToken("0" + value, item.start, self.items[phrase.last].end))
             if hour:
                 hour_last = last
+            if hour and minute is None and value.isdigit() and int(value) <= 24 and not self._number_follows(last):
+                # الساعة الثالثة: a whole hour, 3:00 (the 00 never runs into the hour: 300 it is not)
+                tokens.append(NumberToken("00", end, end, joins=False))
             if minute is not None:
                 # over every word from the one after the hour (إلا خمس دقائق), so none is left unread
                 said_from = self.items[min(phrase.last + 1, last)].start

@@ -692,6 +692,10 @@ def _clock(text: str, number: ZhNumber, numbers: list[ZhNumber]) -> tuple[list[N
     if said is not None and text.startswith("分", said.end) and said.value.isdigit():
         tokens += _minute_tokens(int(said.value), said.start, said.end)
         return tokens, said.end
+    if said is None and hour <= 24:
+        # 三点, 三点钟, 三点整: a whole hour, 3:00 (the 00 never runs into the hour: 300 it is not)
+        end = after + (1 if text.startswith(("钟", "整"), after) else 0)
+        return [*tokens, NumberToken("00", number.end, end, joins=False)], end
     return tokens, number.end
 
 

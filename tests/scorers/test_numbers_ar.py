@@ -31,10 +31,12 @@ AR = ScoreContext(language="ar")
 
 def readings_as_said(text: str) -> list[NumberToken]:
     """The tokens of a transcript as said: one per span (an hour read 12 hours on, 5 per mille read
-    as 0.5 per cent are other readings of the same words), without the parts of a fraction."""
+    as 0.5 per cent are other readings of the same words), without the parts of a fraction or the
+    unsaid minutes of a whole hour (a token over no words)."""
     found: list[NumberToken] = []
     for token in parse_numbers(text):
-        if token.unit != "/" and not any((t.start, t.end) == (token.start, token.end) for t in found):
+        said = token.unit != "/" and token.end > token.start
+        if said and not any((t.start, t.end) == (token.start, token.end) for t in found):
             found.append(token)
     return found
 

@@ -296,3 +296,14 @@ def test_arabic_minutes_after_the_hour_without_saat(hour: int, minutes: int) -> 
     said = f"وصلنا {AR_HOURS[hour]} و{ar(minutes)} دقائق"
     assert outcome("ar", said, [str(hour), f"{minutes:02d}"]) == "correct", said
     assert outcome("ar", said, [str(hour % 12 + 1), f"{minutes:02d}"]) == "wrong", said
+
+
+@CLASS
+@given(hour=st.integers(1, 11), zh_end=st.sampled_from(("", "钟", "整")))
+def test_a_whole_hour_is_its_hour_and_00(hour: int, zh_end: str) -> None:
+    """下午三点 and الساعة الثالثة مساءً are 15:00; the 00 never runs into the hour (300)."""
+    assert outcome("zh", f"下午{cn(hour)}点{zh_end}开会", [str(hour + 12), "00"]) == "correct"
+    assert outcome("zh", f"{cn(hour)}点{zh_end}", [f"{hour}00"]) == "wrong"
+    assert outcome("ar", f"الساعة {AR_HOURS[hour]} مساءً", [str(hour + 12), "00"]) == "correct"
+    assert outcome("ar", f"الساعة {AR_HOURS[hour]}", [f"{hour}00"]) == "wrong"
+    assert outcome("ar", f"الساعة {AR_HOURS[hour]} وعشر دقائق", [str(hour), "00"]) == "wrong"
