@@ -45,7 +45,8 @@ def normalized_transcript(text: str | None, language: str) -> str:
         return ""
     text = unicodedata.normalize("NFKC", text)
     parser = parser_for(language)
-    tokens = _non_overlapping(parser(text)) if parser is not None else []
+    # A month's name stays a word: only a numeric date's text makes it a number (NumberToken.kind).
+    tokens = _non_overlapping([t for t in parser(text) if not t.kind]) if parser is not None else []
     pieces: list[str] = []
     position = 0
     for token in tokens:

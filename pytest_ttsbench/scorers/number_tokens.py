@@ -33,6 +33,9 @@ class NumberToken:
     end: int
     unit: str = ""
     joins: bool = True
+    #: "month" for a month's name ("october" 10): a number only where the item's text writes its
+    #: date in digits (10/06/2005), never where it names the month (the 5th of May is no 5).
+    kind: str = ""
 
 
 NumberParser = Callable[[str], list[NumberToken]]

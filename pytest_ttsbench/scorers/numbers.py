@@ -21,6 +21,7 @@ settle.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -123,6 +124,10 @@ def _read(text: str, piece: Material, tokens: list[NumberToken]) -> bool:
     """Whether the tokens cover every letter and digit of a piece of material (the hour and the
     minutes of "9.45pm" are two tokens; the point between them is read as the clock's)."""
     return all(any(t.start <= at < t.end for t in tokens) for at in range(piece.start, piece.end) if text[at].isalnum())
+
+
+#: A date written in digits (10/06/2005, 2016-11-03, 15.01.2020): its month may be said by name.
+NUMERIC_DATE = re.compile(r"(?<![\d.])\d{1,4}([-/.])\d{1,2}\1\d{1,4}(?![\d.])")
 
 
 def _outside(token: NumberToken, spans: list[tuple[int, int]]) -> bool:
@@ -338,6 +343,8 @@ class NumbersScorer(Scorer):
         if parser is None:
             return Verdict("error", note=f"no number parser for language {context.language!r}")
         tokens = parser(transcript)
+        if not NUMERIC_DATE.search(context.text):
+            tokens = [t for t in tokens if t.kind != "month"]
         spans = unread_spans(transcript, tokens, material_finder_for(context.language)(transcript))
         readable = [t for t in tokens if _outside(t, spans)]
         usable = usable_tokens(readable, parser(context.text) if context.text.strip() else None)

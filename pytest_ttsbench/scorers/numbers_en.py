@@ -62,6 +62,14 @@ _ORDINAL_WORDS = {
     "sixtieth": 60, "seventieth": 70, "eightieth": 80, "ninetieth": 90,
     "hundredth": 100, "thousandth": 10**3, "millionth": 10**6, "billionth": 10**9, "zeroth": 0,
 }  # fmt: skip
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        ["january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
+         "august aug", "september sept sep", "october oct", "november nov", "december dec"], 1
+    )
+    for name in names.split()
+}  # fmt: skip
 #: Decades: "the eighties" (80s), "nineteen eighties" (19 and 80, joined to 1980 by the matcher).
 _DECADES = {
     "twenties": 20, "thirties": 30, "forties": 40, "fifties": 50,
@@ -434,7 +442,11 @@ class _Reader:
         index = 0
         while index < len(self.lex):
             reading = (
-                self._clock_idiom(index) or self._number(index) or self._clock_word(index) or self._score_word(index)
+                self._clock_idiom(index)
+                or self._number(index)
+                or self._clock_word(index)
+                or self._score_word(index)
+                or self._month(index)
             )
             if reading is None:
                 index += 1
@@ -504,6 +516,7 @@ class _Reader:
                 one.add("unit", 1, lexeme.end)
                 whole = self._phrase(one, index)
                 whole.alternatives.extend(part.tokens)
+                whole.next_index = max(whole.next_index, part.next_index)  # "of one percent" is the part's
                 return whole
             return part
         if word == "a" and self._linked_word(index) in ("hundred", *_SCALES):
@@ -1042,6 +1055,15 @@ class _Reader:
         if self._word(index) != "love" or self.last_number_lexeme != before or self._gap(before, index).strip(" -‐‑–"):
             return None
         return _Reading([self._token("0", index, index)], index + 1)
+
+    def _month(self, index: int) -> _Reading | None:
+        """A month's name is its number ("october" 10), kept by the scorer only where the item's
+        text writes its date in digits (``NumberToken.kind`` "month")."""
+        month = _MONTHS.get(self._word(index))
+        if month is None:
+            return None
+        lexeme = self.lex[index]
+        return _Reading([NumberToken(str(month), lexeme.start, lexeme.end, kind="month")], index + 1)
 
     def _clock_word(self, index: int) -> _Reading | None:
         """ "o'clock" after an hour is zero minutes; "noon"/"midday"/"midnight" are 12 and 00.
