@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
-from pytest_ttsbench.scorers.number_tokens import Material, NumberToken
+from pytest_ttsbench.scorers.number_tokens import RATIO_UNITS, Material, NumberToken
 from pytest_ttsbench.scorers.zh_fold import fold_chinese
 
 NumberKind = Literal["digits", "integer", "decimal", "percent", "fraction"]
@@ -770,9 +770,6 @@ def _ratio_tokens(number: ZhNumber) -> list[NumberToken]:
     return tokens
 
 
-_WRITTEN_RATIOS = {"%": "%", "‰": "‰", "‱": "‱"}
-
-
 def _number_tokens(text: str, number: ZhNumber, numbers: list[ZhNumber]) -> tuple[list[NumberToken], int]:
     """The tokens a number gives, with what follows it, and where its reading ends."""
     if number.kind == "percent":
@@ -786,8 +783,8 @@ def _number_tokens(text: str, number: ZhNumber, numbers: list[ZhNumber]) -> tupl
     if written is not None:
         return written
     sign = text[number.end : number.end + 1]
-    if sign in _WRITTEN_RATIOS:  # 5% as written
-        return [NumberToken(number.value, number.start, number.end + 1, _WRITTEN_RATIOS[sign])], number.end + 1
+    if sign and sign in RATIO_UNITS:  # 5% as written
+        return [NumberToken(number.value, number.start, number.end + 1, sign)], number.end + 1
     found = _short_of_before(text, number, numbers) or _clock(text, number, numbers)
     if found is not None and (len(found[0]) > 1 or found[1] > number.end):
         return found
@@ -870,6 +867,7 @@ def parse_numbers(text: str) -> list[NumberToken]:
 # Characters that are number material only next to a digit: a unit alone (百姓, 万事) is a word.
 _MATERIAL_DIGITS = set(DIGIT_WORDS) | set(_OLD_TENS) | set("0123456789")
 _MATERIAL_JOINING = set(SMALL_UNITS) | set(BIG_UNITS)
+_MATERIAL = _MATERIAL_DIGITS | _MATERIAL_JOINING
 
 
 def number_material(text: str) -> list[Material]:
@@ -884,16 +882,13 @@ def number_material(text: str) -> list[Material]:
     found: list[Material] = []
     pos = 0
     while pos < len(normalized):
-        if normalized[pos] not in _MATERIAL_DIGITS | _MATERIAL_JOINING or pos in blocked:
-            pos += 1
-            continue
         end = pos
-        while end < len(normalized) and normalized[end] in _MATERIAL_DIGITS | _MATERIAL_JOINING and end not in blocked:
+        while end < len(normalized) and normalized[end] in _MATERIAL and end not in blocked:
             end += 1
-        if normalized[end - 1] == "千" and normalized[end : end + 1] in _KILO_UNIT_STARTS:
+        if end > pos and normalized[end - 1] == "千" and normalized[end : end + 1] in _KILO_UNIT_STARTS:
             end -= 1  # 二十五千克: the 千 is the unit's
         run = normalized[pos:end]
         if run and (any(ch in _MATERIAL_DIGITS for ch in run) or run.startswith("十")):
-            found.append(Material(pos, end)) if run else None
+            found.append(Material(pos, end))
         pos = max(end, pos + 1)
     return found
