@@ -8,13 +8,13 @@ option_specs.OptionSpec` tuple, shared with a ``ttsbench`` subcommand where one 
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Generator
 from pathlib import Path
 
 import pytest
 
 from pytest_ttsbench.asr.registry import ASR_OPTIONS
-from pytest_ttsbench.cases.loader import CASE_SUFFIXES
 from pytest_ttsbench.cases.packs import PACK_OPTIONS
 from pytest_ttsbench.gating.options import GATE_OPTIONS
 from pytest_ttsbench.gating.voting import VOTING_OPTIONS
@@ -58,7 +58,7 @@ from pytest_ttsbench.session.selection import (
     worker_report,
 )
 from pytest_ttsbench.support.cache import CACHE_OPTIONS
-from pytest_ttsbench.support.option_specs import OptionSpec, add_options
+from pytest_ttsbench.support.option_specs import OptionSpec, add_options, unknown_option_hints
 from pytest_ttsbench.support.redaction import install_log_redaction
 
 #: (group name, its description, the options it shows in this order), each declared by its own feature
@@ -88,6 +88,20 @@ OPTION_GROUPS: tuple[tuple[str, str, tuple[OptionSpec, ...]], ...] = (
 def pytest_addoption(parser: pytest.Parser) -> None:
     for name, description, options in OPTION_GROUPS:
         add_options(parser.getgroup(name, description).addoption, options)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> Generator[None, None, None]:
+    """Every plugin's and conftest's options are declared now: an unrecognized one of ours gets its
+    next step beside pytest's own "unrecognized arguments" error (shown only when that error is)."""
+    result = yield
+    own = [spec.flag for _, _, options in OPTION_GROUPS for spec in options]
+    hints = unknown_option_hints(parser.parse_known_and_unknown_args(args)[1], own)
+    if hints:
+        parser.extra_info["ttsbench"] = "\n    ".join(hints)
+    return result
 
 
 def _bench(config: pytest.Config) -> BenchSession:
@@ -163,6 +177,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return  # the xdist controller collects nothing: its workers report what they selected
     bench = _bench(session.config)
     bench.count_selected(item.engine for item in session.items if isinstance(item, CaseTest) and item.engine)
+    bench.check_credentials()
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:
         workeroutput[COLLECTED_KEY] = bench.collection_report(worker_report(selection_of(session.config)))
@@ -218,10 +233,7 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
-    explicit = parent.session.isinitpath(file_path)
-    if file_path.suffix in CASE_SUFFIXES and _bench(parent.config).collects(file_path, explicit=explicit):
-        return CaseFile.from_parent(parent, path=file_path)
-    if file_path.suffix == ".jsonl" and explicit:
+    if _bench(parent.config).collects(file_path, explicit=parent.session.isinitpath(file_path)):
         return CaseFile.from_parent(parent, path=file_path)
     return None
 
@@ -275,6 +287,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
             results_path=bench.config.results_path,
             base=config.invocation_params.dir,
         )
+        bench.write_ci_outputs(terminalreporter.write_line, Path(config.rootpath), os.environ)
     return (yield)
 
 

@@ -30,7 +30,6 @@ floor is a rule for every category rather than a bound on one: it is listed wher
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +49,7 @@ from pytest_ttsbench.gating.thresholds import BREACHED as FLOOR_BREACHED
 from pytest_ttsbench.gating.thresholds import TOO_FEW as FLOOR_TOO_FEW
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.record_dicts import record_dict
+from pytest_ttsbench.support.text import closest_names
 
 HELD, BREACHED, TOO_FEW, NOT_MEASURED, NOT_SELECTED, MATCHES_NOTHING = (
     "held",
@@ -185,7 +185,7 @@ def case_file_source(path: str | Path, base_dir: Path) -> str:
 
 
 def _closest(name: str, names: Iterable[str]) -> str:
-    matches = difflib.get_close_matches(name, sorted(set(names)), n=3, cutoff=0.5)
+    matches = closest_names(name, names)
     return f"closest: {', '.join(matches)}" if matches else f"known: {', '.join(sorted(set(names))[:12]) or 'none'}"
 
 
