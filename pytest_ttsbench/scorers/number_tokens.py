@@ -46,8 +46,9 @@ class Material:
     """One piece of number-like material in a transcript: a numeral, a number word, a scale word, a
     fraction or sign word ("lakh", "below", "½"), at ``start``..``end``.
 
-    A ``joiner`` ("and", "a", "of" in "one and a half crore") belongs to the number only between
-    two pieces of material: it joins them into one span but is not material itself.
+    A ``joiner`` ("and", "a", "of" in "one and a half crore"; "dollars" in "twenty dollars")
+    belongs to a number without changing it: it joins pieces into one span, and a reading may
+    take it in or not, so it is never unread by itself.
     """
 
     start: int

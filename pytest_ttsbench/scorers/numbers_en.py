@@ -1097,20 +1097,32 @@ def parse_numbers(text: str) -> list[NumberToken]:
 _MATERIAL_WORDS = frozenset(
     {
         *_UNITS, *_TEENS, *_TENS, *_SCALES, *_ZERO_WORDS, *_SIGN_WORDS, "hundred", "point",
-        *(word for word in _ORDINAL_WORDS if word != "second"),  # "a second" is a unit of time
+        *(word for word in _ORDINAL_WORDS if word != "second"),  # "a second" is a unit of time: below
         *_DECADES, "hundreds", "thousands", "millions", "billions", "trillions", "zillion", "gazillion",
         "dozen", "dozens", "half", "halves", "quarter", "quarters", "thirds", "fourths", "fifths", "sixths",
         "sevenths", "eighths", "ninths", "tenths", "hundredths", "thousandths", "millionths",
     }
 )  # fmt: skip
-#: Words that change a number only right after one: "forty below", "five grand", "six love".
-_MATERIAL_AFTER_NUMBER = frozenset({"below", "grand", "love", "odd", "mille", "mil", "fils"})
+#: Words that change a number right after one: "forty below", "five grand", "six love", "fifty cents".
+_MATERIAL_AFTER_NUMBER = frozenset(
+    {"below", "grand", "love", "odd", "mille", "mil", *(word for _, sub, _ in _MONEY for word in sub)} - {"p"}
+)
+#: Words a reading may take in after a number, or not, without changing it ("twenty dollars",
+#: "four united states dollars", "six oh five", "one o'clock", "one second", "1080p"): joiners,
+#: never unread by themselves.
+_COMPANIONS_AFTER_NUMBER = frozenset(
+    {*_CURRENCY_WORDS, *_CURRENCY_QUALIFIERS, "sterling", "p", *_OH_WORDS, *_OCLOCK, *_MINUTE_WORDS, "second"}
+)
+#: ... and right before one: "double five", "oh two three".
+_COMPANIONS_BEFORE_NUMBER = frozenset({"double", "triple", *_OH_WORDS})
+_NUMBER_START = _MATERIAL_WORDS | _OH_WORDS
 #: Letters that scale a numeral glued to it: "5k", "3m", "2bn".
 _GLUED_SCALE_LETTERS = frozenset({"k", "m", "b", "bn", "mn"})
 #: Fraction nouns right after an ordinal name a part of something else: "the second quarter".
 _PERIOD_WORDS = frozenset({"half", "quarter"})
-#: Words that sit inside one spoken number: "one and a half crore", "three quarters of a million".
-_JOINERS = frozenset({"and", "a", "an", "of"})
+#: Words that sit inside one spoken number: "one and a half crore", "three quarters of a million",
+#: "ten to eleven".
+_JOINERS = frozenset({"and", "a", "an", "of", "to", "till", "til", "past", "dot"})
 
 
 def number_material(text: str) -> list[Material]:
@@ -1124,14 +1136,20 @@ def number_material(text: str) -> list[Material]:
         numeral = lexeme.kind == "num" or any(is_numeral_char(ch) for ch in lexeme.text)
         glued = index > 0 and lexemes[index - 1].kind == "num" and lexemes[index - 1].end == lexeme.start
         period = word in _PERIOD_WORDS and index > 0 and lexemes[index - 1].word in _ORDINAL_WORDS
-        if (
+        second = word == "second" and not (index and lexemes[index - 1].word in _SECOND_AS_UNIT_AFTER)
+        following = lexemes[index + 1].word if index + 1 < len(lexemes) else ""
+        ahead = lexemes[index + 1].kind == "num" if index + 1 < len(lexemes) else False
+        if before == ["number"] and word in _COMPANIONS_AFTER_NUMBER:
+            kind = "joiner"
+        elif (
             numeral
             or (word in _MATERIAL_WORDS and not period)
+            or second
             or (before == ["number"] and word in _MATERIAL_AFTER_NUMBER)
             or (glued and word in _GLUED_SCALE_LETTERS)
         ):
             kind = "number"
-        elif word in _JOINERS:
+        elif word in _JOINERS or (word in _COMPANIONS_BEFORE_NUMBER and (ahead or following in _NUMBER_START)):
             kind = "joiner"
         else:
             kind = ""
