@@ -1269,9 +1269,28 @@ def number_material(text: str) -> list[Material]:
     found: list[Material] = []
     for item in _items(text):
         entry = item.entry
-        if entry is None or entry.weak or entry.kind in _NOT_MATERIAL:
+        if entry is None:
+            if any(form in _JOINER_WORDS for form in _unclitic(item.key)):
+                found.append(Material(item.word_start, item.end, joiner=True))
             continue
-        if (entry.kind == "fraction" and item.prefix) or (entry.kind == "scale" and entry.count == 0):
+        vague = (entry.kind == "fraction" and item.prefix) or (entry.kind == "scale" and entry.count == 0)
+        if entry.weak or entry.kind in _NOT_MATERIAL or vague:
+            found.append(Material(item.word_start, item.end, joiner=True))
             continue
+        if item.word_start < item.start:  # the clitic (و, ب, ال …) joins, the number word is material
+            found.append(Material(item.word_start, item.start, joiner=True))
         found.append(Material(item.start, item.end))
     return found
+
+
+#: The words a reading takes in around its numbers (و, إلا, من مئة, the currency and its sub-unit,
+#: دقائق, في المئة, تحت الصفر, the words of a score …): material only between numbers, never unread
+#: by themselves.
+_JOINER_WORDS = frozenset(
+    {
+        *_CURRENCY_FORMS, *_SUB_UNIT_FORMS, *_COUNTED_SINGULAR, *_COUNTED_PLURAL, *_COUNTED_DUAL,
+        *_NATIONALITIES, *_DEGREE_WORDS, *_BELOW_WORDS, *_ZERO_WORDS, *_SCORE_WORDS, *_CLEAN_SHEET,
+        *_RATIO_NOUNS, *_RATIO_WORDS, *_MINUTE_PLURALS, *_MINUTE_DUALS, *_HOMOGRAPH_FRACTIONS,
+        _MINUTE, _AGAINST, _NOTHING, _OF, _OVER, _PERCENT_AFTER, fold("شيء"), "الصفر",
+    }
+)  # fmt: skip

@@ -868,6 +868,14 @@ def parse_numbers(text: str) -> list[NumberToken]:
 _MATERIAL_DIGITS = set(DIGIT_WORDS) | set(_OLD_TENS) | set("0123456789")
 _MATERIAL_JOINING = set(SMALL_UNITS) | set(BIG_UNITS)
 _MATERIAL = _MATERIAL_DIGITS | _MATERIAL_JOINING
+# The words a reading takes in around its numbers (点, 分之, 块/毛, 米, 公里半, 差, 比 …): material
+# only between numbers, never unread by themselves.
+_JOINERS = frozenset(
+    "".join(_HALF_AFTER)
+    + "".join(_TENTHS_UNITS)
+    + "点钟整分秒刻半差过比又之块毛角元钱负减去零下%‰‱/-"
+    + "".join(_MATERIAL)
+)
 
 
 def number_material(text: str) -> list[Material]:
@@ -875,7 +883,8 @@ def number_material(text: str) -> list[Material]:
 
     A digit (a number word, 廿/卅/卌, an Arabic digit) where the lexicon does not make it part of
     an ordinary word (一起, 统一, 看一看), with the units around it; a unit alone is no material
-    (百姓), nor is a 十 that is "very" (十分重要).
+    (百姓), nor is a 十 that is "very" (十分重要). The words a reading takes in around its numbers
+    (点, 分之, 块, 毛, 米, 半, 差, 比 …) are joiners.
     """
     normalized = normalize(text)
     blocked = _blocked_positions(normalized)
@@ -891,4 +900,6 @@ def number_material(text: str) -> list[Material]:
         if run and (any(ch in _MATERIAL_DIGITS for ch in run) or run.startswith("十")):
             found.append(Material(pos, end))
         pos = max(end, pos + 1)
-    return found
+    covered = {at for piece in found for at in range(piece.start, piece.end)}
+    joiners = [Material(at, at + 1, joiner=True) for at, ch in enumerate(normalized) if ch in _JOINERS]
+    return found + [j for j in joiners if j.start not in covered]
