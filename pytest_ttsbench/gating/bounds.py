@@ -48,6 +48,8 @@ from pytest_ttsbench.gating.thresholds import (
 from pytest_ttsbench.gating.thresholds import BREACHED as FLOOR_BREACHED
 from pytest_ttsbench.gating.thresholds import TOO_FEW as FLOOR_TOO_FEW
 from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.support.plugin_options import ALLOW_UNMEASURED_OPTION as ALLOW_UNMEASURED_OPTION
+from pytest_ttsbench.support.plugin_options import GATE_DECIDES_EXIT_OPTION as GATE_DECIDES_EXIT_OPTION
 from pytest_ttsbench.support.record_dicts import record_dict
 from pytest_ttsbench.support.text import closest_names
 
@@ -61,9 +63,6 @@ HELD, BREACHED, TOO_FEW, NOT_MEASURED, NOT_SELECTED, MATCHES_NOTHING = (
 )
 STATUSES = (HELD, BREACHED, TOO_FEW, NOT_MEASURED, NOT_SELECTED, MATCHES_NOTHING)
 #: the one opt-in that lets a bound go unmeasured (never one that matches nothing)
-ALLOW_UNMEASURED_OPTION = "--tts-allow-unmeasured-bounds"
-#: the opt-in that leaves the exit status to the judged bounds alone (configuration: ``gate_decides_exit``)
-GATE_DECIDES_EXIT_OPTION = "--tts-gate-decides-exit"
 #: where a floor named on the command line comes from
 CLI_SOURCE = "--tts-threshold"
 

@@ -19,13 +19,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_ttsbench.gating.baseline import DEFAULT_ALPHA, DEFAULT_MAX_RATE, RegressionRule
-from pytest_ttsbench.gating.bounds import ALLOW_UNMEASURED_OPTION, GATE_DECIDES_EXIT_OPTION
 from pytest_ttsbench.gating.known_gaps import KnownGaps, gaps_path, load_known_gaps
 from pytest_ttsbench.gating.latency import config_budgets, merge_budgets, parse_budgets, parse_compare_fail
-from pytest_ttsbench.gating.snapshots import MODES as SNAPSHOT_MODES
 from pytest_ttsbench.gating.snapshots import read_snapshots, snapshot_path
-from pytest_ttsbench.gating.thresholds import FLOOR_ON, config_layer, parse_cli_thresholds
-from pytest_ttsbench.support.option_specs import OptionSpec, add_options
+from pytest_ttsbench.gating.thresholds import config_layer, parse_cli_thresholds
+from pytest_ttsbench.support.option_specs import add_options
+from pytest_ttsbench.support.plugin_options import GATE_OPTIONS as GATE_OPTIONS
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import Settings
@@ -39,140 +38,6 @@ if TYPE_CHECKING:
 
 class GateOptionError(ValueError):
     """A gate option, or a combination of them, that cannot be used; the message names the option."""
-
-
-def _quality_option(kind: str, example: str) -> OptionSpec:
-    return OptionSpec(
-        f"--tts-quality-{kind}",
-        f"a {kind} on a quality measure's mean per engine/suite/category, e.g. {example}; SCOPE names an engine, "
-        "suite or category; repeatable",
-        action="append",
-        metavar="[SCOPE/]MEASURE=VALUE",
-    )
-
-
-GATE_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "--tts-threshold",
-        "minimum strict accuracy for a category (or 'default'), e.g. years=0.9, or for a slice FIELD=VALUE=FLOOR "
-        "(a facet, language or suite), e.g. form=arabic_indic=0.8; repeatable; overrides the configuration and "
-        "the case files; a name no loaded case file defines is refused",
-        action="append",
-        metavar="[SUITE/]CATEGORY=FLOOR",
-    ),
-    OptionSpec(
-        "--tts-min-n",
-        "a floor's bucket needs at least N targets to be gated, else it is 'too few' (default: 5)",
-        type=int,
-        metavar="N",
-    ),
-    OptionSpec(
-        "--tts-floor-on",
-        "compare floors with the point estimate or its Wilson 95%% lower bound (default: point)",
-        choices=FLOOR_ON,
-    ),
-    OptionSpec(
-        ALLOW_UNMEASURED_OPTION,
-        "let bounds go 'not measured' (a floor on a category -k left out, a latency figure never taken, a shard "
-        "a partial merge lacks) instead of failing the gate; a bound that matches nothing is still refused",
-        action="store_true",
-    ),
-    OptionSpec(
-        "--tts-max-error-rate",
-        "the share of an engine's targets that may end in 'error' before the gate fails (default: 0, none)",
-        type=float,
-        default=0.0,
-        metavar="R",
-    ),
-    OptionSpec("--tts-strict-xfail", "a known gap that now passes (XPASS) fails the run", action="store_true"),
-    OptionSpec(
-        GATE_DECIDES_EXIT_OPTION,
-        "the gate alone sets the exit status: failed item tests are reported (FAILED, in JUnit and the gate file) "
-        "but only the judged bounds fail the run; by default each item is a test and fails it, as in any "
-        "pytest run (configuration: gate_decides_exit: true)",
-        action="store_true",
-    ),
-    OptionSpec(
-        "--tts-update-known-gaps",
-        "rewrite known_gaps/<engine>.yaml from this run: add new failures, drop fixed ones",
-        action="store_true",
-    ),
-    OptionSpec(
-        "--tts-allow-unavailable",
-        "an engine that cannot run here (key variable unset, package missing) skips its targets instead of "
-        "failing the gate; for local runs",
-        action="store_true",
-    ),
-    OptionSpec("--tts-baseline", "compare with an earlier run's results file or folder", metavar="RESULTS"),
-    OptionSpec(
-        "--tts-fail-on-regression",
-        "fail the run when the regressions against the baseline (known gaps excepted) are significant or too "
-        "many (see the next three options)",
-        action="store_true",
-    ),
-    OptionSpec(
-        "--tts-regression-alpha",
-        f"regressions fail the gate when McNemar's exact p is below P, overall or in a category "
-        f"(default: {DEFAULT_ALPHA})",
-        type=float,
-        default=DEFAULT_ALPHA,
-        metavar="P",
-    ),
-    OptionSpec(
-        "--tts-max-regressions",
-        "regressions fail the gate when there are more than N (default: no count limit)",
-        type=int,
-        metavar="N",
-    ),
-    OptionSpec(
-        "--tts-max-regression-rate",
-        f"regressions fail the gate when more than R of the paired targets regressed; 1 switches it off "
-        f"(default: {DEFAULT_MAX_RATE})",
-        type=float,
-        default=DEFAULT_MAX_RATE,
-        metavar="R",
-    ),
-    OptionSpec(
-        "--tts-allow-asr-change",
-        "count verdict changes against the baseline as regressions even when the baseline used another ASR "
-        "model or decoding mode (by default they are reported, not blamed on the voice)",
-        action="store_true",
-    ),
-    OptionSpec(
-        "--tts-allow-quality-model-change",
-        "judge --tts-quality-tolerance even where the baseline's figures were measured by another model, version "
-        "or settings (by default such a check is not comparable and fails the gate)",
-        action="store_true",
-    ),
-    OptionSpec(
-        "--tts-latency-budget",
-        "fail when an engine's synthesis latency exceeds a budget, e.g. openai=p95:800ms; figures: p50, p95, "
-        "first_audio_p50, first_audio_p95; repeatable; overrides latency_budgets in the configuration",
-        action="append",
-        metavar="ENGINE=FIGURE:DURATION",
-    ),
-    OptionSpec(
-        "--tts-latency-compare-fail",
-        "with --tts-baseline: fail when a latency figure is more than PERCENT above the baseline's, e.g. p95:20%%",
-        action="append",
-        metavar="FIGURE:PERCENT",
-    ),
-    OptionSpec(
-        "--tts-snapshot",
-        "compare transcripts with __tts_snapshots__/<engine>.ambr: report changes (default), fail on them "
-        "(strict), or skip the comparison (off); --snapshot-update records them",
-        choices=SNAPSHOT_MODES,
-        default="report",
-    ),
-    _quality_option("floor", "dnsmos_ovrl=3.0"),
-    _quality_option("ceiling", "clipping_ratio=0.001"),
-    OptionSpec(
-        "--tts-quality-tolerance",
-        "fail when a quality measure's mean moves the wrong way by more than DELTA against --tts-baseline",
-        action="append",
-        metavar="[SCOPE/]MEASURE=DELTA",
-    ),
-)
 
 
 def add_gate_options(add: Callable[..., Any]) -> None:

@@ -47,7 +47,6 @@ from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.scorers.registry import UnknownScorerError, get_scorer
 from pytest_ttsbench.support.text import safe_name
 
-MODES = ("off", "report", "strict")
 SNAPSHOT_DIR = "__tts_snapshots__"
 #: how one item's transcripts compare with its snapshot
 MATCHED, CHANGED, FIXED, KNOWN_GAP, DRAW, NEW = "matched", "changed", "fixed", "known gap", "draw", "new"

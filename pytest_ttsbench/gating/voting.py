@@ -21,17 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pytest_ttsbench.support.option_specs import OptionSpec
 from pytest_ttsbench.verdict import OUTCOMES, Outcome
-
-VOTING_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "--tts-quorum",
-        "routes that must agree for a verdict with several ASR routes (default: majority)",
-        type=int,
-        metavar="N",
-    ),
-)
 
 
 def majority(n_routes: int) -> int:

@@ -15,7 +15,6 @@ from pytest_ttsbench.gating.thresholds import breach_reason
 from pytest_ttsbench.gating.workflow import workflow_figures
 from pytest_ttsbench.run_model.pinned_recognizer import recognizer_mismatches
 from pytest_ttsbench.run_model.results import ItemResult
-from pytest_ttsbench.support.option_specs import OptionSpec
 from pytest_ttsbench.support.text import shown_path
 
 if TYPE_CHECKING:
@@ -67,16 +66,6 @@ def format_table(header: Sequence[str], rows: Sequence[Sequence[Any]], figures: 
             lines.append("  ".join("-" * w for w in widths))
     return lines
 
-
-#: more tables in the summary
-SUMMARY_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "--tts-breakdown",
-        "also summarize by this facet (e.g. form); repeatable",
-        action="append",
-        metavar="FACET",
-    ),
-)
 
 FIGURE_HEADER = ("n", "correct", "wrong", "unknown", "error", "strict acc", "95% CI")
 

@@ -54,7 +54,6 @@ from pytest_ttsbench.run_model.results import (
 from pytest_ttsbench.run_model.sharding import ShardError, parse_shard
 from pytest_ttsbench.support.cache import CacheError, ClipCache, parse_size, resolve_cache_dir
 from pytest_ttsbench.support.json_documents import load_json
-from pytest_ttsbench.support.option_specs import OptionSpec
 from pytest_ttsbench.support.text import did_you_mean, safe_name, shown_path
 from pytest_ttsbench.support.yaml_documents import YAML_SUFFIXES
 
@@ -76,30 +75,6 @@ EXTERNAL_KEY = "ttsbench_external"
 #: What a worker tells the controller about its collection (the controller collects nothing).
 COLLECTED_KEY = "ttsbench_collected"
 CACHE_DAMAGED_KEY = "ttsbench_cache_damaged"  # a worker's damaged cache entries, per kind
-
-#: what a run synthesizes and where it writes (read by build_config)
-RUN_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "--tts-engine",
-        "engine profile(s) to synthesize with; without it no case is synthesized",
-        action="append",
-        default=None,
-        metavar="NAME[,NAME...]",
-    ),
-    OptionSpec(
-        "--tts-results",
-        "JSON-lines results file, one line per item as it finishes "
-        "(default: a new folder under the configured runs_dir)",
-        metavar="PATH",
-    ),
-    OptionSpec("--tts-audio-dir", "where clips are kept (default: beside the results)", metavar="DIR"),
-    OptionSpec(
-        "--tts-synth-only",
-        "synthesize and check clips only, no ASR and no verdicts; score them later with an "
-        "audio-dir profile whose path is this run's folder",
-        action="store_true",
-    ),
-)
 
 
 @dataclass(frozen=True)

@@ -16,21 +16,11 @@ import pytest
 
 from pytest_ttsbench.config import EngineProfile
 from pytest_ttsbench.languages import LanguageSkip, fits, language_skips
-from pytest_ttsbench.support.option_specs import OptionSpec
 
 if TYPE_CHECKING:
     from pytest_ttsbench.session.benchmark import BenchConfig
 
 SELECTION_KEY = pytest.StashKey["Selection"]()
-
-SELECTION_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "--tts-all-languages",
-        "also run items in languages an engine profile is not fit for (its 'languages'); "
-        "by default they are left out with one line per engine",
-        action="store_true",
-    ),
-)
 
 
 @dataclass

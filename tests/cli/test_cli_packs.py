@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from processes import run
 from shipped_packs import pack_file
 
 from pytest_ttsbench.audio.wav import pcm16_wav
@@ -135,13 +135,9 @@ def test_init_writes_a_configuration_workflow_and_gitignore(tmp_path: Path, caps
         assert not [k for k in spec if "key" in k.lower() and k != "api_key_env" and not k.endswith("_env")], name
     assert "# " in (tmp_path / "ttsbench.yaml").read_text(encoding="utf-8")
     workflow = tmp_path / ".github" / "workflows" / "ttsbench.yml"
-    checked = subprocess.run(
-        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows", str(workflow)],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows", workflow], timeout=120
     )
-    assert checked.returncode == 0, checked.stdout + checked.stderr
     document = yaml.safe_load(workflow.read_text(encoding="utf-8"))
     assert "secrets." not in workflow.read_text(encoding="utf-8"), "espeak, the default engine, needs no secret"
     assert set(document["jobs"]) == {"gate-espeak", "nightly"}

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from processes import run, shown
 
 from pytest_ttsbench.cases.loader import load_case_file
 from pytest_ttsbench.cases.packs import shipped_packs
@@ -31,11 +32,7 @@ GATE += ["--tts-max-regressions", "0", "--tts-results=runs/replay/results.jsonl"
 def _run(repo: Path, *argv: str, timeout: int = 600) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER")}
     env.pop("GITHUB_ACTIONS", None), env.pop("GITHUB_STEP_SUMMARY", None)
-    return subprocess.run([sys.executable, *argv], cwd=repo, env=env, capture_output=True, text=True, timeout=timeout)
-
-
-def _shown(done: subprocess.CompletedProcess[str]) -> str:
-    return f"exit status {done.returncode}\n--- stdout\n{done.stdout[-4000:]}\n--- stderr\n{done.stderr[-4000:]}"
+    return run([sys.executable, *argv], cwd=repo, env=env, timeout=timeout, expect=None)
 
 
 def _heard_as_written(repo: Path) -> dict[str, str]:
@@ -58,19 +55,19 @@ def _write_transcripts(repo: Path, transcripts: dict[str, str]) -> None:
 def repo(tmp_path: Path) -> Path:
     repo = tmp_path / "product"
     repo.mkdir()
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    run(["git", "init", "-q", str(repo)])
     return repo
 
 
 def test_init_then_a_plain_pytest_then_the_first_gated_runs(repo: Path) -> None:
     transcripts = _heard_as_written(repo)
     done = _run(repo, "-m", "pytest_ttsbench.cli", "init", "--engine", "replay", "--record-known-gaps")
-    assert done.returncode == 0, _shown(done)
+    assert done.returncode == 0, shown(done)
     assert (repo / "known_gaps" / "replay.yaml").is_file() and (repo / "baselines" / "replay").is_dir()
 
     workflow = repo / ".github" / "workflows" / "ttsbench.yml"
     checked = _run(repo, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows", str(workflow))
-    assert checked.returncode == 0, _shown(checked)
+    assert checked.returncode == 0, shown(checked)
     jobs = yaml.safe_load(workflow.read_text(encoding="utf-8"))["jobs"]
     assert set(jobs) == {"gate-replay", "nightly"}
     steps = json.dumps(jobs)
@@ -82,26 +79,26 @@ def test_init_then_a_plain_pytest_then_the_first_gated_runs(repo: Path) -> None:
     (repo / "cases").mkdir()
     (repo / "cases" / "draft.yaml").write_text("suite: draft\nitems: [\n", encoding="utf-8")
     plain = _run(repo, "-m", "pytest", "-p", "no:cacheprovider", "-rs")
-    assert plain.returncode == 0, _shown(plain)
+    assert plain.returncode == 0, shown(plain)
     assert (
         "1 passed" in plain.stdout
         and "skipped" not in plain.stdout
         and "ttsbench" not in plain.stdout.replace("ttsbench-", "")
-    ), _shown(plain)
+    ), shown(plain)
     # ... and the run that uses the case folder says what is wrong, and where.
     gated = _run(repo, "-m", "pytest", *GATE)
-    assert gated.returncode == pytest.ExitCode.INTERRUPTED, _shown(gated)
-    assert "cases/draft.yaml:3: field '(file)': not valid YAML" in gated.stdout, _shown(gated)
+    assert gated.returncode == pytest.ExitCode.INTERRUPTED, shown(gated)
+    assert "cases/draft.yaml:3: field '(file)': not valid YAML" in gated.stdout, shown(gated)
     (repo / "cases" / "draft.yaml").unlink()
 
     # The unchanged voice passes the workflow's gate ...
     green = _run(repo, "-m", "pytest", *GATE)
-    assert green.returncode == 0, _shown(green)
+    assert green.returncode == 0, shown(green)
     # ... and one item it said right, now said wrong, fails it.
     baseline = [json.loads(line) for line in (repo / "baselines" / "replay" / "results.jsonl").open(encoding="utf-8")]
     regressed = next(row["id"] for row in baseline if row["verdict"] == "correct" and row["suite"] == "en-numerals")
     _write_transcripts(repo, {**transcripts, regressed: "nothing that was asked"})
     shutil.rmtree(repo / "runs")  # each CI job starts from a fresh checkout
     red = _run(repo, "-m", "pytest", *GATE)
-    assert red.returncode == pytest.ExitCode.TESTS_FAILED, _shown(red)
-    assert "regression" in red.stdout and regressed in red.stdout, _shown(red)
+    assert red.returncode == pytest.ExitCode.TESTS_FAILED, shown(red)
+    assert "regression" in red.stdout and regressed in red.stdout, shown(red)
