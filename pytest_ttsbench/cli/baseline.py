@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import shutil
 import sys
 from pathlib import Path
@@ -37,7 +36,7 @@ from pytest_ttsbench.run_model.manifest import (
 from pytest_ttsbench.run_model.reader import RUNS_HELP, results_file
 from pytest_ttsbench.run_model.results import ItemResult, read_results, write_results
 from pytest_ttsbench.support.data_paths import OutsideFolderError, inside_folder
-from pytest_ttsbench.support.json_documents import load_json
+from pytest_ttsbench.support.json_documents import dump_json, load_json
 
 AUDIO_FOLDER = "audio"
 
@@ -127,7 +126,7 @@ def _write_manifest(results: Path, source_manifest: Path, target: Path) -> None:
         files[key] = {"role": "output", "sha256": sha256_file(path), "bytes": path.stat().st_size}
     document.update(results=results.name, owned_dirs=["."], files=dict(sorted(files.items())))
     out = manifest_path(results)
-    out.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    out.write_text(dump_json(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
 
 def _cmd_save(args: argparse.Namespace) -> int:

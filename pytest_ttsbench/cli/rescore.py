@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,6 +20,7 @@ from pytest_ttsbench.run_model.provenance import header_path, write_header
 from pytest_ttsbench.run_model.results import ItemResult, read_results, write_results
 from pytest_ttsbench.run_model.transcripts import TranscriptsError
 from pytest_ttsbench.session.provenance_capture import rescore_header
+from pytest_ttsbench.support.json_documents import dump_json
 
 
 def _guarded_write(out: Path, results: list[ItemResult], guards: Sequence[Guard]) -> bool:
@@ -81,7 +81,7 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
             "protocol": args.protocol,
             "protocol_differences": [d.to_dict() for d in difference_tally(outcome.results)],
         }
-        json.dump(payload, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write(dump_json(payload, null_non_finite=True, ensure_ascii=False, indent=2))
         sys.stdout.write("\n")
         return EXIT_OK
     print(f"protocol: {args.protocol}")

@@ -32,7 +32,14 @@ from pytest_ttsbench.audio.decoding import (
 )
 from pytest_ttsbench.cases.model import CaseItem, Target
 from pytest_ttsbench.config import ConfigError, EngineProfile
-from pytest_ttsbench.engines.base import Engine, EngineError, EngineUnavailable, Synthesis, SynthesisRequest
+from pytest_ttsbench.engines.base import (
+    Engine,
+    EngineError,
+    EngineUnavailable,
+    Synthesis,
+    SynthesisRequest,
+    synthesis_problem,
+)
 from pytest_ttsbench.engines.registry import create_engine
 from pytest_ttsbench.gating.voting import vote
 from pytest_ttsbench.pipeline.generation import generation_record, generation_seed
@@ -355,9 +362,15 @@ class Evaluator:
                 return outcome
         started = time.perf_counter()
         try:
-            outcome.synthesis = engine.synthesize(request)
+            synthesis = engine.synthesize(request)
         except EngineError as exc:
             outcome.error = f"synthesis failed: {exc}"
+        else:
+            problem = synthesis_problem(synthesis)
+            if problem is None:
+                outcome.synthesis = synthesis
+            else:  # a third-party engine breaking its contract fails its item, never the run
+                outcome.error = f"synthesis failed: engine {engine_name!r}, item {request.item_id!r}: {problem}"
         # Anything else is a bug: it propagates (from the pool, when the test takes the clip), as before.
         outcome.seconds = time.perf_counter() - started
         return outcome

@@ -18,7 +18,6 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +28,7 @@ from pytest_ttsbench.protocols import protocols_of, run_difference_tally
 from pytest_ttsbench.reporting.protocol_tally import figures_by_protocol, figures_text
 from pytest_ttsbench.reporting.terminal import percent
 from pytest_ttsbench.run_model.reader import Run
-from pytest_ttsbench.support.json_documents import load_json
+from pytest_ttsbench.support.json_documents import dump_json, load_json
 
 COLUMNS: tuple[str, ...] = (
     "rank",
@@ -299,7 +298,7 @@ def _fmt(value: float | None, missing: str) -> str:
 def render_json(entries: Iterable[LeaderboardEntry]) -> str:
     """The board as JSON, full precision; the stored form."""
     rows = [e.row(rank) for rank, e in ranked(entries)]
-    return json.dumps({"entries": rows}, ensure_ascii=False, indent=2) + "\n"
+    return dump_json({"entries": rows}, null_non_finite=True, ensure_ascii=False, indent=2) + "\n"
 
 
 def render_csv(entries: Iterable[LeaderboardEntry]) -> str:

@@ -20,7 +20,6 @@ The claim comes before the check for rows, because a run's file only appears wit
 from __future__ import annotations
 
 import hashlib
-import json
 import secrets
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
@@ -30,6 +29,7 @@ from typing import Any
 from pytest_ttsbench.config import EngineProfile
 from pytest_ttsbench.run_model.results import ItemResult, claim_path, read_results
 from pytest_ttsbench.support.file_lock import FileClaim, FileClaimed, claim_file
+from pytest_ttsbench.support.json_documents import dump_json
 from pytest_ttsbench.support.option_specs import OptionSpec
 
 #: what an existing ``--tts-results`` file means to a run (see check_existing)
@@ -115,7 +115,7 @@ def engine_config_id(profile: EngineProfile, asr: Mapping[str, Any]) -> str:
         "options": profile.options,
         "asr": asr,
     }
-    text = json.dumps(described, sort_keys=True, default=str, ensure_ascii=False)
+    text = dump_json(described, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 

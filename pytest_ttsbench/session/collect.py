@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
-import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -22,6 +21,7 @@ from pytest_ttsbench.gating.bounds import SuiteScope, case_file_source
 from pytest_ttsbench.run_model.results import RESULT_PROPERTY, RESUMED_PROPERTY, SYNTH_ONLY, UNAVAILABLE_PROPERTY
 from pytest_ttsbench.scorers.registry import get_scorer
 from pytest_ttsbench.session.benchmark import BENCH_KEY
+from pytest_ttsbench.support.json_documents import dump_json
 from pytest_ttsbench.support.text import shown_path
 from pytest_ttsbench.verdict import explain_evidence
 
@@ -226,7 +226,7 @@ class CaseTest(pytest.Item):
             reason = bench.evaluator.unavailable_reason(self.engine)
             if reason is not None:
                 # The gate counts engines that measured nothing (gating/coverage.py); the controller learns why.
-                self.user_properties.append((UNAVAILABLE_PROPERTY, json.dumps([self.engine, reason])))
+                self.user_properties.append((UNAVAILABLE_PROPERTY, dump_json([self.engine, reason])))
                 raise _skip_here(reason)
             result = bench.evaluator.evaluate(self.case, self.target, self.engine, self.repeat)
             result.node_id = self.nodeid
@@ -345,7 +345,7 @@ def failure_message(result: ItemResult, expected: str, base: Path | None = None)
     if result.verdict == "error":
         why = str(result.error)
     else:
-        why = explain_evidence(evidence) or json.dumps(evidence, ensure_ascii=False)
+        why = explain_evidence(evidence) or dump_json(evidence, ensure_ascii=False)
     flags = f" [asr flags: {', '.join(result.asr_flags)}]" if result.asr_flags else ""
     lines = [
         f"{result.verdict} on {result.engine}: {why}{flags}",

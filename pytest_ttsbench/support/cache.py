@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pytest_ttsbench.support.atomic_files import write_atomically
+from pytest_ttsbench.support.json_documents import dump_json
 from pytest_ttsbench.support.option_specs import OptionSpec
 
 MODES = ("off", "read", "write", "readwrite")
@@ -154,7 +155,7 @@ class DamagedEntry:
 
 
 def _digest(material: Mapping[str, Any]) -> str:
-    canonical = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    canonical = dump_json(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -269,7 +270,7 @@ def resolve_cache_dir(option: str | None, configured: str | None, base_dir: Path
 
 def _seal_line(kind: str, key: str, body: bytes) -> bytes:
     seal = {"entry": kind, "format": KEY_VERSION, "key": key, "sha256": hashlib.sha256(body).hexdigest()}
-    return json.dumps(seal, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+    return dump_json(seal, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
 def seal_entry(kind: str, key: str, body: bytes) -> bytes:
@@ -405,7 +406,7 @@ class ClipCache:
         if entry.checks is not None:
             meta["checks"] = entry.checks
         # json.dumps escapes newlines inside strings, so the metadata is exactly one line.
-        header = json.dumps(meta, default=str, ensure_ascii=True).encode("ascii")
+        header = dump_json(meta, default=str, ensure_ascii=True).encode("ascii")
         self.write_entry("audio", key, header + b"\n" + entry.audio)
 
     def _read_json_entry(self, kind: str, key: str) -> tuple[Any, ReadStatus]:
@@ -443,7 +444,7 @@ class ClipCache:
         if not self.writes:
             return
         body = {"text": entry.text, "flags": list(entry.flags), "language": entry.language, "details": entry.details}
-        self.write_entry("transcripts", key, json.dumps(body, default=str).encode("utf-8"))
+        self.write_entry("transcripts", key, dump_json(body, default=str).encode("utf-8"))
 
     # --- quality figures (quality/meter.py) -----------------------------------------------------
 
@@ -461,7 +462,7 @@ class ClipCache:
     def put_quality(self, key: str, figures: Mapping[str, float | None]) -> None:
         if not self.writes:
             return
-        self.write_entry("quality", key, json.dumps({"figures": dict(figures)}).encode("utf-8"))
+        self.write_entry("quality", key, dump_json({"figures": dict(figures)}).encode("utf-8"))
 
     # --- parsed case files (yaml_documents.py) ---------------------------------------------------
     # Used in every mode but ``off``: a parse is not a measurement, and an entry is checked on read.
