@@ -59,6 +59,7 @@ from pytest_ttsbench.session.selection import (
 )
 from pytest_ttsbench.support.cache import CACHE_OPTIONS
 from pytest_ttsbench.support.option_specs import OptionSpec, add_options
+from pytest_ttsbench.support.outside_text import guard_terminal
 from pytest_ttsbench.support.redaction import install_log_redaction
 
 #: (group name, its description, the options it shows in this order), each declared by its own feature
@@ -105,6 +106,9 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 @pytest.hookimpl(trylast=True)  # after pytest-html's, whose report writer the HTML report adjusts
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "tts: a text-to-speech benchmark item (pytest-ttsbench)")
+    # Under everything the run prints: outside text (a provider's message, a transcript) reaches the
+    # terminal and a CI log escaped, and only our own workflow commands start a line with "::".
+    guard_terminal(config.pluginmanager.get_plugin("terminalreporter"))
     install_log_redaction()  # before any adapter logs: httpx/httpcore DEBUG records quote headers
     if getattr(config, "workerinput", None) is None:
         check_rootdir_not_moved(config)

@@ -22,6 +22,7 @@ from pytest_ttsbench.run_model.results import RESULT_PROPERTY, RESUMED_PROPERTY,
 from pytest_ttsbench.scorers.registry import get_scorer
 from pytest_ttsbench.session.benchmark import BENCH_KEY
 from pytest_ttsbench.support.json_documents import dump_json
+from pytest_ttsbench.support.outside_text import shown
 from pytest_ttsbench.support.text import shown_path
 from pytest_ttsbench.verdict import explain_evidence
 
@@ -347,18 +348,20 @@ def failure_message(result: ItemResult, expected: str, base: Path | None = None)
     else:
         why = explain_evidence(evidence) or dump_json(evidence, ensure_ascii=False)
     flags = f" [asr flags: {', '.join(result.asr_flags)}]" if result.asr_flags else ""
+    # Every part below came from outside (a provider's message, the item's text, what ASR heard):
+    # each is one escaped line, so none can write to the terminal or start a CI workflow command.
     lines = [
-        f"{result.verdict} on {result.engine}: {why}{flags}",
-        f"  text:     {result.text}",
-        f"  expected: {expected}",
+        f"{result.verdict} on {shown(result.engine)}: {shown(why)}{shown(flags)}",
+        f"  text:     {shown(result.text)}",
+        f"  expected: {shown(expected)}",
     ]
     if result.transcripts and len(result.transcripts) > 1:
         for route, text in result.transcripts.items():
-            lines.append(f"  heard ({route}, {result.route_verdicts.get(route, '?')}): {text}")
+            lines.append(f"  heard ({shown(route)}, {result.route_verdicts.get(route, '?')}): {shown(text)}")
     else:
-        lines.append(f"  heard:    {result.transcript if result.transcript is not None else '(nothing)'}")
+        lines.append(f"  heard:    {shown(result.transcript) if result.transcript is not None else '(nothing)'}")
     if result.audio_path:
-        lines.append(f"  audio:    {shown_path(result.audio_path, base)}")
+        lines.append(f"  audio:    {shown(shown_path(result.audio_path, base))}")
     return "\n".join(lines)
 
 
