@@ -25,6 +25,9 @@ PRINT_EXEMPT = {
 }
 
 
+STD_STREAMS = ("sys.stdout.", "sys.stderr.")
+
+
 def _calls(tree: ast.AST) -> list[str]:
     names = []
     for node in ast.walk(tree):
