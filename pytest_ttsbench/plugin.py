@@ -237,6 +237,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         prefetch_ahead(bench, upcoming_items(item.session, item))
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _bench(session.config).attach(session)
+
+
 def pytest_report_header(config: pytest.Config) -> list[str]:
     return _bench(config).header_lines(config.invocation_params.dir)
 

@@ -53,7 +53,7 @@ from pytest_ttsbench.run_model.item_content import content_sha256
 from pytest_ttsbench.run_model.results import SYNTH_ONLY, ErrorStage, ItemResult
 from pytest_ttsbench.scorers.base import ScoreContext, Scorer
 from pytest_ttsbench.scorers.registry import get_scorer
-from pytest_ttsbench.support.atomic_files import write_atomically
+from pytest_ttsbench.support.atomic_files import refused_write, write_atomically
 from pytest_ttsbench.support.cache import (
     CachedAudio,
     CachedTranscript,
@@ -457,7 +457,8 @@ class Evaluator:
                 return None
         stored = encode_wav(decoded) if synthesis.pcm_sample_rate and decoded is not None else synthesis.audio
         media = "audio/wav" if synthesis.pcm_sample_rate else synthesis.media_type
-        self._keep_audio(clip, item, engine_name, repeat, stored, media)
+        if not self._keep_audio(clip, item, engine_name, repeat, stored, media):
+            return None
         if check is None:
             assert decoded is not None  # decoded just above whenever no cached check applies
             check = check_audio(decoded, made.request.text, self.options.audio_policy)
@@ -585,10 +586,11 @@ class Evaluator:
 
     def _keep_audio(
         self, clip: Clip, item: CaseItem, engine_name: str, repeat: int, data: bytes, media_type: str
-    ) -> None:
+    ) -> bool:
+        """Keep the clip in the audio directory; False (the clip's error recorded) when the file system refuses it."""
         clip.audio_sha256 = hashlib.sha256(data).hexdigest()
         if self.options.audio_dir is None or not data:
-            return
+            return True
         folder = self._clip_folder(self.options.audio_dir, engine_name, item.suite)
         suffix = _MEDIA_SUFFIX.get(media_type.split(";")[0].strip().lower(), ".bin")
         stem = safe_name(item.id) + (f"-r{repeat}" if repeat else "")
@@ -596,9 +598,15 @@ class Evaluator:
         path = folder / f"{stem}-{clip.audio_sha256[:12]}{suffix}"
         if path.is_symlink():  # a name safe_name made cannot leave the folder; a link put there could
             raise ValueError(f"audio path escapes the audio directory: {path} is a link")
-        if not path.exists():
-            write_atomically(path, data)
+        try:
+            if not path.exists():
+                write_atomically(path, data)
+        except OSError as exc:  # a full or read-only audio dir fails this item, with the reason; the run goes on
+            clip.error = f"the clip could not be kept in the audio directory: {refused_write(path, exc)}"
+            clip.error_stage = "audio"
+            return False
         clip.audio_path = str(path)
+        return True
 
     def _clip_folder(self, audio_dir: Path, engine_name: str, suite: str) -> Path:
         """The folder an engine's clips of a suite are kept in, resolved and checked once per run

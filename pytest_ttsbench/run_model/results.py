@@ -13,6 +13,7 @@ readers that open a clip named by a results file open it only inside the file's 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import threading
@@ -227,11 +228,15 @@ class ResultsWriter:
             self._handle.flush()
 
     def close(self) -> None:
+        """Sync and close the file; an ``OSError`` (a full disk) is raised once the handle is closed."""
         with self._lock:
-            if not self._handle.closed:
-                self._handle.flush()
-                os.fsync(self._handle.fileno())
-            self._handle.close()
+            try:
+                if not self._handle.closed:
+                    self._handle.flush()
+                    os.fsync(self._handle.fileno())
+            finally:
+                with contextlib.suppress(OSError):  # the flush above failed already: raised as that
+                    self._handle.close()
 
 
 class ResultsFileError(ValueError):
