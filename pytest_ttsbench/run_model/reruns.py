@@ -19,9 +19,10 @@ The claim comes before the check for rows, because a run's file only appears wit
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,26 @@ def claim_results_file(results_path: Path, engines: Sequence[str]) -> FileClaim:
         ) from None
     except OSError as exc:
         raise RerunError(f"--tts-results {results_path}: cannot claim it for this run ({exc})") from None
+
+
+@contextlib.contextmanager
+def claimed_output(results_path: Path, command: str) -> Iterator[None]:
+    """Hold the claim on ``results_path`` while ``command`` (``ttsbench merge``, ``rescore --out``,
+    ``baseline save``) writes it, as a run holds its ``--tts-results``: a run or another command
+    writing the same file is refused with :class:`RerunError` naming it, never interleaved."""
+    try:
+        claim = claim_file(claim_path(results_path), command)
+    except FileClaimed as exc:
+        raise RerunError(
+            f"{results_path}: another process is writing this results file ({exc.holder}); "
+            "wait for it to finish, or choose another"
+        ) from None
+    except OSError as exc:
+        raise RerunError(f"{results_path}: cannot claim it for {command} ({exc})") from None
+    try:
+        yield
+    finally:
+        claim.release()
 
 
 def check_existing(path: Path, append: bool, resume: bool) -> None:

@@ -35,6 +35,7 @@ from types import FrameType
 from typing import Any
 
 from pytest_ttsbench.support.atomic_files import refused_write
+from pytest_ttsbench.support.outside_text import shown
 
 #: pytest's exit status for an internal error
 INTERNAL_ERROR = 3
@@ -68,7 +69,7 @@ class OutputFailures:
         """The one line on stderr, once."""
         if self.first is not None and not self.told:
             self.told = True
-            sys.stderr.write(f"ttsbench: internal error: {self.first}\n")
+            sys.stderr.write(f"ttsbench: internal error: {shown(self.first)}\n")
             sys.stderr.flush()
 
 

@@ -17,8 +17,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pytest_ttsbench.support.outside_text import shown
-
 #: what a temporary file's name ends with (manifest.py passes such files over)
 TEMPORARY_SUFFIX = ".tmp"
 
@@ -45,4 +43,4 @@ def refused_write(path: Path | str, exc: OSError) -> str:
     """``cannot write PATH: [Errno 28] No space left on device``: a write the file system refused, in one line."""
     where = str(path) if path else str(exc.filename or "(unknown file)")
     errno = f"[Errno {exc.errno}] " if exc.errno is not None else ""
-    return shown(f"cannot write {where}: {errno}{exc.strerror or exc}")
+    return f"cannot write {where}: {errno}{exc.strerror or exc}"

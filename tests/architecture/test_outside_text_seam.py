@@ -22,6 +22,7 @@ SEAM = "support/outside_text.py"
 #: modules that write to stdout/stderr outside cli/, and why that is safe
 PRINT_EXEMPT = {
     "session/benchmark.py": "an xdist worker's bound-scope errors, built from the configuration, before it stops",
+    "session/output_failures.py": "the one line naming a refused write, after pytest's last words (escaped by shown)",
 }
 
 
