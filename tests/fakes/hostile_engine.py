@@ -73,12 +73,12 @@ def answer(spec: dict[str, Any]) -> Any:
 
 
 class Hostile:
-    def __init__(self, plan: str) -> None:
+    def __init__(self, plan: str, token_env: str = "") -> None:
         self.plan: dict[str, dict[str, Any]] = json.loads(Path(plan).read_text(encoding="utf-8"))
 
     def synthesize(self, request: Any) -> Any:
         return answer(self.plan.get(request.item_id) or self.plan["*"])
 
 
-def load(plan: str) -> Hostile:
-    return Hostile(plan)
+def load(plan: str, token_env: str = "") -> Hostile:
+    return Hostile(plan, token_env)

@@ -25,6 +25,11 @@ def strict_json(text: str) -> Any:
     return json.loads(text, parse_constant=_refuse_constant)
 
 
+def json_lines(path: Path) -> list[str]:
+    """The non-blank lines of a JSON-lines file, split at ``\n`` only (as the package reads them)."""
+    return [line for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
+
+
 def assert_strict_json_file(path: Path) -> None:
     """Every JSON or JSON-lines document in ``path`` parses strictly."""
     text = path.read_text(encoding="utf-8")
@@ -67,3 +72,39 @@ def assert_outputs_clean(folder: Path, secrets: Iterable[str] = ()) -> None:
         body = path.read_text(encoding="utf-8", errors="replace")
         for secret in secrets:
             assert secret not in body, f"a secret in {path}"
+
+
+# --- a finished run -------------------------------------------------------------------------------
+
+#: exit statuses a run may end with: passed, failed, interrupted, internal error (a refused write), usage error
+RUN_STATUSES = (0, 1, 2, 3, 4)
+
+
+def assert_run_invariants(rc: int, output: str, out: Path, selected: set[str], secrets: Iterable[str] = ()) -> None:
+    """What holds after any run, whatever crossed its boundaries (``out`` holds ``r.jsonl`` and its sidecars).
+
+    - no traceback, no raw control character or workflow command from outside data, no secret on the terminal;
+    - every JSON file parses strictly, no secret in any output file;
+    - every selected target has a row, or the run is marked incomplete (it did not pass);
+    - exit 0 only when every target was measured and the gate file says it passed.
+    """
+    secrets = [s for s in secrets if s]
+    assert rc in RUN_STATUSES, f"exit status {rc}:\n{output[-3000:]}"
+    assert_terminal_clean(output, secrets)
+    if out.is_dir():
+        assert_outputs_clean(out, secrets)
+    results = out / "r.jsonl"
+    rows = (
+        [strict_json(line) for line in results.read_text(encoding="utf-8").splitlines() if line.strip()]
+        if (results.is_file())
+        else []
+    )
+    measured = {row["id"] for row in rows if isinstance(row, dict)}
+    gate_file = out / "r.gate.json"
+    gate = strict_json(gate_file.read_text(encoding="utf-8")) if gate_file.is_file() else None
+    if selected - measured:
+        assert rc != 0, f"targets without a row ({sorted(selected - measured)}) in a run that passed"
+        assert gate is None or gate["passed"] is False
+    if rc == 0:
+        assert gate is not None and gate["passed"] is True, "exit 0 without a passing gate file"
+        assert all(row.get("verdict") == "correct" for row in rows), "exit 0 with a target not measured correct"
