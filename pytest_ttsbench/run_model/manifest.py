@@ -237,6 +237,8 @@ def verify_manifest(path: Path, project: Path | None = None) -> Verification:
         recorded_project = document.get("project")
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ManifestError(f"{path}: not a readable manifest: {exc}") from exc
+    if not isinstance(listed, Mapping) or not all(isinstance(entry, Mapping) for entry in listed.values()):
+        raise ManifestError(f"{path}: not a readable manifest: field 'files' must map each file to its entry")
     base = path.parent.resolve()
     roots = [Path(p) for p in (project, recorded_project, Path.cwd()) if p]
     check = Verification(manifest=path, checked=len(listed))

@@ -37,7 +37,7 @@ import pytest
 from boundary_invariants import assert_run_invariants, assert_terminal_clean, json_lines, strict_json
 from disk_faults import FULL_DISK_CONFTEST
 from hostile_engine import planned_wav
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from plugin_projects import NUMERALS, PASSING_TRANSCRIPTS, write_project  # noqa: F401
 from tts_providers import FakeOpenAI, Fault
@@ -309,6 +309,7 @@ EDITS = st.sampled_from(
     EDITS,
     st.randoms(use_true_random=False),
 )
+@example(name="manifest.sha256.json", edit=("replace", "{", '{"engine": "again", '), rnd=random.Random(0))  # found so
 def test_a_hand_edited_run_is_read_with_clear_messages_only(
     stored_run: Path, capsys: pytest.CaptureFixture[str], name: str, edit: tuple[str, str, str], rnd: random.Random
 ) -> None:
