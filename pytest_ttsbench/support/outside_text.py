@@ -30,9 +30,11 @@ HTML is autoescaped by Jinja (reporting/templating.py).
 
 from __future__ import annotations
 
+import contextlib
 import re
+import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 #: characters never written raw: C0 controls but tab, line feed and carriage return; DEL; C1
@@ -218,31 +220,27 @@ class GuardedStream:
 
 def guard_terminal(terminal_reporter: Any) -> None:
     """Put a :class:`GuardedStream` under pytest's terminal writer (once), markup as the writer has it."""
-    terminal_writer = getattr(terminal_reporter, "_tw", None)
+    terminal_writer: Any = getattr(terminal_reporter, "_tw", None)
     file = getattr(terminal_writer, "_file", None)
     if file is None or isinstance(file, GuardedStream):
         return
     terminal_writer._file = GuardedStream(file, markup=bool(getattr(terminal_writer, "hasmarkup", False)))
 
 
-class guarded_std_streams:
+@contextlib.contextmanager
+def guarded_std_streams() -> Iterator[None]:
     """``with guarded_std_streams():`` the ``ttsbench`` command's stdout and stderr are :class:`GuardedStream`."""
-
-    def __enter__(self) -> None:
-        import sys
-
-        self._saved = (sys.stdout, sys.stderr)
-        sys.stdout = GuardedStream(sys.stdout)  # type: ignore[assignment]
-        sys.stderr = GuardedStream(sys.stderr)  # type: ignore[assignment]
-
-    def __exit__(self, *exc: object) -> None:
-        import sys
-
+    saved = (sys.stdout, sys.stderr)
+    sys.stdout = GuardedStream(sys.stdout)
+    sys.stderr = GuardedStream(sys.stderr)
+    try:
+        yield
+    finally:
         for stream in (sys.stdout, sys.stderr):
             if isinstance(stream, GuardedStream):
                 stream.close_line()
                 stream.flush()
-        sys.stdout, sys.stderr = self._saved
+        sys.stdout, sys.stderr = saved
 
 
 # --- files for other programs --------------------------------------------------------------------------
