@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_ttsbench.gating.baseline import DEFAULT_ALPHA, DEFAULT_MAX_RATE, RegressionRule
-from pytest_ttsbench.gating.bounds import ALLOW_UNMEASURED_OPTION
+from pytest_ttsbench.gating.bounds import ALLOW_UNMEASURED_OPTION, GATE_DECIDES_EXIT_OPTION
 from pytest_ttsbench.gating.known_gaps import KnownGaps, gaps_path, load_known_gaps
 from pytest_ttsbench.gating.latency import config_budgets, merge_budgets, parse_budgets, parse_compare_fail
 from pytest_ttsbench.gating.snapshots import MODES as SNAPSHOT_MODES
@@ -85,6 +85,13 @@ GATE_OPTIONS: tuple[OptionSpec, ...] = (
         metavar="R",
     ),
     OptionSpec("--tts-strict-xfail", "a known gap that now passes (XPASS) fails the run", action="store_true"),
+    OptionSpec(
+        GATE_DECIDES_EXIT_OPTION,
+        "the gate alone sets the exit status: failed item tests are reported (FAILED, in JUnit and the gate file) "
+        "but only the judged bounds fail the run; by default each item is a test and fails it, as in any "
+        "pytest run (configuration: gate_decides_exit: true)",
+        action="store_true",
+    ),
     OptionSpec(
         "--tts-update-known-gaps",
         "rewrite known_gaps/<engine>.yaml from this run: add new failures, drop fixed ones",
@@ -183,6 +190,7 @@ class GateOptions:
     tts_allow_unmeasured_bounds: bool = False
     tts_max_error_rate: float = 0.0
     tts_strict_xfail: bool = False
+    tts_gate_decides_exit: bool = False
     tts_update_known_gaps: bool = False
     tts_allow_unavailable: bool = False
     tts_baseline: str | None = None
@@ -306,6 +314,7 @@ def build_gate_config(
         allow_unmeasured_bounds=options.tts_allow_unmeasured_bounds,
         max_error_rate=options.tts_max_error_rate,
         quality_sets=quality_sets,
+        gate_decides_exit=options.tts_gate_decides_exit or settings.gate_decides_exit,
     )
 
 
