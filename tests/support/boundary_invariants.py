@@ -27,12 +27,12 @@ def strict_json(text: str) -> Any:
 
 def json_lines(path: Path) -> list[str]:
     """The non-blank lines of a JSON-lines file, split at ``\n`` only (as the package reads them)."""
-    return [line for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
+    return [line for line in path.read_bytes().decode("utf-8").split("\n") if line.strip()]
 
 
 def assert_strict_json_file(path: Path) -> None:
     """Every JSON or JSON-lines document in ``path`` parses strictly."""
-    text = path.read_text(encoding="utf-8")
+    text = path.read_bytes().decode("utf-8")
     if path.suffix == ".jsonl":
         for number, line in enumerate(text.split("\n"), start=1):
             if line.strip():
@@ -94,11 +94,7 @@ def assert_run_invariants(rc: int, output: str, out: Path, selected: set[str], s
     if out.is_dir():
         assert_outputs_clean(out, secrets)
     results = out / "r.jsonl"
-    rows = (
-        [strict_json(line) for line in results.read_text(encoding="utf-8").splitlines() if line.strip()]
-        if (results.is_file())
-        else []
-    )
+    rows = [strict_json(line) for line in json_lines(results)] if results.is_file() else []
     measured = {row["id"] for row in rows if isinstance(row, dict)}
     gate_file = out / "r.gate.json"
     gate = strict_json(gate_file.read_text(encoding="utf-8")) if gate_file.is_file() else None
