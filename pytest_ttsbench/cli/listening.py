@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,10 +19,11 @@ from pytest_ttsbench.listening.report import REPORT_DIR, build_report, report_li
 from pytest_ttsbench.listening.sheets import SheetError
 from pytest_ttsbench.listening.workflow import workflow_lines, workflow_report
 from pytest_ttsbench.run_model.reader import RUNS_HELP
+from pytest_ttsbench.support.json_documents import dump_json
 
 
 def _print_json(document: Any) -> None:
-    json.dump(document, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write(dump_json(document, null_non_finite=True, ensure_ascii=False, indent=2))
     sys.stdout.write("\n")
 
 

@@ -39,6 +39,7 @@ from typing import IO, TYPE_CHECKING, Any
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import SynthesisRequest
 from pytest_ttsbench.support.bounded_process import drain_tail
+from pytest_ttsbench.support.json_documents import dump_json
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
@@ -175,7 +176,7 @@ class PersistentWorker:
             self._fresh = False
             try:
                 assert proc.stdin is not None
-                proc.stdin.write(json.dumps(dict(request), ensure_ascii=False).encode("utf-8") + b"\n")
+                proc.stdin.write(dump_json(dict(request), ensure_ascii=False).encode("utf-8") + b"\n")
                 proc.stdin.flush()
             except OSError:
                 pass  # it already exited: the EOF on its stdout says so below
@@ -215,7 +216,7 @@ class PersistentWorker:
         out = answer.get("out")
         if not isinstance(out, str) or not out:
             self._stop()
-            shown = json.dumps(answer, ensure_ascii=False)[:200]
+            shown = dump_json(answer, ensure_ascii=False)[:200]
             raise self._fail(f"answer has neither 'out' nor 'error': {self.redact(shown)!r}")
         path = Path(out)
         return WorkerAnswer(path if path.is_absolute() else self.cwd / path, None, dict(metadata or {}), seconds)

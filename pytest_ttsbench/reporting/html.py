@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import json
 import os
 import shutil
 from collections.abc import Callable, Collection, Sequence
@@ -42,6 +41,7 @@ from pytest_ttsbench.reporting.templating import macro, render, stylesheet
 from pytest_ttsbench.reporting.terminal import SessionSummary, floor_rows, percent
 from pytest_ttsbench.run_model.results import ItemResult, result_from_report
 from pytest_ttsbench.support.data_paths import OutsideFolderError, inside_folder
+from pytest_ttsbench.support.json_documents import dump_json
 from pytest_ttsbench.support.text import safe_name
 from pytest_ttsbench.verdict import explain_evidence, quoted_spans
 
@@ -89,7 +89,7 @@ def expected_text(result: ItemResult) -> str:
     try:
         return str(get_scorer(result.scorer).expected_text(result.expected))
     except Exception:  # an unknown or renamed scorer must not break a report about old results
-        return json.dumps(result.expected, ensure_ascii=False)
+        return dump_json(result.expected, ensure_ascii=False)
 
 
 def evidence_text(result: ItemResult) -> str:

@@ -48,6 +48,7 @@ from pytest_ttsbench.session.selection import (
     selection_of,
     worker_report,
 )
+from pytest_ttsbench.support.outside_text import guard_terminal
 from pytest_ttsbench.support.redaction import install_log_redaction
 
 
@@ -57,6 +58,9 @@ def _bench(config: pytest.Config) -> BenchSession:
 
 @pytest.hookimpl(trylast=True)  # after pytest-html's, whose report writer the HTML report adjusts
 def pytest_configure(config: pytest.Config) -> None:
+    # Under everything the run prints: outside text (a provider's message, a transcript) reaches the
+    # terminal and a CI log escaped, and only our own workflow commands start a line with "::".
+    guard_terminal(config.pluginmanager.get_plugin("terminalreporter"))
     install_log_redaction()  # before any adapter logs: httpx/httpcore DEBUG records quote headers
     if getattr(config, "workerinput", None) is None:
         check_rootdir_not_moved(config)
@@ -182,6 +186,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     bench = _bench(item.config)
     if bench.config.engine_names and bench.config.prefetch and not bench.config.lists_only:
         prefetch_ahead(bench, upcoming_items(item.session, item))
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _bench(session.config).attach(session)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
