@@ -24,8 +24,6 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
-from pytest_ttsbench.support.json_documents import dump_json
-
 if TYPE_CHECKING:
     from pytest_ttsbench.support.cache import ClipCache
 
@@ -239,6 +237,9 @@ def load_yaml_cached(text: str, cache: ClipCache | None) -> Any:
         except ValueError:
             cache.count_damaged("parsed")  # sealed, yet not JSON: never trusted
     data = load_yaml(text)
+    # imported here: the plugin imports this module for YAML_SUFFIXES in every pytest run
+    from pytest_ttsbench.support.json_documents import dump_json
+
     try:
         stored = dump_json(data, ensure_ascii=False)
     except (TypeError, ValueError):

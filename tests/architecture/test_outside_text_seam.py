@@ -98,8 +98,8 @@ def _function(module: str, name: str) -> ast.FunctionDef:
 
 
 def test_both_front_ends_put_the_guard_under_what_they_print() -> None:
-    configure = _function("plugin.py", "pytest_configure")
-    assert "guard_terminal" in _calls(configure), "plugin.pytest_configure must guard pytest's terminal writer"
+    configure = _function("session/hooks.py", "pytest_configure")
+    assert "guard_terminal" in _calls(configure), "session/hooks.pytest_configure must guard pytest's terminal writer"
     main = _function("cli/__init__.py", "main")
     dispatch = [
         node

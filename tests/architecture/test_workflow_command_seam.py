@@ -23,10 +23,23 @@ COMMAND = re.compile(r"::(error|warning|notice|debug|group|endgroup|add-mask|sto
 
 
 def workflow_commands(source: str) -> list[str]:
+    """String literals that start a workflow command; docstrings, which only describe one, left out."""
+    tree = ast.parse(source)
+    docstrings = {
+        id(body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and (body := node.body)
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+    }
     return [
         node.value
-        for node in ast.walk(ast.parse(source))
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and COMMAND.search(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and COMMAND.search(node.value)
     ]
 
 
@@ -36,6 +49,7 @@ def test_the_finder_sees_a_command_in_any_string() -> None:
         "::warning::w",
     ]
     assert workflow_commands('node_id.split("::", 1)\n') == []
+    assert workflow_commands('def f():\n    """Writes ``::error`` lines."""\n') == []
 
 
 def test_only_the_seam_writes_workflow_commands() -> None:

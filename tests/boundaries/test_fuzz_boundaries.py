@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import processes
 import pytest
 from boundary_invariants import assert_run_invariants, assert_terminal_clean, json_lines, strict_json
 from disk_faults import FULL_DISK_CONFTEST
@@ -81,15 +82,12 @@ def project(config: dict, conftest: str = "") -> Iterator[Path]:
 
 
 def run(root: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 240) -> tuple[int, str]:
-    done = subprocess.run(
+    done = processes.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", *args],
         cwd=root,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
         timeout=timeout,
         env={**os.environ, "PYTEST_ADDOPTS": "", **(env or {})},
+        expect=None,
     )
     return done.returncode, done.stdout + done.stderr
 

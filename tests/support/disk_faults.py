@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+import processes
 import pytest
 
 FULL_DISK_CONFTEST = """\
@@ -88,13 +88,13 @@ def small_tmpfs(path: Path, *, size_kb: int = 16, read_only: bool = False) -> It
         pytest.skip("mounting a small tmpfs needs root; the file-size-limit tests cover the family here")
     path.mkdir(parents=True, exist_ok=True)
     options = f"size={size_kb}k" + (",ro" if read_only else "")
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)], capture_output=True)
+    mounted = processes.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)], expect=None)
     if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode(errors='replace').strip()}")
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
     try:
         yield path
     finally:
-        subprocess.run(["umount", "-l", str(path)], check=False)
+        processes.run(["umount", "-l", str(path)], expect=None)
 
 
 def fill(folder: Path, leave_bytes: int) -> None:

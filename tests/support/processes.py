@@ -55,6 +55,8 @@ def run(
         input=input,
         capture_output=True,
         text=True,
+        encoding="utf-8",
+        errors="replace",  # a child's undecodable byte is shown, never a UnicodeDecodeError in the test
         timeout=timeout,
         check=False,
     )
