@@ -44,6 +44,7 @@ import httpx
 from pytest_ttsbench.asr.base import AsrError, Transcription
 from pytest_ttsbench.asr.whisper import whisper_language
 from pytest_ttsbench.audio.decoding import DecodedAudio, encode_wav
+from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, COUNT, NON_NEGATIVE, POSITIVE, checked_fields
 from pytest_ttsbench.support.httpclient import ClientOptions, HttpClient, HttpResult, ProviderPolicy, join_url
 from pytest_ttsbench.support.limits import MAX_TRANSCRIPT_BYTES
 from pytest_ttsbench.support.redaction import Redactor, hide_userinfo, url_credentials_message
@@ -52,6 +53,15 @@ from pytest_ttsbench.support.text import shorten
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "whisper-1"
 _PATH = "/audio/transcriptions"
+#: the route's numeric fields and their ranges
+NUMERIC_FIELDS = {
+    "timeout_s": POSITIVE,
+    "max_retries": COUNT,
+    "retry_min_wait_s": NON_NEGATIVE,
+    "retry_max_wait_s": NON_NEGATIVE,
+    "temperature": NON_NEGATIVE,
+    "concurrency": AT_LEAST_ONE,
+}
 ROUTE_KEYS = frozenset(
     {
         "type",
@@ -272,4 +282,5 @@ def openai_route(spec: Mapping[str, Any]) -> OpenAITranscriptionRoute:
     unknown = set(spec) - ROUTE_KEYS
     if unknown:
         raise ValueError(f"openai route: unknown field(s) {', '.join(sorted(unknown))}")
+    checked_fields(spec, NUMERIC_FIELDS, "openai route")
     return OpenAITranscriptionRoute(**{k: v for k, v in spec.items() if k != "type" and v is not None})

@@ -24,6 +24,7 @@ from typing import Any
 
 from pytest_ttsbench.asr.base import AsrRoute
 from pytest_ttsbench.registry import Registry, UnknownName
+from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, number_option
 from pytest_ttsbench.support.option_specs import OptionSpec
 
 ENTRY_POINT_GROUP = "pytest_ttsbench.asr_routes"
@@ -53,7 +54,12 @@ ASR_OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec("--tts-asr-device", "faster-whisper device (cpu, cuda, auto)", metavar="DEVICE"),
     OptionSpec("--tts-asr-compute-type", "faster-whisper compute type (int8, float16…)", metavar="TYPE"),
-    OptionSpec("--tts-asr-beam-size", "beam size for decoding", type=int, metavar="N"),
+    OptionSpec(
+        "--tts-asr-beam-size",
+        "beam size for decoding",
+        type=number_option("--tts-asr-beam-size", AT_LEAST_ONE),
+        metavar="N",
+    ),
     OptionSpec(
         "--tts-asr-batch-size",
         "Whisper windows of one clip decoded together: 1 = sequential, N > 1 = faster-whisper's batched "

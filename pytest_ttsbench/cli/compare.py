@@ -28,6 +28,7 @@ from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS, require_one_prot
 from pytest_ttsbench.run_model.provenance import read_header
 from pytest_ttsbench.run_model.reader import RUNS_HELP, load_runs, results_file, rows_of
 from pytest_ttsbench.run_model.text_variants import require_one_contract
+from pytest_ttsbench.support.checked_numbers import ALPHA, COUNT, SHARE, number_option
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -98,14 +99,20 @@ def add_command(subparsers: Any) -> None:
         help="exit 1 when the regressions fail the regression gate (see --alpha and the limits)",
     )
     p.add_argument(
-        "--alpha", type=float, default=DEFAULT_ALPHA, help=f"McNemar significance level (default {DEFAULT_ALPHA})"
+        "--alpha",
+        type=number_option("--alpha", ALPHA),
+        default=DEFAULT_ALPHA,
+        help=f"McNemar significance level (default {DEFAULT_ALPHA})",
     )
     p.add_argument(
-        "--max-regressions", type=int, default=None, help="fail on more than N regressions (default: no limit)"
+        "--max-regressions",
+        type=number_option("--max-regressions", COUNT),
+        default=None,
+        help="fail on more than N regressions (default: no limit)",
     )
     p.add_argument(
         "--max-regression-rate",
-        type=float,
+        type=number_option("--max-regression-rate", SHARE),
         default=DEFAULT_MAX_RATE,
         help=f"fail when more than this share of paired targets regressed; 1 switches it off "
         f"(default {DEFAULT_MAX_RATE})",

@@ -27,6 +27,7 @@ from pytest_ttsbench.gating.numeral_forms import DEFAULT_MIN_RATIO, duration_con
 from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS, protocols_of, run_difference_tally, runs_under
 from pytest_ttsbench.reporting.protocol_tally import figures_by_protocol, figures_text
 from pytest_ttsbench.run_model.reader import RUNS_HELP, Run, load_runs
+from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, POSITIVE, number_option
 
 
 def diagnostics_json(run: Run, min_ratio: float = DEFAULT_MIN_RATIO) -> dict[str, Any]:
@@ -190,14 +191,14 @@ def add_command(commands: Any) -> None:
     )
     p.add_argument(
         "--min-duration-ratio",
-        type=float,
+        type=number_option("--min-duration-ratio", POSITIVE),
         default=DEFAULT_MIN_RATIO,
         metavar="R",
         help=f"flag a numeral form whose clip lasts less than R x its siblings' median (default: {DEFAULT_MIN_RATIO})",
     )
     p.add_argument(
         "--bootstrap",
-        type=int,
+        type=number_option("--bootstrap", AT_LEAST_ONE),
         default=1000,
         metavar="N",
         help="bootstrap samples for the rank interval (default: 1000)",

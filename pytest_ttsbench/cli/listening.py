@@ -20,6 +20,7 @@ from pytest_ttsbench.listening.report import REPORT_DIR, build_report, report_li
 from pytest_ttsbench.listening.sheets import SheetError
 from pytest_ttsbench.listening.workflow import workflow_lines, workflow_report
 from pytest_ttsbench.run_model.reader import RUNS_HELP
+from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, WHOLE, number_option
 
 
 def _print_json(document: Any) -> None:
@@ -83,9 +84,17 @@ def add_command(commands: Any) -> None:
     export = sub.add_parser("export", help="build an anonymous listening kit from runs")
     export.add_argument("runs", nargs="+", metavar="RUN", help=RUNS_HELP)
     export.add_argument("-o", "--output", required=True, metavar="KIT", help="new folder for the kit")
-    export.add_argument("--listeners", type=int, required=True, metavar="N", help="number of listeners (pages)")
     export.add_argument(
-        "--seed", type=int, help="draw ids and orders from this seed (the same seed and runs rebuild the same kit)"
+        "--listeners",
+        type=number_option("--listeners", AT_LEAST_ONE),
+        required=True,
+        metavar="N",
+        help="number of listeners (pages)",
+    )
+    export.add_argument(
+        "--seed",
+        type=number_option("--seed", WHOLE),
+        help="draw ids and orders from this seed (the same seed and runs rebuild the same kit)",
     )
     export.set_defaults(func=_cmd_export)
 

@@ -25,6 +25,7 @@ from pytest_ttsbench.gating.latency import config_budgets, merge_budgets, parse_
 from pytest_ttsbench.gating.snapshots import MODES as SNAPSHOT_MODES
 from pytest_ttsbench.gating.snapshots import read_snapshots, snapshot_path
 from pytest_ttsbench.gating.thresholds import FLOOR_ON, config_layer, parse_cli_thresholds
+from pytest_ttsbench.support.checked_numbers import ALPHA, AT_LEAST_ONE, COUNT, SHARE, number_option
 from pytest_ttsbench.support.option_specs import OptionSpec, add_options
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ GATE_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--tts-min-n",
         "a floor's bucket needs at least N targets to be gated, else it is 'too few' (default: 5)",
-        type=int,
+        type=number_option("--tts-min-n", AT_LEAST_ONE),
         metavar="N",
     ),
     OptionSpec(
@@ -80,7 +81,7 @@ GATE_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--tts-max-error-rate",
         "the share of an engine's targets that may end in 'error' before the gate fails (default: 0, none)",
-        type=float,
+        type=number_option("--tts-max-error-rate", SHARE),
         default=0.0,
         metavar="R",
     ),
@@ -107,21 +108,21 @@ GATE_OPTIONS: tuple[OptionSpec, ...] = (
         "--tts-regression-alpha",
         f"regressions fail the gate when McNemar's exact p is below P, overall or in a category "
         f"(default: {DEFAULT_ALPHA})",
-        type=float,
+        type=number_option("--tts-regression-alpha", ALPHA),
         default=DEFAULT_ALPHA,
         metavar="P",
     ),
     OptionSpec(
         "--tts-max-regressions",
         "regressions fail the gate when there are more than N (default: no count limit)",
-        type=int,
+        type=number_option("--tts-max-regressions", COUNT),
         metavar="N",
     ),
     OptionSpec(
         "--tts-max-regression-rate",
         f"regressions fail the gate when more than R of the paired targets regressed; 1 switches it off "
         f"(default: {DEFAULT_MAX_RATE})",
-        type=float,
+        type=number_option("--tts-max-regression-rate", SHARE),
         default=DEFAULT_MAX_RATE,
         metavar="R",
     ),
@@ -310,15 +311,8 @@ def build_gate_config(
 
 
 def _regression_rule(options: GateOptions) -> RegressionRule:
-    """The regression rule's limits (and the error-rate limit), each in its range."""
+    """The regression rule's limits, each checked in its range as its option was parsed (number_option)."""
     alpha, rate, count = options.tts_regression_alpha, options.tts_max_regression_rate, options.tts_max_regressions
-    if not 0 < alpha <= 1 or not 0 <= rate <= 1 or (count is not None and count < 0):
-        raise GateOptionError(
-            f"regression gate: --tts-regression-alpha must be in (0, 1] (got {alpha}), --tts-max-regression-rate "
-            f"in [0, 1] (got {rate}), --tts-max-regressions at least 0 (got {count})"
-        )
-    if not 0 <= options.tts_max_error_rate <= 1:
-        raise GateOptionError(f"--tts-max-error-rate must be in [0, 1], got {options.tts_max_error_rate}")
     return RegressionRule(alpha=alpha, max_count=count, max_rate=None if rate >= 1 else rate)
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, number_option
 from pytest_ttsbench.support.option_specs import OptionSpec
 from pytest_ttsbench.verdict import OUTCOMES, Outcome
 
@@ -28,7 +29,7 @@ VOTING_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--tts-quorum",
         "routes that must agree for a verdict with several ASR routes (default: majority)",
-        type=int,
+        type=number_option("--tts-quorum", AT_LEAST_ONE),
         metavar="N",
     ),
 )

@@ -19,6 +19,7 @@ import pytest
 
 from pytest_ttsbench.reporting.gate_item import GATE_NODEID
 from pytest_ttsbench.run_model.results import ItemResult, result_from_report
+from pytest_ttsbench.support.checked_numbers import COUNT, number_option
 from pytest_ttsbench.support.option_specs import OptionSpec
 
 DEFAULT_EVERY = 25
@@ -29,7 +30,7 @@ PROGRESS_OPTIONS: tuple[OptionSpec, ...] = (
         "--tts-progress",
         f"write a progress line with an ETA every N finished tests (0: never; default: every "
         f"{DEFAULT_EVERY} when the output is not a terminal, never on a terminal)",
-        type=int,
+        type=number_option("--tts-progress", COUNT),
         default=None,
         metavar="N",
     ),

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, number_option
 from pytest_ttsbench.support.option_specs import OptionSpec
 from pytest_ttsbench.support.record_dicts import NOT_WRITTEN, record_dict
 
@@ -31,7 +32,7 @@ REPEAT_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--tts-repeats",
         "independent generations per item (default: the profile's 'repeats', else 1)",
-        type=int,
+        type=number_option("--tts-repeats", AT_LEAST_ONE),
         default=None,
         metavar="N",
     ),

@@ -153,7 +153,7 @@ def test_bad_floor_on_the_command_line_is_a_usage_error(pytester: pytest.Pyteste
     _project(pytester)
     result = pytester.runpytest("--tts-engine=replay", "--tts-threshold=years=1.5")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--tts-threshold 'years=1.5': a floor must be a number between 0 and 1*"])
+    result.stderr.fnmatch_lines(["*--tts-threshold 'years=1.5': a floor must be a number in [[]0, 1], got '1.5'*"])
 
 
 def test_bad_floor_in_the_configuration_names_file_and_field(pytester: pytest.Pytester) -> None:
