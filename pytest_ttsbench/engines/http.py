@@ -255,15 +255,8 @@ class HttpEngine:
         self, key: str, default: float | None = None, low: float | None = None, high: float | None = None
     ) -> float | None:
         """A numeric option within [low, high] (ConfigError otherwise)."""
-        value = self.profile.option(key, default)
-        if value is None:
-            return None
-        bad = isinstance(value, bool) or not isinstance(value, (int, float))
-        if bad or (low is not None and value < low) or (high is not None and value > high):
-            raise ConfigError(
-                f"engine profile {self.name!r}: option {key} must be a number in [{low}, {high}], got {value!r}"
-            )
-        return value
+        value = self.profile.number(key, default, NumberRange(low, high))
+        return None if value is None else float(value)
 
     def rate_option(self, key: str, default: int, allowed: tuple[int, ...]) -> int:
         """A sample rate among the ``allowed`` ones the provider offers (ConfigError otherwise)."""
