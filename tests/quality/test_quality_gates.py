@@ -107,7 +107,9 @@ def test_configuration_sections_nest_scopes_and_name_bad_fields() -> None:
     }
     with pytest.raises(QualityOptionError, match=r"ttsbench.yaml: field quality.floors.dnsmos_ovr: unknown quality"):
         section_bounds({"floors": {"dnsmos_ovr": 3}}, "ttsbench.yaml")
-    with pytest.raises(QualityOptionError, match=r"field quality.ceilings.clipping_ratio: a ceiling must be a finite number, got 'low'"):
+    with pytest.raises(
+        QualityOptionError, match=r"field quality.ceilings.clipping_ratio: a ceiling must be a finite number, got 'low'"
+    ):
         section_bounds({"ceilings": {"clipping_ratio": "low"}}, "ttsbench.yaml")
     with pytest.raises(QualityOptionError, match=r"--tts-quality-floor 'ovrl=3': unknown quality measure 'ovrl'"):
         parse_cli_bounds(["ovrl=3"], "floor")
