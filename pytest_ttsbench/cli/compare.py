@@ -22,13 +22,15 @@ from pytest_ttsbench.gating.baseline import (
     attach_provenance,
     compare,
     comparison_lines,
-    regression_reasons,
 )
+from pytest_ttsbench.gating.bounds import regression_gate_reasons
+from pytest_ttsbench.gating.options import ALLOW_UNMEASURED_SPEC
 from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS, require_one_protocol, runs_under
 from pytest_ttsbench.run_model.provenance import read_header
 from pytest_ttsbench.run_model.reader import RUNS_HELP, load_runs, results_file, rows_of
 from pytest_ttsbench.run_model.text_variants import require_one_contract
 from pytest_ttsbench.support.checked_numbers import ALPHA, COUNT, SHARE, number_option
+from pytest_ttsbench.support.option_specs import add_options
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -55,7 +57,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     rate = None if args.max_regression_rate >= 1 else args.max_regression_rate
     rule = RegressionRule(args.alpha, args.max_regressions, rate)
-    reasons = regression_reasons(comparison, comparison.regressions, rule)
+    # Another recognizer or decoding mode: a verdict change is not evidence against the voice (as in the gate).
+    unattributed = bool(comparison.recognizer_changes) and not args.allow_asr_change
+    blocking = [] if unattributed else comparison.regressions
+    reasons = regression_gate_reasons(comparison, blocking, rule, args.tts_allow_unmeasured_bounds)
     if args.json:
         document = comparison.to_dict()
         document["gate"] = {"rule": rule.to_dict(), "reasons": reasons}
@@ -70,21 +75,13 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             print(f"regression gate: {reason}")
     if not args.fail_on_regression:
         return EXIT_OK
-    unattributed = bool(comparison.recognizer_changes) and not args.allow_asr_change
     if comparison.regressions and unattributed:
         print(
             f"not counted as TTS regressions: {len(comparison.regressions)} verdict change(s) with another "
             "recognizer (--allow-asr-change counts them)",
             file=sys.stderr,
         )
-        return EXIT_OK
-    if comparison.missing:
-        # A target the baseline measured and the candidate did not is not known to still work.
-        print(
-            f"ttsbench compare: {len(comparison.missing)} target(s) of the baseline are missing from the candidate",
-            file=sys.stderr,
-        )
-    return EXIT_REFUSED if reasons or comparison.missing else EXIT_OK
+    return EXIT_REFUSED if reasons else EXIT_OK
 
 
 def add_command(subparsers: Any) -> None:
@@ -126,4 +123,5 @@ def add_command(subparsers: Any) -> None:
         action="store_true",
         help="with --fail-on-regression: count regressions even when the ASR model or decoding mode changed",
     )
+    add_options(p.add_argument, (ALLOW_UNMEASURED_SPEC,))
     p.set_defaults(func=_cmd_compare)

@@ -24,7 +24,6 @@ from pytest_ttsbench.gating.baseline import (
     attach_provenance,
     compare,
     comparison_id,
-    regression_reasons,
 )
 from pytest_ttsbench.gating.bounds import (
     BREACHED,
@@ -36,6 +35,7 @@ from pytest_ttsbench.gating.bounds import (
     declared_floors,
     floor_bounds,
     quality_scope_problem,
+    regression_bound,
     unmeasured_reasons,
 )
 from pytest_ttsbench.gating.coverage import EngineCoverage, coverage_reasons, engine_coverage
@@ -410,10 +410,7 @@ def gate_bounds(
             Bound("error rate", f"<={config.max_error_rate:g}", "--tts-max-error-rate", status, engine.engine, detail)
         )
     if config.fail_on_regression and outcome.comparison is not None:
-        failed = bool(regression_reasons(outcome.comparison, outcome.blocking_regressions, config.regression_rule))
-        bounds.append(
-            Bound("regression rule", "against the baseline", "--tts-fail-on-regression", BREACHED if failed else HELD)
-        )
+        bounds.append(regression_bound(outcome.comparison, outcome.blocking_regressions, config.regression_rule)[0])
     for shard in collected.missing_shards:
         bounds.append(
             Bound(
@@ -508,8 +505,8 @@ def _compare_baseline(
         # Another recognizer or decoding mode: a verdict change is not evidence against the voice.
         outcome.unattributed_regressions = outcome.blocking_regressions
         outcome.blocking_regressions = []
-    if config.fail_on_regression:
-        outcome.reasons += regression_reasons(comparison, outcome.blocking_regressions, config.regression_rule)
+    if config.fail_on_regression:  # a baseline target not run: the bound's "not measured" (gate_bounds)
+        outcome.reasons += regression_bound(comparison, outcome.blocking_regressions, config.regression_rule)[1]
 
 
 def _check_engine_snapshots(

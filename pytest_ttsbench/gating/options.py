@@ -52,6 +52,15 @@ def _quality_option(kind: str, example: str) -> OptionSpec:
     )
 
 
+#: shared with ``ttsbench compare``, whose regression rule judges missing targets as the gate does
+ALLOW_UNMEASURED_SPEC = OptionSpec(
+    ALLOW_UNMEASURED_OPTION,
+    "let bounds go 'not measured' (a floor on a category -k left out, a baseline target this run did not run, a "
+    "latency figure never taken, a shard a partial merge lacks) instead of failing the gate; a bound that "
+    "matches nothing is still refused",
+    action="store_true",
+)
+
 GATE_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--tts-threshold",
@@ -72,12 +81,7 @@ GATE_OPTIONS: tuple[OptionSpec, ...] = (
         "compare floors with the point estimate or its Wilson 95%% lower bound (default: point)",
         choices=FLOOR_ON,
     ),
-    OptionSpec(
-        ALLOW_UNMEASURED_OPTION,
-        "let bounds go 'not measured' (a floor on a category -k left out, a latency figure never taken, a shard "
-        "a partial merge lacks) instead of failing the gate; a bound that matches nothing is still refused",
-        action="store_true",
-    ),
+    ALLOW_UNMEASURED_SPEC,
     OptionSpec(
         "--tts-max-error-rate",
         "the share of an engine's targets that may end in 'error' before the gate fails (default: 0, none)",
