@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
+from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, add_allow_unverified, say_unverified
 from pytest_ttsbench.gating.baseline import (
     DEFAULT_ALPHA,
     DEFAULT_MAX_RATE,
@@ -27,7 +27,7 @@ from pytest_ttsbench.gating.bounds import regression_gate_reasons
 from pytest_ttsbench.gating.options import ALLOW_UNMEASURED_SPEC
 from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS, require_one_protocol, runs_under
 from pytest_ttsbench.run_model.provenance import read_header
-from pytest_ttsbench.run_model.reader import RUNS_HELP, load_runs, results_file, rows_of
+from pytest_ttsbench.run_model.reader import RUNS_HELP, load_runs, results_file, rows_of, unverified_notes
 from pytest_ttsbench.run_model.text_variants import require_one_contract
 from pytest_ttsbench.support.checked_numbers import ALPHA, COUNT, SHARE, number_option
 from pytest_ttsbench.support.option_specs import add_options
@@ -35,8 +35,9 @@ from pytest_ttsbench.support.option_specs import add_options
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     try:
-        baseline = load_runs([Path(args.baseline)])
-        candidate = load_runs([Path(args.candidate)])
+        baseline = load_runs([Path(args.baseline)], allow_unverified=args.allow_unverified)
+        candidate = load_runs([Path(args.candidate)], allow_unverified=args.allow_unverified)
+        say_unverified("compare", unverified_notes([*baseline, *candidate]))
         if args.protocol is None:
             require_one_protocol(
                 {f"baseline {args.baseline}": rows_of(baseline), f"candidate {args.candidate}": rows_of(candidate)}
@@ -124,4 +125,5 @@ def add_command(subparsers: Any) -> None:
         help="with --fail-on-regression: count regressions even when the ASR model or decoding mode changed",
     )
     add_options(p.add_argument, (ALLOW_UNMEASURED_SPEC,))
+    add_allow_unverified(p)
     p.set_defaults(func=_cmd_compare)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE
+from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE, add_allow_unverified
 from pytest_ttsbench.gating.diagnostics import (
     ablation,
     bootstrap_rank_intervals,
@@ -157,7 +157,10 @@ def comparison_lines(report: dict[str, Any]) -> list[str]:
 def run_diagnostics(args: argparse.Namespace) -> int:
     min_ratio = getattr(args, "min_duration_ratio", DEFAULT_MIN_RATIO)
     try:
-        runs = runs_under(load_runs([Path(p) for p in args.runs]), getattr(args, "protocol", None))
+        runs = runs_under(
+            load_runs([Path(p) for p in args.runs], allow_unverified=getattr(args, "allow_unverified", False)),
+            getattr(args, "protocol", None),
+        )
         reports = [diagnostics_json(run, min_ratio) for run in runs]
         comparison = comparison_json(runs, samples=getattr(args, "bootstrap", 1000)) if len(runs) > 1 else None
     except (OSError, ValueError) as exc:
@@ -203,4 +206,5 @@ def add_command(commands: Any) -> None:
         metavar="N",
         help="bootstrap samples for the rank interval (default: 1000)",
     )
+    add_allow_unverified(p)
     p.set_defaults(func=run_diagnostics)

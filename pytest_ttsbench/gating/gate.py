@@ -102,6 +102,8 @@ class GateConfig:
     allow_unmeasured_bounds: bool = False
     #: the share of an engine's rows that may end in ``error`` (--tts-max-error-rate; default none)
     max_error_rate: float = 0.0
+    #: recorded runs read though they do not match their manifest (--tts-allow-unverified), each named
+    unverified: tuple[str, ...] = ()
 
 
 @dataclass
@@ -175,6 +177,8 @@ class GateOutcome:
     #: every bound the gate enforced, each with its status (see bounds.py)
     bounds: list[Bound] = field(default_factory=list)
     missing_shards: list[str] = field(default_factory=list)  # shards of a merged run that never ran
+    #: recorded runs read though they do not match their manifest (--tts-allow-unverified)
+    unverified: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
     exitstatus: int | None = None
     #: files the run asked to rewrite; :func:`write_gate_updates` writes them
@@ -240,6 +244,7 @@ class GateOutcome:
             "reasons": list(self.reasons),
             "coverage": [engine.to_dict() for engine in self.coverage],
             "missing_shards": list(self.missing_shards),
+            "unverified": list(self.unverified),
             "bounds": [bound.to_dict() for bound in self.bounds],
             "thresholds": [check.to_dict() for check in self.checks],
             "known_gaps": {
@@ -320,6 +325,7 @@ def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: 
     outcome.coverage = engine_coverage(config.engines, collected.selected, results, collected.unavailable)
     outcome.reasons.extend(coverage_reasons(outcome.coverage, config.allow_unavailable, config.max_error_rate))
     outcome.missing_shards = list(collected.missing_shards)
+    outcome.unverified = list(config.unverified)
     outcome.bounds = gate_bounds(results, config, collected, outcome)
     # Quality bounds that judged nothing have their own reasons (quality/gates.py: unjudged_bounds).
     outcome.reasons += unmeasured_reasons(

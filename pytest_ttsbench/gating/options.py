@@ -38,6 +38,10 @@ if TYPE_CHECKING:
     from pytest_ttsbench.run_model.results import ItemResult
 
 
+#: reading a baseline (or, in ``ttsbench gate``, the run) that does not match its manifest
+ALLOW_UNVERIFIED_OPTION = "--tts-allow-unverified"
+
+
 class GateOptionError(ValueError):
     """A gate option, or a combination of them, that cannot be used; the message names the option."""
 
@@ -102,6 +106,12 @@ GATE_OPTIONS: tuple[OptionSpec, ...] = (
         action="store_true",
     ),
     OptionSpec("--tts-baseline", "compare with an earlier run's results file or folder", metavar="RESULTS"),
+    OptionSpec(
+        ALLOW_UNVERIFIED_OPTION,
+        "read a --tts-baseline (and, in ttsbench gate, the run gated) whose files no longer match its checksum "
+        "manifest, or that has none; recorded in the gate file and said on the terminal (default: refused)",
+        action="store_true",
+    ),
     OptionSpec(
         "--tts-fail-on-regression",
         "fail the run when the regressions against the baseline (known gaps excepted) are significant or too "
@@ -191,6 +201,7 @@ class GateOptions:
     tts_update_known_gaps: bool = False
     tts_allow_unavailable: bool = False
     tts_baseline: str | None = None
+    tts_allow_unverified: bool = False
     tts_fail_on_regression: bool = False
     tts_regression_alpha: float = DEFAULT_ALPHA
     tts_max_regressions: int | None = None
@@ -250,6 +261,8 @@ class _Baseline:
     rows: tuple[ItemResult, ...] | None = None
     path: Path | None = None
     header: RunHeader | None = None
+    #: what the baseline's manifest says, when it was read with --tts-allow-unverified
+    unverified: tuple[str, ...] = ()
 
 
 def build_gate_config(
@@ -284,7 +297,7 @@ def build_gate_config(
     _require_baseline(options, bounds)
     if quality_sets is not None and sets_chosen is not None:
         _refuse_unmeasured(settings, engines, bounds, quality_sets, sets_chosen)
-    baseline = _read_baseline(options.tts_baseline, contract, protocol) if read_files else _Baseline()
+    baseline = _read_baseline(options, contract, protocol) if read_files else _Baseline()
     snapshots = _read_snapshot_files(settings, engines) if read_files and options.tts_snapshot != "off" else {}
     return GateConfig(
         engines=tuple(engines),
@@ -311,6 +324,7 @@ def build_gate_config(
         allow_unmeasured_bounds=options.tts_allow_unmeasured_bounds,
         max_error_rate=options.tts_max_error_rate,
         quality_sets=quality_sets,
+        unverified=baseline.unverified,
     )
 
 
@@ -387,19 +401,25 @@ def _refuse_unmeasured(
         raise GateOptionError(error)
 
 
-def _read_baseline(option: str | None, contract: str | None, protocol: str | None) -> _Baseline:
+def _read_baseline(options: GateOptions, contract: str | None, protocol: str | None) -> _Baseline:
     """``--tts-baseline``'s rows (the latest of each target: a file may hold appended runs), under the
-    run's protocol, refused when it holds none or sent another text contract."""
+    run's protocol, refused when it holds none, sent another text contract, or no longer matches its
+    manifest (unless ``--tts-allow-unverified``)."""
     from pytest_ttsbench.protocols import under_protocol
+    from pytest_ttsbench.run_model.manifest import verify_recorded_run
     from pytest_ttsbench.run_model.provenance import RunHeaderError, read_header
     from pytest_ttsbench.run_model.results import latest_per_target, read_results
 
+    option = options.tts_baseline
     if not option:
         return _Baseline()
     path = baseline_results_path(option)
     if not path.is_file():
         raise GateOptionError(f"--tts-baseline: no results file at {path}")
     try:
+        unverified = verify_recorded_run(
+            path, allow_unverified=options.tts_allow_unverified, flag=ALLOW_UNVERIFIED_OPTION
+        )
         rows = tuple(latest_per_target(read_results(path)))
         if protocol is not None:
             rows = tuple(under_protocol(row, protocol, f"--tts-baseline {path}") for row in rows)
@@ -414,7 +434,7 @@ def _read_baseline(option: str | None, contract: str | None, protocol: str | Non
             f"--tts-baseline: {path} sent text contract(s) {', '.join(used)}, this run sends "
             f"{contract!r}: compare runs of one contract (--tts-contract)"
         )
-    return _Baseline(rows, path, header)
+    return _Baseline(rows, path, header, tuple(f"--tts-baseline {note}" for note in unverified))
 
 
 def _read_snapshot_files(settings: Settings, engines: Sequence[str]) -> dict[str, tuple[Path, dict[str, str]]]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.run_model.manifest import RUN_RESULTS_NAME
+from pytest_ttsbench.run_model.manifest import RUN_RESULTS_NAME, ManifestError, verify_recorded_run, write_manifest
 from pytest_ttsbench.run_model.provenance import RunHeader, differences, header_path, read_header, write_header
 from pytest_ttsbench.run_model.reader import results_file
 from pytest_ttsbench.run_model.results import ItemResult, read_results, write_results
@@ -35,6 +35,10 @@ class MergedRun:
 
 def _load(path: Path) -> tuple[Path, RunHeader, list[ItemResult]]:
     file = results_file(path)
+    try:  # a shard that does not match its manifest (a verdict edited, a row dropped) is never merged
+        verify_recorded_run(file, allow_unverified=False, flag=None)
+    except ManifestError as exc:
+        raise MergeError(str(exc)) from None
     header = read_header(file)
     if header is None:
         raise MergeError(
@@ -165,4 +169,5 @@ def write_merged(run: MergedRun, out: Path) -> Path:
         raise MergeError(f"{results}: already exists; merge into a new file or folder")
     write_header(header_path(results), run.header)
     write_results(results, run.rows)
+    write_manifest(results, inputs=())  # what the merged run is, for every later reader to check
     return results
