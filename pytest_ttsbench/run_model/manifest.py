@@ -58,6 +58,11 @@ class UnverifiedRunError(ManifestError):
     """A recorded run whose own files no longer match its manifest, or that has none, read without
     :data:`ALLOW_UNVERIFIED`; the message names the manifest and each changed file."""
 
+    def __init__(self, message: str, *, no_manifest: bool = False) -> None:
+        super().__init__(message)
+        #: the run has no manifest at all: a run killed midway writes none (its session never closed)
+        self.no_manifest = no_manifest
+
 
 #: the opt-in that lets a command read a run that does not verify (``--tts-allow-unverified`` for the
 #: plugin and ``ttsbench gate``, which share the gate's options)
@@ -294,10 +299,11 @@ def verify_recorded_run(
     Not judged: the inputs the run read (case files and configuration evolve after a run), the
     gate file (``ttsbench gate`` writes it again) and files added beside the run (a report).
     """
+    no_manifest = False
     try:
         manifest = find_manifests(results_path)[0]
     except ManifestError as exc:
-        problem = f"{exc}: the run cannot be checked"
+        problem, no_manifest = f"{exc}: the run cannot be checked (a run killed midway writes none)", True
     else:
         check = verify_manifest(manifest)
         gate_file = results_path.with_name(f"{results_path.stem}.gate.json").name
@@ -311,7 +317,7 @@ def verify_recorded_run(
             return ()
         problem = f"{manifest}: the run no longer matches its manifest ({'; '.join(own)})"
     if not allow_unverified:
-        raise UnverifiedRunError(problem + (f"; {flag} reads it anyway" if flag else ""))
+        raise UnverifiedRunError(problem + (f"; {flag} reads it anyway" if flag else ""), no_manifest=no_manifest)
     return (f"unverified ({flag}): {problem}",)
 
 

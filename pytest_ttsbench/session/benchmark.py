@@ -425,6 +425,17 @@ class BenchSession:
         counts = Counter(engines)
         self.recorder.collected.selected = {name: counts.get(name, 0) for name in self.config.engine_names}
 
+    def note_worker_selection(self, selected: Mapping[str, int]) -> None:
+        """On the xdist controller: the test items each engine has, as the first worker's collection ends
+        (every worker collects the same; session/selection.selected_by_engine), written to the run header
+        at once, so a run killed before any worker finished still says what it selected (``ttsbench
+        gate`` judges coverage by it)."""
+        seen = self.recorder.collected
+        if seen.selected is not None or not self.config.engine_names:
+            return
+        seen.selected = dict(selected)
+        self.write_header()
+
     def bound_scope_errors(self) -> list[str]:
         """A bound whose scope no loaded case file defines is a typo: refused before anything is synthesized."""
         config = self.config
