@@ -286,15 +286,16 @@ def verify_manifest(path: Path, project: Path | None = None) -> Verification:
 
 
 def verify_recorded_run(
-    results_path: Path, *, allow_unverified: bool, flag: str | None = ALLOW_UNVERIFIED
+    results_path: Path, *, allow_unverified: bool, flag: str | None = ALLOW_UNVERIFIED, require_manifest: bool = True
 ) -> tuple[str, ...]:
     """The one check every reader of a recorded run makes before it reads it (a baseline, a run gated
     again, compared, merged, ranked, reported): its own files (the results, the run header, its clips)
     must match its manifest. An edited verdict, a dropped row or a changed header is refused, naming
     the manifest and each file, unless ``allow_unverified`` (``flag`` names that opt-in, None where
-    there is none: ``ttsbench merge`` never merges such a shard); then the
-    same words come back as notes for the gate file and the terminal. A run without a manifest
-    cannot be checked and is refused alike.
+    there is none); then the same words come back as notes for the gate file and the terminal. A run
+    without a manifest cannot be checked: refused alike where ``require_manifest`` (what judges a
+    release: a baseline, the gate, a merge, a saved baseline), else read with a note (a comparison,
+    a leaderboard, a report: the run model's reader).
 
     Not judged: the inputs the run read (case files and configuration evolve after a run), the
     gate file (``ttsbench gate`` writes it again) and files added beside the run (a report).
@@ -316,9 +317,9 @@ def verify_recorded_run(
         if not own:
             return ()
         problem = f"{manifest}: the run no longer matches its manifest ({'; '.join(own)})"
-    if not allow_unverified:
+    if not allow_unverified and (require_manifest or not no_manifest):
         raise UnverifiedRunError(problem + (f"; {flag} reads it anyway" if flag else ""), no_manifest=no_manifest)
-    return (f"unverified ({flag}): {problem}",)
+    return (f"unverified: {problem}",)
 
 
 # --- a pytest run --------------------------------------------------------------------------------

@@ -138,7 +138,8 @@ def read_runs(path: Path, repeat_policy: str | None = None, *, allow_unverified:
     ``repeat_policy`` overrides the policy the run recorded.
     """
     file = results_file(path)
-    unverified = verify_recorded_run(file, allow_unverified=allow_unverified)
+    # a run without a manifest (written by hand, by an older version) is read, with a note
+    unverified = verify_recorded_run(file, allow_unverified=allow_unverified, require_manifest=False)
     # A file several sessions appended to (--tts-append) measures a target more than once: its
     # latest measurement stands, so no target is counted twice.
     rows = latest_per_target(read_results(file))
