@@ -27,7 +27,7 @@ SELECTION_KEY = pytest.StashKey["Selection"]()
 # A benchmark item's node id: ``<case file>::<suite>[<category>/<id>...]``, the engine's name last but
 # for a repeat when several engines run (collect.case_test_name).
 _CASE_TEST = re.compile(r"^(?P<file>[^:]+)::[a-z0-9-]+\[(?P<name>.+)\]\Z")
-_REPEAT = re.compile(r"-r\d+\Z")
+
 
 SELECTION_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
@@ -44,7 +44,8 @@ def selected_by_engine(node_ids: Sequence[str], engines: Sequence[str]) -> dict[
     collection ends), as :meth:`~pytest_ttsbench.session.benchmark.BenchSession.count_selected` counts
     them where the items themselves are at hand. A node id not of a case file's item counts for none."""
     counts = dict.fromkeys(engines, 0)
-    by_length = sorted(engines, key=len, reverse=True)
+    # the leftmost "-<engine>[-r<N>]" that ends the name: an item id or an engine may itself end in -r<N>
+    tail = re.compile("-(" + "|".join(map(re.escape, sorted(engines, key=len, reverse=True))) + r")(?:-r\d+)?\Z")
     for node_id in node_ids:
         found = _CASE_TEST.match(node_id)
         if found is None or not found["file"].endswith((*CASE_SUFFIXES, ".jsonl")):
@@ -52,12 +53,9 @@ def selected_by_engine(node_ids: Sequence[str], engines: Sequence[str]) -> dict[
         if len(engines) == 1:
             counts[engines[0]] += 1
             continue
-        name = found["name"]
-        for candidate in (name, _REPEAT.sub("", name)):
-            engine = next((e for e in by_length if candidate.endswith(f"-{e}")), None)
-            if engine is not None:
-                counts[engine] += 1
-                break
+        engine = tail.search(found["name"])
+        if engine is not None:
+            counts[engine[1]] += 1
     return counts
 
 
