@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE
+from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE, add_allow_unverified
 from pytest_ttsbench.listening.kit import LISTENERS_DIR, PRIVATE_DIR, KitError, export_kit
 from pytest_ttsbench.listening.report import REPORT_DIR, build_report, report_lines, write_report
 from pytest_ttsbench.listening.sheets import SheetError
@@ -30,7 +30,13 @@ def _print_json(document: Any) -> None:
 
 def _cmd_export(args: argparse.Namespace) -> int:
     try:
-        kit = export_kit([Path(p) for p in args.runs], Path(args.output), args.listeners, args.seed)
+        kit = export_kit(
+            [Path(p) for p in args.runs],
+            Path(args.output),
+            args.listeners,
+            args.seed,
+            allow_unverified=args.allow_unverified,
+        )
     except (KitError, OSError, ValueError) as exc:
         print(f"ttsbench listening export: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -65,7 +71,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def _cmd_workflow(args: argparse.Namespace) -> int:
     try:
-        report = workflow_report([Path(p) for p in args.runs])
+        report = workflow_report([Path(p) for p in args.runs], allow_unverified=args.allow_unverified)
     except (OSError, ValueError) as exc:
         print(f"ttsbench listening workflow: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -84,6 +90,7 @@ def add_command(commands: Any) -> None:
     export = sub.add_parser("export", help="build an anonymous listening kit from runs")
     export.add_argument("runs", nargs="+", metavar="RUN", help=RUNS_HELP)
     export.add_argument("-o", "--output", required=True, metavar="KIT", help="new folder for the kit")
+    add_allow_unverified(export)
     export.add_argument(
         "--listeners",
         type=number_option("--listeners", AT_LEAST_ONE),
@@ -110,4 +117,5 @@ def add_command(commands: Any) -> None:
     workflow = sub.add_parser("workflow", help="time to first playable audio, controls and formats per system")
     workflow.add_argument("runs", nargs="+", metavar="RUN", help=RUNS_HELP)
     workflow.add_argument("--json", action="store_true", help="print the measures as JSON")
+    add_allow_unverified(workflow)
     workflow.set_defaults(func=_cmd_workflow)

@@ -298,7 +298,8 @@ def verify_recorded_run(
     a leaderboard, a report: the run model's reader).
 
     Not judged: the inputs the run read (case files and configuration evolve after a run), the
-    gate file (``ttsbench gate`` writes it again) and files added beside the run (a report).
+    gate file (``ttsbench gate`` writes it again), files added beside the run (a report) and clips
+    gone (each reader reports a missing clip); a clip changed is.
     """
     no_manifest = False
     try:
@@ -308,12 +309,10 @@ def verify_recorded_run(
     else:
         check = verify_manifest(manifest)
         gate_file = results_path.with_name(f"{results_path.stem}.gate.json").name
-        own = [
-            f"{kind}: {key}"
-            for kind, keys in (("modified", check.modified), ("missing", check.missing))
-            for key in keys
-            if key not in check.inputs and Path(key).name != gate_file
-        ]
+        records = {results_path.name, results_path.with_name(f"{results_path.stem}.run.json").name}
+        own = [f"modified: {key}" for key in check.modified if key not in check.inputs and Path(key).name != gate_file]
+        # a clip gone is the readers' to report (a missing clip); the results and the header must be there
+        own += [f"missing: {key}" for key in check.missing if Path(key).name in records]
         if not own:
             return ()
         problem = f"{manifest}: the run no longer matches its manifest ({'; '.join(own)})"

@@ -267,6 +267,7 @@ def test_the_gate_file_holds_every_section() -> None:
         "reasons",
         "coverage",
         "missing_shards",
+        "unverified",
         "bounds",
         "thresholds",
         "known_gaps",
