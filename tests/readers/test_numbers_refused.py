@@ -306,3 +306,11 @@ def test_every_compound_option_refuses_a_number_that_cannot_judge(dest: str, val
     with pytest.raises(GateOptionError) as refused:
         build_gate_config(load_settings(tmp_path), ["x"], options, repeats=1, repeat_policy="all", contract=None)
     assert flag in str(refused.value) and entry in str(refused.value)
+
+
+@pytest.mark.parametrize("size", ["nanGB", "infB", "-infMB", "NaN"])
+def test_a_cache_size_that_is_no_number_is_refused(size: str) -> None:
+    from pytest_ttsbench.support.cache import CacheError, parse_size
+
+    with pytest.raises(CacheError, match="is not a size"):
+        parse_size(size)
