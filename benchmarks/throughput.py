@@ -19,8 +19,8 @@ Whisper ``tiny.en`` (beam 5). It prints:
   many verdicts agree;
 * collecting 10,000 items (``pytest --co``), the first time and again (parsed case files reused),
   in seconds and ÷ the CPU time of an empty ``pytest --co`` (target < 3 s);
-* the idle cost: CPU time of ``pytest --co`` in a project without cases, with the plugin minus
-  with ``-p no:ttsbench`` (median of several; target < 50 ms);
+* the idle cost: ``pytest --co`` of an unrelated project with the plugin minus with ``-p no:ttsbench``
+  (benchmarks/idle_cost.py: the median of paired rounds; target ≤ 20 ms);
 * peak memory: the cold run's and the plain loop's (models plus a constant), and the warm
   rerun's at N and at N/4 (flat in N);
 * ``mainjob``: the README's main job (``pytest --tts-engine=espeak -k numerals``, 51 items, real
@@ -56,7 +56,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -175,13 +174,6 @@ def measure(argv: list[str], cwd: Path, env: dict[str, str]) -> dict[str, float]
     return figures
 
 
-def child_cpu(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(argv, cwd=cwd, env=env, capture_output=True, check=False)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-
-
 def texts(count: int) -> list[str]:
     return [f"Order {n + 1} came to {(n * 37 + 113) % 9000 + 100} dollars." for n in range(count)]
 
@@ -228,18 +220,6 @@ def write_project(folder: Path, url: str, count: int, concurrency: int) -> None:
     (folder / "ttsbench.yaml").write_text(textwrap.dedent(config), encoding="utf-8")
 
 
-def idle_cost(env: dict[str, str], rounds: int) -> tuple[float, float]:
-    """Median CPU seconds of ``pytest --co`` in a project without cases: with the plugin, and without it."""
-    with tempfile.TemporaryDirectory(prefix="ttsbench-idle-") as empty:
-        Path(empty, "test_plain.py").write_text("def test_nothing():\n    pass\n")
-        base = [sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider"]
-        with_plugin, without = [], []
-        for _ in range(rounds):  # interleaved, so load changes hit both sides alike
-            with_plugin.append(child_cpu(base, Path(empty), env))
-            without.append(child_cpu([*base, "-p", "no:ttsbench"], Path(empty), env))
-    return statistics.median(with_plugin), statistics.median(without)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=200)
@@ -276,14 +256,14 @@ def main() -> None:
             rows += startup(env, work, args.startup_rounds)
         if "batching" in parts:
             rows += batching(env, work)
-    if "idle" in parts:
-        with_plugin, without = idle_cost(env, args.idle_rounds)
+    if "idle" in parts:  # benchmarks/idle_cost.py's figure, on the same machine in the same run
+        from idle_cost import TARGET_MS, paired_rounds
+
+        with_plugin, without = paired_rounds(args.idle_rounds, ROOT)
+        difference = statistics.median(a.wall - b.wall for a, b in zip(with_plugin, without, strict=True))
+        ratio = statistics.median(t.wall for t in with_plugin) / statistics.median(t.wall for t in without)
         rows.append(
-            (
-                "idle import (CPU)",
-                f"{(with_plugin - without) * 1000:.0f} ms",
-                f"{with_plugin / without:.3f} × pytest alone (< 50 ms)",
-            )
+            ("idle cost (wall)", f"{difference * 1000:+.0f} ms", f"{ratio:.3f} × pytest alone (≤ {TARGET_MS:.0f} ms)")
         )
     width = max(len(name) for name, _, _ in rows)
     for name, figure, ratio in rows:
@@ -420,7 +400,8 @@ def collection(args: argparse.Namespace, env: dict[str, str], work: Path) -> lis
 #: the warm rerun's fixed costs, by name: (label, file suffix, functions) whose cumulative time is the figure
 WARM_PHASES = (
     ("plugin imported", "pytest_ttsbench/plugin.py", ("<module>",)),
-    ("plugin options and configuration", "pytest_ttsbench/plugin.py", ("pytest_configure",)),
+    ("benchmark hooks imported", "pytest_ttsbench/session/hooks.py", ("<module>",)),
+    ("plugin options and configuration", "pytest_ttsbench/session/hooks.py", ("pytest_configure",)),
     ("collection (case files, items)", "_pytest/main.py", ("pytest_collection",)),
     ("pipeline built (imports, engines)", "pytest_ttsbench/session/benchmark.py", ("evaluator",)),
     ("items (clips, transcripts, figures from the cache)", "pytest_ttsbench/session/collect.py", ("runtest",)),
@@ -430,8 +411,8 @@ WARM_PHASES = (
     ("rows written", "pytest_ttsbench/run_model/results.py", ("write",)),
     ("gate evaluated", "pytest_ttsbench/gating/gate.py", ("evaluate_gate",)),
     ("  quality summaries", "pytest_ttsbench/quality/summary.py", ("summarize_quality",)),
-    ("terminal summary", "pytest_ttsbench/plugin.py", ("pytest_terminal_summary",)),
-    ("session finish (gate, reports, files)", "pytest_ttsbench/plugin.py", ("pytest_sessionfinish",)),
+    ("terminal summary", "pytest_ttsbench/session/hooks.py", ("pytest_terminal_summary",)),
+    ("session finish (gate, reports, files)", "pytest_ttsbench/session/hooks.py", ("pytest_sessionfinish",)),
     ("session closed (manifest, engines)", "pytest_ttsbench/session/benchmark.py", ("close",)),
     ("garbage collection (pytest's at exit included)", "~", ("<built-in method gc.collect>",)),
 )

@@ -23,11 +23,10 @@ from typing import Any
 from pytest_ttsbench.quality.measures import DNSMOS_WINDOWINGS
 from pytest_ttsbench.support.checked_numbers import NumberError, NumberRange, checked_number
 from pytest_ttsbench.support.limits import LIMITS_SCHEMA, Limits
+from pytest_ttsbench.support.plugin_options import CONFIG_FILE
 from pytest_ttsbench.support.redaction import url_credentials_in
 from pytest_ttsbench.support.text import shorten
 from pytest_ttsbench.support.yaml_documents import YamlSyntaxError, load_yaml
-
-CONFIG_FILE = "ttsbench.yaml"
 
 # Profiles that work with no configuration at all: the embedded default and the local neural voice.
 BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
@@ -194,6 +193,14 @@ CONFIG_SCHEMA = {
                 "line wins per engine and figure)"
             ),
         },
+        "gate_decides_exit": {
+            "type": "boolean",
+            "description": (
+                "the gate alone sets the exit status: failed item tests are reported, only the judged "
+                "bounds fail the run (default false: each item is a test, as in any pytest run; "
+                "--tts-gate-decides-exit)"
+            ),
+        },
         "cache_dir": {
             "type": "string",
             "minLength": 1,
@@ -286,6 +293,8 @@ class Settings:
     known_gaps_dir: str = "known_gaps"
     quality: Mapping[str, Any] = field(default_factory=dict)
     latency_budgets: Mapping[str, Any] = field(default_factory=dict)
+    #: the gate alone sets the exit status; failed item tests are reported (--tts-gate-decides-exit)
+    gate_decides_exit: bool = False
     cache_dir: str | None = None
     cache_max_size: str | int | None = None
     cache_reuse: str | None = None  # clip_reuse.py; None: the default, ``local``
@@ -391,6 +400,7 @@ def load_settings(rootdir: Path) -> Settings:
         known_gaps_dir=raw.get("known_gaps_dir", "known_gaps"),
         quality=raw.get("quality", {}),
         latency_budgets=raw.get("latency_budgets", {}),
+        gate_decides_exit=raw.get("gate_decides_exit", False),
         cache_dir=raw.get("cache_dir"),
         cache_max_size=raw.get("cache_max_size"),
         cache_reuse=raw.get("cache_reuse"),

@@ -1,8 +1,10 @@
-"""pytest hooks for pytest-ttsbench. Hooks stay thin: each delegates to the session or a plain module.
+"""The pytest plugin's entry point: what pytest imports in every run of every project the package is installed in.
 
-Every option is declared in the module of the feature that owns it (an :class:`~pytest_ttsbench.
-option_specs.OptionSpec` tuple, shared with a ``ttsbench`` subcommand where one takes it too);
-:data:`OPTION_GROUPS` only says in which of the plugin's two option groups each tuple is shown.
+So it costs nothing to a run that is not a benchmark: it declares the options (plain data,
+support/plugin_options.py) and imports nothing else of the package. A run that is the plugin's
+business (:func:`runs_a_benchmark`) gets the benchmark's hooks (session/hooks.py) registered at
+configuration, and pays for their imports then. tests/architecture/test_lazy_imports.py checks
+what importing this module loads; benchmarks/idle_cost.py measures what it costs.
 """
 
 from __future__ import annotations
@@ -13,77 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from pytest_ttsbench.asr.registry import ASR_OPTIONS
-from pytest_ttsbench.cases.loader import CASE_SUFFIXES
-from pytest_ttsbench.cases.packs import PACK_OPTIONS
-from pytest_ttsbench.gating.options import GATE_OPTIONS
-from pytest_ttsbench.gating.voting import VOTING_OPTIONS
-from pytest_ttsbench.protocols import PROTOCOL_OPTIONS
-from pytest_ttsbench.quality.measures import QUALITY_OPTIONS, measure_names
-from pytest_ttsbench.reporting.gate_item import gate_is_armed, gate_reports
-from pytest_ttsbench.reporting.html import ASSETS_EXISTED_KEY, note_existing_assets, register_html_report
-from pytest_ttsbench.reporting.progress import PROGRESS_OPTIONS, register_progress
-from pytest_ttsbench.reporting.terminal import SUMMARY_OPTIONS, write_run_sections
-from pytest_ttsbench.run_model.clip_reuse import CLIP_REUSE_OPTIONS
-from pytest_ttsbench.run_model.repeats import REPEAT_OPTIONS
-from pytest_ttsbench.run_model.reruns import RERUN_OPTIONS
-from pytest_ttsbench.run_model.sharding import SHARD_OPTIONS
-from pytest_ttsbench.run_model.text_variants import CONTRACT_OPTIONS
-from pytest_ttsbench.session.benchmark import (
-    BENCH_KEY,
-    CACHE_DAMAGED_KEY,
-    COLLECTED_KEY,
-    RUN_OPTIONS,
-    BenchSession,
-    Recorder,
-    build_config,
-)
-from pytest_ttsbench.session.collect import (
-    CaseFile,
-    CaseTest,
-    collected_out_of_cyclic_gc,
-    external_case_files,
-    frozen_for_exit,
-    pack_case_files,
-    prefetch_ahead,
-    upcoming_items,
-)
-from pytest_ttsbench.session.option_paths import check_rootdir_not_moved
-from pytest_ttsbench.session.own_folders import OWN_FOLDERS_KEY, run_folders
-from pytest_ttsbench.session.selection import (
-    SELECTION_OPTIONS,
-    keep_selected,
-    merge_worker_selection,
-    selected_by_engine,
-    selection_of,
-    worker_report,
-)
-from pytest_ttsbench.support.cache import CACHE_OPTIONS
-from pytest_ttsbench.support.option_specs import OptionSpec, add_options
-from pytest_ttsbench.support.redaction import install_log_redaction
+from pytest_ttsbench.support.option_specs import add_options, unknown_option_hints
+from pytest_ttsbench.support.plugin_options import CONFIG_FILE, OPTION_GROUPS
+from pytest_ttsbench.support.yaml_documents import YAML_SUFFIXES
 
-#: (group name, its description, the options it shows in this order), each declared by its own feature
-OPTION_GROUPS: tuple[tuple[str, str, tuple[OptionSpec, ...]], ...] = (
-    (
-        "ttsbench",
-        "text-to-speech benchmark (pytest-ttsbench)",
-        PROGRESS_OPTIONS
-        + RUN_OPTIONS
-        + RERUN_OPTIONS
-        + PACK_OPTIONS
-        + ASR_OPTIONS
-        + CONTRACT_OPTIONS
-        + PROTOCOL_OPTIONS
-        + VOTING_OPTIONS
-        + CACHE_OPTIONS
-        + CLIP_REUSE_OPTIONS
-        + SUMMARY_OPTIONS
-        + SELECTION_OPTIONS
-        + SHARD_OPTIONS,
-    ),
-    # The release gate's own options are ttsbench gate's too (gating/options.py).
-    ("ttsbench-gate", "text-to-speech release gate (pytest-ttsbench)", GATE_OPTIONS + REPEAT_OPTIONS + QUALITY_OPTIONS),
-)
+#: the name the benchmark's hooks are registered under
+SESSION_PLUGIN = "ttsbench-session"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -91,12 +28,48 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         add_options(parser.getgroup(name, description).addoption, options)
 
 
-def _bench(config: pytest.Config) -> BenchSession:
-    return config.stash[BENCH_KEY]
+@pytest.hookimpl(wrapper=True)
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> Generator[None, None, None]:
+    """Every plugin's and conftest's options are declared now: an unrecognized one of ours gets its
+    next step beside pytest's own "unrecognized arguments" error (shown only when that error is)."""
+    result = yield
+    own = [spec.flag for _, _, options in OPTION_GROUPS for spec in options]
+    hints = unknown_option_hints(parser.parse_known_and_unknown_args(args)[1], own)
+    if hints:
+        parser.extra_info["ttsbench"] = "\n    ".join(hints)
+    return result
+
+
+def configures_the_plugin(rootdir: Path) -> bool:
+    """Whether the project at ``rootdir`` has a configuration of ours: ``ttsbench.yaml``, or a
+    ``[tool.ttsbench]`` table in pyproject.toml (config.py reads it; a mention is enough here)."""
+    if (rootdir / CONFIG_FILE).is_file():
+        return True
+    pyproject = rootdir / "pyproject.toml"
+    try:
+        return pyproject.is_file() and "tool.ttsbench" in pyproject.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return True  # unreadable: config.py says what is wrong with it
+
+
+def runs_a_benchmark(config: pytest.Config) -> bool:
+    """Whether this run is the plugin's business: an engine selected (``--tts-engine``), a benchmark
+    named (``--tts-pack``, a case file among the arguments), or a project that configures the plugin.
+    Any other run (an unrelated project's tests) never imports the benchmark's modules."""
+    if config.getoption("tts_engine") or config.getoption("tts_pack"):
+        return True
+    named = [Path(str(arg).split("::", 1)[0]).suffix for arg in config.args]
+    return any(suffix in (*YAML_SUFFIXES, ".jsonl") for suffix in named) or configures_the_plugin(Path(config.rootpath))
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
+    if not runs_a_benchmark(config):
+        return
+    from pytest_ttsbench.reporting.html import note_existing_assets
+
     note_existing_assets(config)  # before pytest-html writes its assets (see reporting/html.py)
     # Registered before any plugin's configure, so it runs after every other cleanup, pytest's
     # final garbage collections included (see collect.collected_out_of_cyclic_gc).
@@ -106,187 +79,8 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 @pytest.hookimpl(trylast=True)  # after pytest-html's, whose report writer the HTML report adjusts
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "tts: a text-to-speech benchmark item (pytest-ttsbench)")
-    install_log_redaction()  # before any adapter logs: httpx/httpcore DEBUG records quote headers
-    if getattr(config, "workerinput", None) is None:
-        check_rootdir_not_moved(config)
-    bench_config = build_config(config)
-    bench = BenchSession(bench_config, Recorder(bench_config.results_path))
-    config.stash[BENCH_KEY] = bench
-    config.stash[OWN_FOLDERS_KEY] = run_folders(config, bench_config)
-    config.pluginmanager.register(_ReportListener(bench), "ttsbench-recorder")
-    measures = measure_names(bench_config.quality_sets) if bench_config.engine_names else ()
-    register_html_report(config, bench.summary, config.stash.get(ASSETS_EXISTED_KEY, True), measures)
-    register_progress(config, bench_config.engine_names)
-    if config.pluginmanager.hasplugin("xdist"):
-        config.pluginmanager.register(_XdistHooks(), "ttsbench-xdist")
+    if runs_a_benchmark(config) and not config.pluginmanager.has_plugin(SESSION_PLUGIN):
+        from pytest_ttsbench.session import hooks
 
-
-class _ReportListener:
-    """Records each finished result; on the controller it receives every worker's reports too."""
-
-    def __init__(self, bench: BenchSession) -> None:
-        self.bench = bench
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.bench.note_report(report)
-
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        if report.failed:
-            self.bench.note_collect_failure()
-
-
-class _XdistHooks:
-    """Hooks that exist only when pytest-xdist is installed."""
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_configure_node(self, node) -> None:  # type: ignore[no-untyped-def]
-        node.workerinput.update(_bench(node.config).worker_input())
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_xdist_node_collection_finished(self, node, ids) -> None:  # type: ignore[no-untyped-def]
-        """A worker's selection as its collection ends, before any item runs (its report comes only at its end)."""
-        bench = _bench(node.config)
-        bench.note_worker_selection(selected_by_engine(ids, bench.config.engine_names))
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_testnodedown(self, node, error) -> None:  # type: ignore[no-untyped-def]
-        """Merge what a worker collected; the controller's closing line counts what it left out."""
-        workeroutput = getattr(node, "workeroutput", {})
-        collected = workeroutput.get(COLLECTED_KEY)
-        if not collected:
-            return
-        merge_worker_selection(node.config, collected.get("selection"))
-        _bench(node.config).merge_collection_report(collected, workeroutput.get(CACHE_DAMAGED_KEY, {}))
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_collection(session: pytest.Session) -> Generator[None, None, None]:
-    with collected_out_of_cyclic_gc(bool(session.config.stash[BENCH_KEY].config.engine_names)):
-        return (yield)
-
-
-def pytest_collection_finish(session: pytest.Session) -> None:
-    if session.config.pluginmanager.has_plugin("dsession"):
-        return  # the xdist controller collects nothing: its workers report what they selected
-    bench = _bench(session.config)
-    bench.count_selected(item.engine for item in session.items if isinstance(item, CaseTest) and item.engine)
-    workeroutput = getattr(session.config, "workeroutput", None)
-    if workeroutput is not None:
-        workeroutput[COLLECTED_KEY] = bench.collection_report(worker_report(selection_of(session.config)))
-
-
-@pytest.hookimpl(trylast=True)  # after -k and -m, so the line counts only items the user selected
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    """A bound whose scope no case file defines stops the run; else keep the shard's and fit items (selection.py)."""
-    bench = _bench(config)
-    errors = bench.bound_scope_errors()
-    if not errors:
-        keep_selected(session, items, bench.config)
-    elif getattr(config, "workerinput", None) is None:
-        raise pytest.UsageError("\n".join(errors))
-    else:
-        # A pytest-xdist worker cannot stop the session with a usage error: it runs nothing and tells
-        # the controller, which fails the session with the same message (BenchSession.gate).
-        bench.scope_errors = errors
-        items[:] = []
-
-
-def pytest_deselected(items: list[pytest.Item]) -> None:
-    """A worker remembers everything deselected (by -k, -m or language) to tell the controller."""
-    if not items or getattr(items[0].config, "workerinput", None) is None:
-        return
-    if not _bench(items[0].config).config.engine_names:
-        return  # only a benchmark run's closing line is this plugin's business
-    selection_of(items[0].config).deselected.extend(item.nodeid for item in items)
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_make_collect_report(
-    collector: pytest.Collector,
-) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
-    """The session's collection gains the run's shipped packs (cases/packs.py) and configured external
-    benchmark files (cases/pins.py), beside what the paths hold.
-
-    They hang from the session itself, not from a chain of folders under site-packages, so their
-    node ids and ``-k`` keywords read as in a clone.
-    """
-    report = yield
-    if isinstance(collector, pytest.Session) and report.passed:
-        bench_config = _bench(collector.config).config
-        report.result.extend(pack_case_files(collector, bench_config.packs))
-        report.result.extend(external_case_files(collector, bench_config.external))
-    return report
-
-
-def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """The plugin's own folders (the cache, kept clips) hold no tests: pytest need not walk them."""
-    own = config.stash.get(OWN_FOLDERS_KEY, None)
-    return True if own is not None and own.skips(collection_path) else None
-
-
-def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
-    explicit = parent.session.isinitpath(file_path)
-    if file_path.suffix in CASE_SUFFIXES and _bench(parent.config).collects(file_path, explicit=explicit):
-        return CaseFile.from_parent(parent, path=file_path)
-    if file_path.suffix == ".jsonl" and explicit:
-        return CaseFile.from_parent(parent, path=file_path)
-    return None
-
-
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    """Before each test, start synthesizing the clips of the tests that follow (prefetch.py)."""
-    bench = _bench(item.config)
-    if bench.config.engine_names and bench.config.prefetch and not bench.config.lists_only:
-        prefetch_ahead(bench, upcoming_items(item.session, item))
-
-
-def pytest_report_header(config: pytest.Config) -> list[str]:
-    return _bench(config).header_lines(config.invocation_params.dir)
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]:
-    """The gate, once, where every result is (the controller under xdist); it may fail the run.
-
-    Decided before any other session-finish hook, so the ``ttsbench::gate`` test it reports
-    reaches JUnit XML and pytest-html before they write their files; the exit status is set after
-    them all, since some (syrupy's) fold the status they were called with back into the session's.
-    """
-    bench = _bench(session.config)
-    if bench.config.is_worker:
-        bench.finish_worker(getattr(session.config, "workeroutput", {}))
-        return (yield)
-    outcome = bench.gate(int(session.exitstatus), bool(session.shouldstop or session.shouldfail))
-    if outcome is None or outcome.exitstatus is None:  # the gate always sets the status it decides
-        return (yield)
-    if gate_is_armed(outcome):
-        for report in gate_reports(outcome):
-            session.config.hook.pytest_runtest_logreport(report=report)
-    try:
-        return (yield)
-    finally:
-        session.exitstatus = outcome.exitstatus
-
-
-@pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> Generator[None, None, None]:  # type: ignore[no-untyped-def]
-    """The summary and the gate first, right after the tests ran; pytest's failure details,
-    warnings and short summary follow (this wrapper runs before pytest's own)."""
-    bench = _bench(config)
-    if not bench.config.is_worker:
-        write_run_sections(
-            terminalreporter,
-            bench.summary(),
-            [skip.line() for skip in selection_of(config).language_skips],
-            synth_only=bench.config.synth_only,
-            results_path=bench.config.results_path,
-            base=config.invocation_params.dir,
-        )
-    return (yield)
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    bench = config.stash.get(BENCH_KEY, None)
-    if bench is not None:
-        bench.close()
-        frozen_for_exit(bool(bench.config.engine_names))
+        # pytest_configure is historic: the hooks' own is called now, as they register.
+        config.pluginmanager.register(hooks, SESSION_PLUGIN)

@@ -20,25 +20,15 @@ import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from pytest_ttsbench.run_model.reader import Run
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.run_model.text_variants import one_value_per_run
-from pytest_ttsbench.support.option_specs import OptionSpec
-
-Protocol = Literal["strict", "published"]
-PROTOCOLS: tuple[Protocol, ...] = ("strict", "published")
-DEFAULT_PROTOCOL: Protocol = "strict"
-PROTOCOL_HELP = "strict (our judge, the default) or published (the benchmark's own matcher, where its code is public)"
-PROTOCOL_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "--tts-protocol",
-        f"which scoring protocol gives the verdicts: {PROTOCOL_HELP}; the other is recorded beside it",
-        choices=PROTOCOLS,
-        default=DEFAULT_PROTOCOL,
-    ),
-)
+from pytest_ttsbench.support.plugin_options import DEFAULT_PROTOCOL as DEFAULT_PROTOCOL
+from pytest_ttsbench.support.plugin_options import PROTOCOL_HELP as PROTOCOL_HELP
+from pytest_ttsbench.support.plugin_options import PROTOCOLS as PROTOCOLS
+from pytest_ttsbench.support.plugin_options import Protocol as Protocol
 
 
 class ProtocolMixError(ValueError):

@@ -1,8 +1,10 @@
 """Write the documentation's reference pages from the declarations themselves, so they cannot drift.
 
-* ``docs/reference/options.md``: every ``--tts-*`` pytest option, read from a real pytest
-  ``Parser`` the plugin's own ``pytest_addoption`` hook filled in (wherever the options are
-  declared, the hook is what pytest calls), with the options ``ttsbench gate`` shares marked;
+* ``docs/reference/options.md``: every ``--tts-*`` pytest option, read from the declarations the
+  plugin's ``pytest_addoption`` adds (``support/plugin_options.OPTION_GROUPS``: our own
+  :class:`~pytest_ttsbench.support.option_specs.OptionSpec` records, never pytest's parser, whose
+  rendering of an option changes between pytest versions: a flag read back from pytest 9.2's
+  ``Argument.attrs()`` has lost its ``store_true``), with the options ``ttsbench gate`` shares marked;
 * ``docs/reference/configuration.md``: the keys of ``ttsbench.yaml`` / ``[tool.ttsbench]``, read
   from the configuration's JSON schema (``pytest_ttsbench.config.CONFIG_SCHEMA``);
 * ``docs/reference/cli.md``: every ``ttsbench`` subcommand and its arguments, read from the
@@ -21,7 +23,10 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_ttsbench.support.option_specs import OptionSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "docs" / "reference"
@@ -87,20 +92,23 @@ def _argument(names: Iterable[str], attrs: Mapping[str, Any]) -> DeclaredOption:
 # --- pytest options -------------------------------------------------------------------------
 
 
+def from_spec(spec: OptionSpec) -> DeclaredOption:
+    """One pytest option as we declared it (what pytest is told, not what it reports back)."""
+    return DeclaredOption(
+        names=(spec.flag,),
+        metavar=spec.metavar,
+        choices=tuple(str(choice) for choice in spec.choices) if spec.choices else None,
+        action=spec.action,
+        default=spec.resolved_default,
+        help=spec.help,
+    )
+
+
 def pytest_option_groups() -> list[tuple[str, list[DeclaredOption]]]:
-    """(group title, its options) as ``pytest --help`` lists them, from the plugin's own hook."""
-    from _pytest.config.argparsing import Parser
+    """(group title, its options) as ``pytest --help`` lists them, from the plugin's declarations."""
+    from pytest_ttsbench.support.plugin_options import OPTION_GROUPS
 
-    from pytest_ttsbench import plugin
-
-    parser = Parser(_ispytest=True)
-    plugin.pytest_addoption(parser)
-    groups = []
-    for group in [parser._anonymous, *parser._groups]:
-        options = [_argument(o.names(), o.attrs()) for o in group.options]
-        if options:
-            groups.append((group._arggroup.title or group.name, options))
-    return groups
+    return [(description, [from_spec(spec) for spec in specs]) for _, description, specs in OPTION_GROUPS if specs]
 
 
 def _subcommands() -> dict[str, argparse.ArgumentParser]:

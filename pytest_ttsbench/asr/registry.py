@@ -24,8 +24,6 @@ from typing import Any
 
 from pytest_ttsbench.asr.base import AsrRoute
 from pytest_ttsbench.registry import Registry, UnknownName
-from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, number_option
-from pytest_ttsbench.support.option_specs import OptionSpec
 
 ENTRY_POINT_GROUP = "pytest_ttsbench.asr_routes"
 
@@ -44,35 +42,6 @@ ROUTES: Registry[RouteFactory] = Registry(
 )
 
 _WHISPER_KEYS = ("model", "device", "compute_type", "beam_size", "cpu_threads", "batch_size", "batch_items")
-
-#: ASR choices on the command line; they override the configuration's default route (session.AsrOverrides)
-ASR_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "--tts-asr-model",
-        "Whisper model: a name (auto, tiny.en, base, …) or a local CTranslate2 folder",
-        metavar="NAME|PATH",
-    ),
-    OptionSpec("--tts-asr-device", "faster-whisper device (cpu, cuda, auto)", metavar="DEVICE"),
-    OptionSpec("--tts-asr-compute-type", "faster-whisper compute type (int8, float16…)", metavar="TYPE"),
-    OptionSpec(
-        "--tts-asr-beam-size",
-        "beam size for decoding",
-        type=number_option("--tts-asr-beam-size", AT_LEAST_ONE),
-        metavar="N",
-    ),
-    OptionSpec(
-        "--tts-asr-batch-size",
-        "Whisper windows of one clip decoded together: 1 = sequential, N > 1 = faster-whisper's batched "
-        "pipeline, auto (default) = not set (see --tts-asr-batch-items); a set value turns batch items off",
-        metavar="N|auto",
-    ),
-    OptionSpec(
-        "--tts-asr-batch-items",
-        "clips of up to N items decoded together (same language and route): 1 = one clip per call, "
-        "auto (default) = 8 on CPU, 16 on CUDA",
-        metavar="N|auto",
-    ),
-)
 
 
 def whisper_route(spec: Mapping[str, Any]) -> AsrRoute:

@@ -50,6 +50,9 @@ class CaseItem:
     # and the record of that review once done; ``review`` without ``reviewed`` means still pending.
     review: str | None = None
     reviewed: str | None = None
+    #: the 1-based line of the item's ``id`` in its case file (None: not known, e.g. an external benchmark);
+    #: where the item is written, not what it is, so two items equal in content are equal wherever they are
+    line: int | None = field(default=None, compare=False)
 
     @property
     def full_id(self) -> str:
@@ -88,9 +91,12 @@ class Problem:
     item: str | None
     field: str
     message: str
+    #: where in the document the problem is: ("items", 3, "txt"); the loader turns it into ``line``
+    location: tuple[str | int, ...] = ()
+    line: int | None = None  # 1-based
 
     def __str__(self) -> str:
-        where = f"{self.path}"
+        where = f"{self.path}" if self.line is None else f"{self.path}:{self.line}"
         if self.item is not None:
             where += f": item {self.item!r}"
         return f"{where}: field {self.field!r}: {shorten(self.message)}"

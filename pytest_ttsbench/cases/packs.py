@@ -16,23 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_ttsbench.cases.loader import find_case_files
-from pytest_ttsbench.support.option_specs import OptionSpec
 from pytest_ttsbench.support.package_data import packs_root
 from pytest_ttsbench.support.yaml_documents import YamlSyntaxError, load_yaml
 
 MANIFEST_NAME = "pack.yaml"
 _REQUIRED = ("name", "version", "licence", "source", "languages", "files")
-
-PACK_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "--tts-pack",
-        "run this shipped benchmark pack (repeatable; `ttsbench packs list` names them), beside the "
-        "configured case folders; overrides the configuration's `packs`",
-        action="append",
-        default=None,
-        metavar="NAME",
-    ),
-)
 
 
 class PackError(ValueError):

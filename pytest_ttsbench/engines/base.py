@@ -19,6 +19,11 @@ class EngineUnavailable(RuntimeError):
     """The engine cannot run at all here (missing key, missing package); its items are skipped."""
 
 
+class MissingCredentials(EngineUnavailable):
+    """The engine's key (or another credential) is not set: a usage error of the run that selects it,
+    found before its first test. The message names the environment variable, never a value."""
+
+
 @dataclass(frozen=True)
 class SynthesisRequest:
     """What an engine is asked to say. ``text`` is the item's text, verbatim."""

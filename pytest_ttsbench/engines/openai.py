@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pytest_ttsbench.engines.base import EngineUnavailable, Synthesis, SynthesisRequest
+from pytest_ttsbench.engines.base import MissingCredentials, Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes
 from pytest_ttsbench.engines.json_reply import extra_body_option
 from pytest_ttsbench.engines.references import load_reference
@@ -84,7 +84,7 @@ class OpenAIEngine(HttpEngine):
         key = read_api_key(profile, required=False)
         base_url = profile.option("base_url", DEFAULT_BASE_URL)
         if key is None and isinstance(base_url, str) and httpx.URL(base_url).host == "api.openai.com":
-            raise EngineUnavailable(
+            raise MissingCredentials(
                 f"engine profile {profile.name!r} calls api.openai.com without a key: set api_key_env "
                 "to the name of the environment variable that holds it"
             )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from pytest_ttsbench.engines.base import EngineUnavailable
+from pytest_ttsbench.engines.base import MissingCredentials
 from pytest_ttsbench.support.redaction import KNOWN_SECRETS
 
 if TYPE_CHECKING:
@@ -18,10 +18,10 @@ if TYPE_CHECKING:
 
 
 def read_env_secret(variable: str, profile_name: str, what: str = "API key") -> str:
-    """The value of ``variable``; a missing or empty one makes the engine unavailable, naming the variable."""
+    """The value of ``variable``; a missing or empty one raises :class:`MissingCredentials`, naming the variable."""
     value = os.environ.get(variable, "").strip()
     if not value:
-        raise EngineUnavailable(
+        raise MissingCredentials(
             f"engine profile {profile_name!r}: environment variable {variable} is not set (it should hold the {what})"
         )
     KNOWN_SECRETS.add(value)
@@ -31,12 +31,12 @@ def read_env_secret(variable: str, profile_name: str, what: str = "API key") -> 
 def read_api_key(profile: EngineProfile, *, required: bool = True) -> str | None:
     """The key from the variable named by ``profile.api_key_env``.
 
-    Without ``api_key_env`` a required key makes the engine unavailable (the message says to
+    Without ``api_key_env`` a required key is missing (:class:`MissingCredentials`; the message says to
     set it); an optional one (a local OpenAI-compatible server) is None.
     """
     if not profile.api_key_env:
         if required:
-            raise EngineUnavailable(
+            raise MissingCredentials(
                 f"engine profile {profile.name!r} ({profile.type}) needs an API key: set api_key_env "
                 "to the name of the environment variable that holds it"
             )

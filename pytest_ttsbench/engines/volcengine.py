@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_ttsbench.audio.wav import pcm16_wav
 from pytest_ttsbench.config import ConfigError
-from pytest_ttsbench.engines.base import EngineUnavailable, Synthesis, SynthesisRequest
+from pytest_ttsbench.engines.base import MissingCredentials, Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes
 from pytest_ttsbench.engines.json_reply import dig
 from pytest_ttsbench.engines.secrets import read_env_secret
@@ -97,13 +97,13 @@ class VolcengineEngine(HttpEngine):
             return {"X-Api-Key": key}, (key,)
         app_env, access_env = profile.option("app_id_env"), profile.option("access_key_env")
         if not (isinstance(app_env, str) and isinstance(access_env, str)):
-            raise EngineUnavailable(
+            raise MissingCredentials(
                 f"engine profile {profile.name!r} (volcengine) needs credentials: set api_key_env, or both "
                 "app_id_env and access_key_env, to the names of the environment variables that hold them"
             )
         app_id = os.environ.get(app_env, "").strip()  # an app id identifies, it does not authorize
         if not app_id:
-            raise EngineUnavailable(
+            raise MissingCredentials(
                 f"engine profile {profile.name!r}: environment variable {app_env} is not set "
                 "(it should hold the app id)"
             )

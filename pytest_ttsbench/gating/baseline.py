@@ -40,12 +40,12 @@ from pytest_ttsbench.run_model.item_content import CONTENT_FIELDS, content_chang
 from pytest_ttsbench.run_model.provenance import RunHeader, differences, recognizer_changes
 from pytest_ttsbench.run_model.repeats import group_generations
 from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.support.plugin_options import DEFAULT_ALPHA as DEFAULT_ALPHA
+from pytest_ttsbench.support.plugin_options import DEFAULT_MAX_RATE as DEFAULT_MAX_RATE
 from pytest_ttsbench.support.record_dicts import NOT_WRITTEN, record_dict
 from pytest_ttsbench.support.stats import mcnemar_exact
 
 #: The gate's defaults, measured on the stochastic fake (see README, "Regression gate").
-DEFAULT_ALPHA = 0.05
-DEFAULT_MAX_RATE = 0.10
 
 
 @dataclass(frozen=True)

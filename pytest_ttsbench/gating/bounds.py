@@ -8,7 +8,11 @@ budgets, the error-rate limit, the regression rule and the shards of a merged ru
 * ``breached`` — measured, and outside it;
 * ``too few`` — measured on fewer targets than ``min_n`` (reported, neither passes nor fails);
 * ``not measured`` — its scope is defined and in play, but nothing was judged there (``-k``
-  deselected the category, a shard never ran, a latency figure was never taken);
+  deselected the category a floor named on the command line or in the configuration asks about,
+  a shard never ran, a latency figure was never taken);
+* ``not selected`` — a floor a case file brings with it, on a category (or slice) the run's
+  ``-k``/``-m`` selection left out: a narrowed run is not asked the floors it did not choose, so
+  this neither passes nor fails, and says so;
 * ``matches nothing`` — no loaded case file defines the suite, category or facet value it names
   (a typo: ``yeras=0.9``). This is a usage error before anything is synthesized
   (:func:`scope_errors`); the gate lists it too, so no path passes over one.
@@ -26,7 +30,6 @@ floor is a rule for every category rather than a bound on one: it is listed wher
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,21 +44,26 @@ from pytest_ttsbench.gating.thresholds import (
     FloorCheck,
     FloorLayer,
     is_slice,
+    slice_matches,
 )
 from pytest_ttsbench.gating.thresholds import BREACHED as FLOOR_BREACHED
 from pytest_ttsbench.gating.thresholds import TOO_FEW as FLOOR_TOO_FEW
+from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.support.plugin_options import ALLOW_UNMEASURED_OPTION as ALLOW_UNMEASURED_OPTION
+from pytest_ttsbench.support.plugin_options import GATE_DECIDES_EXIT_OPTION as GATE_DECIDES_EXIT_OPTION
 from pytest_ttsbench.support.record_dicts import record_dict
+from pytest_ttsbench.support.text import closest_names
 
-HELD, BREACHED, TOO_FEW, NOT_MEASURED, MATCHES_NOTHING = (
+HELD, BREACHED, TOO_FEW, NOT_MEASURED, NOT_SELECTED, MATCHES_NOTHING = (
     "held",
     "breached",
     "too few",
     "not measured",
+    "not selected",
     "matches nothing",
 )
-STATUSES = (HELD, BREACHED, TOO_FEW, NOT_MEASURED, MATCHES_NOTHING)
+STATUSES = (HELD, BREACHED, TOO_FEW, NOT_MEASURED, NOT_SELECTED, MATCHES_NOTHING)
 #: the one opt-in that lets a bound go unmeasured (never one that matches nothing)
-ALLOW_UNMEASURED_OPTION = "--tts-allow-unmeasured-bounds"
 #: where a floor named on the command line comes from
 CLI_SOURCE = "--tts-threshold"
 
@@ -134,6 +142,9 @@ class DeclaredFloor:
     key: str
     floor: float
     source: str
+    #: brought by a case file rather than named by the user (command line, configuration): a
+    #: selection that leaves its scope out makes it ``not selected``, not ``not measured``
+    inherited: bool = False
 
     @property
     def name(self) -> str:
@@ -161,7 +172,7 @@ def declared_floors(
         source = (suite_sources or {}).get(suite) or f"the case file of suite {suite}"
         for key, floor in raw.items():
             if key not in SETTING_KEYS and isinstance(floor, (int, float)):
-                found.append(DeclaredFloor(suite, str(key), float(floor), source))
+                found.append(DeclaredFloor(suite, str(key), float(floor), source, inherited=True))
     return found
 
 
@@ -174,7 +185,7 @@ def case_file_source(path: str | Path, base_dir: Path) -> str:
 
 
 def _closest(name: str, names: Iterable[str]) -> str:
-    matches = difflib.get_close_matches(name, sorted(set(names)), n=3, cutoff=0.5)
+    matches = closest_names(name, names)
     return f"closest: {', '.join(matches)}" if matches else f"known: {', '.join(sorted(set(names))[:12]) or 'none'}"
 
 
@@ -269,10 +280,13 @@ def floor_bounds(
     engines: Sequence[str],
     scopes: Mapping[str, SuiteScope],
     in_play: Mapping[str, Iterable[str]] | None,
+    ran: Mapping[str, Sequence[ItemResult]] | None = None,
 ) -> list[Bound]:
     """Every floor's bound: the measured buckets, then each named floor that judged nothing.
 
     ``in_play``: engine → suites the run selected something of (None: every loaded suite).
+    ``ran``: engine → its rows, to tell a case file's floor the selection left out (``not selected``)
+    from one whose targets ran and judged nothing (None: no floor is taken as left out).
     """
     bounds: list[Bound] = []
     judged: set[tuple[str, str, str]] = set()
@@ -311,17 +325,28 @@ def floor_bounds(
                 if (engine, suite, key) in judged or (engine, suite, key) in listed:
                     continue
                 listed.add((engine, suite, key))
-                bounds.append(
-                    Bound(
-                        "floor",
-                        _check_name(suite, key, floor.floor),
-                        floor.source,
-                        NOT_MEASURED,
-                        engine,
-                        "nothing judged in its scope",
-                    )
-                )
+                bounds.append(_unjudged(floor, engine, suite, key, ran))
     return bounds
+
+
+def _unjudged(
+    floor: DeclaredFloor, engine: str, suite: str, key: str, ran: Mapping[str, Sequence[ItemResult]] | None
+) -> Bound:
+    """A floor's bucket that judged nothing: ``not selected`` when the floor is a case file's own and
+    none of the engine's rows (``ran``; None: not known) fell in it, else ``not measured``."""
+    if floor.inherited and ran is not None and not _ran_in(ran.get(engine, ()), suite, key):
+        status, detail = NOT_SELECTED, "the run's selection left its scope out"
+    else:
+        status, detail = NOT_MEASURED, "nothing judged in its scope"
+    return Bound("floor", _check_name(suite, key, floor.floor), floor.source, status, engine, detail)
+
+
+def _ran_in(rows: Iterable[ItemResult], suite: str, key: str) -> bool:
+    """Whether any of an engine's rows (an ``error`` row too) falls in a floor's bucket."""
+    in_suite = (row for row in rows if suite == ALL_SUITES or row.suite == suite)
+    if is_slice(key):
+        return any(slice_matches(row, key) for row in in_suite)
+    return any(row.category == key for row in in_suite)
 
 
 def _source_of(floors: Sequence[DeclaredFloor], suite: str | None, key: str) -> str:

@@ -27,6 +27,7 @@ from pytest_ttsbench.gating.baseline import (
 )
 from pytest_ttsbench.gating.bounds import (
     BREACHED,
+    GATE_DECIDES_EXIT_OPTION,
     HELD,
     MATCHES_NOTHING,
     NOT_MEASURED,
@@ -49,7 +50,16 @@ from pytest_ttsbench.gating.latency import (
     compare_latency,
 )
 from pytest_ttsbench.gating.latency import breach_reasons as latency_reasons
-from pytest_ttsbench.gating.snapshots import SnapshotCheck, compare_snapshots, received_snapshots, update_snapshots
+from pytest_ttsbench.gating.snapshots import DRAW as SNAPSHOT_DRAW
+from pytest_ttsbench.gating.snapshots import FIXED as SNAPSHOT_FIXED
+from pytest_ttsbench.gating.snapshots import KNOWN_GAP as SNAPSHOT_KNOWN_GAP
+from pytest_ttsbench.gating.snapshots import (
+    SnapshotCheck,
+    compare_snapshots,
+    received_snapshots,
+    update_snapshots,
+    wordings_vary,
+)
 from pytest_ttsbench.gating.thresholds import FloorCheck, FloorLayer, breach_reason, breaches, too_few
 from pytest_ttsbench.gating.thresholds import evaluate as evaluate_floors
 from pytest_ttsbench.run_model.clip_reuse import CacheUse, cache_use
@@ -104,6 +114,8 @@ class GateConfig:
     max_error_rate: float = 0.0
     #: recorded runs read though they do not match their manifest (--tts-allow-unverified), each named
     unverified: tuple[str, ...] = ()
+    #: the judged bounds alone set the exit status; failed item tests are reported (--tts-gate-decides-exit)
+    gate_decides_exit: bool = False
 
 
 @dataclass
@@ -181,6 +193,13 @@ class GateOutcome:
     unverified: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
     exitstatus: int | None = None
+    #: "<key> [<engine>]" of item tests that failed on their verdict (reported, never excused)
+    failed_items: list[str] = field(default_factory=list)
+    #: failed tests that are not an item's verdict: a case file that failed to collect, a test of the
+    #: project's own, an XPASS under --tts-strict-xfail
+    other_failures: int = 0
+    #: the judged bounds alone set the exit status (--tts-gate-decides-exit, ``gate_decides_exit``)
+    gate_decides_exit: bool = False
     #: files the run asked to rewrite; :func:`write_gate_updates` writes them
     gap_updates: list[GapUpdate] = field(default_factory=list)
     snapshot_updates: dict[Path, dict[str, str]] = field(default_factory=dict)
@@ -220,6 +239,27 @@ class GateOutcome:
         """Items whose generations disagree on correctness."""
         return [item for item in self.repeated if item.flaky]
 
+    def exit_reasons(self) -> list[str]:
+        """Why the exit status fails a run whose gate passed (empty when they agree), so a reader of the
+        gate file that sees ``gate_passed: true, passed: false`` is told what failed it."""
+        if self.exitstatus in (None, 0) or self.reasons:
+            return []
+        if self.exitstatus != 1:
+            return [f"pytest exit status {self.exitstatus}: the session itself failed (see its own output)"]
+        reasons = []
+        if self.failed_items and not self.gate_decides_exit:
+            reasons.append(
+                f"{len(self.failed_items)} item test(s) failed: {', '.join(self.failed_items)} (each item is a "
+                f"test and fails the run, as in any pytest run; {GATE_DECIDES_EXIT_OPTION} or gate_decides_exit: "
+                "true leaves the exit status to the gate)"
+            )
+        if self.other_failures:
+            reasons.append(
+                f"{self.other_failures} other test(s) failed: not an item's verdict (a case file that failed to "
+                "collect, a test of the project's own, a known gap passing under --tts-strict-xfail)"
+            )
+        return reasons or ["the session failed (pytest exit status 1)"]
+
     def nondeterminism_lines(self) -> list[str]:
         """What the run saw of engines that answer identical requests with different audio."""
         lines = []
@@ -242,6 +282,10 @@ class GateOutcome:
             "passed": self.passed,
             "gate_passed": not self.reasons,
             "reasons": list(self.reasons),
+            # what set the exit status: pytest's model (each item a test) or the gate alone
+            "gate_decides_exit": self.gate_decides_exit,
+            "failed_items": list(self.failed_items),
+            "exit_reasons": self.exit_reasons(),
             "coverage": [engine.to_dict() for engine in self.coverage],
             "missing_shards": list(self.missing_shards),
             "unverified": list(self.unverified),
@@ -303,6 +347,9 @@ def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: 
     repeated.sort(key=lambda item: (item.engine, item.key))
     repeats = max((row.repeat + 1 for row in results), default=1)
     outcome = GateOutcome(items=items, repeats=repeats, repeat_policy=config.repeat_policy, repeated=repeated)
+    outcome.gate_decides_exit = config.gate_decides_exit
+    outcome.failed_items = sorted(f"{key} [{engine}]" for engine, key in collected.verdict_failures)
+    outcome.other_failures = collected.other_failures
     outcome.nondeterministic = nondeterministic_engines(repeated)
     outcome.cache = cache_use(results, collected.cache_damaged)
     for row in results:  # the one-generation probe: the same request sent twice (see pipeline)
@@ -320,8 +367,9 @@ def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: 
     outcome.reasons += latency_reasons(outcome.latency, outcome.latency_changes)
     if config.snapshot_mode != "off":
         outcome.snapshot_mode = config.snapshot_mode
+        standing = _verdict_standing(items, config, gap_rows, outcome.comparison)
         for engine in config.engines:
-            _check_engine_snapshots(results, config, engine, outcome)
+            _check_engine_snapshots(results, config, engine, outcome, standing.get(engine, {}))
     outcome.coverage = engine_coverage(config.engines, collected.selected, results, collected.unavailable)
     outcome.reasons.extend(coverage_reasons(outcome.coverage, config.allow_unavailable, config.max_error_rate))
     outcome.missing_shards = list(collected.missing_shards)
@@ -332,24 +380,38 @@ def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: 
         [b for b in outcome.bounds if not b.kind.startswith("quality")], config.allow_unmeasured_bounds
     )
     if repeats > 1 and config.repeat_policy != "all":
-        # Failed generations read XFAIL (see collect.py): the items the policy judges not correct fail here.
-        gap_keys = {(row.engine, row.key) for row in gap_rows}
-        failing = [
-            _label(row)
-            for row in items
-            if row.auto_evaluable and row.verdict != "correct" and (row.engine, row.key) not in gap_keys
-        ]
-        if failing:
-            outcome.reasons.append(
-                f"{len(failing)} item(s) not correct under the {config.repeat_policy!r} repeat policy: "
-                + ", ".join(failing)
-            )
-    if repeats > 1 and config.repeat_policy != "all" and collected.other_failures == 0:
-        verdict_of = {(row.engine, row.key): row.verdict for row in items}
-        failures = collected.verdict_failures
-        if failures and all(verdict_of.get(k) == "correct" for k in failures):
-            outcome.excused = sorted(f"{key} [{engine}]" for engine, key in failures)
+        _items_under_policy(items, gap_rows, config, collected, outcome)
     return outcome
+
+
+def _items_under_policy(
+    items: Sequence[ItemResult],
+    gap_rows: Sequence[ItemResult],
+    config: GateConfig,
+    collected: Collected,
+    outcome: GateOutcome,
+) -> None:
+    """Items judged over several generations: failed generations read XFAIL (see collect.py), so the
+    items the policy judges not correct fail here (or, when the gate decides the exit, are reported);
+    failed generations of items the policy judges correct are excused."""
+    gap_keys = {(row.engine, row.key) for row in gap_rows}
+    failing = [
+        _label(row)
+        for row in items
+        if row.auto_evaluable and row.verdict != "correct" and (row.engine, row.key) not in gap_keys
+    ]
+    if config.gate_decides_exit:  # item failures are reported; the bounds set the status
+        outcome.failed_items = sorted({*outcome.failed_items, *failing})
+    elif failing:
+        outcome.reasons.append(
+            f"{len(failing)} item(s) not correct under the {config.repeat_policy!r} repeat policy: "
+            + ", ".join(failing)
+        )
+    verdict_of = {(row.engine, row.key): row.verdict for row in items}
+    failures = collected.verdict_failures
+    if collected.other_failures == 0 and failures and all(verdict_of.get(k) == "correct" for k in failures):
+        outcome.excused = sorted(f"{key} [{engine}]" for engine, key in failures)
+        outcome.failed_items = []
 
 
 def scopes_of(results: Sequence[ItemResult], collected: Collected) -> dict[str, SuiteScope]:
@@ -370,12 +432,14 @@ def gate_bounds(
     """Every bound of the run with its status: floors, quality, latency, errors, regressions, shards."""
     scopes = scopes_of(results, collected)
     in_play: dict[str, set[str]] = {}
+    ran: dict[str, list[ItemResult]] = {}
     for row in results:  # the suites each engine ran something of (error rows included)
         in_play.setdefault(row.engine, set()).add(row.suite)
+        ran.setdefault(row.engine, []).append(row)
     floors = declared_floors(collected.suite_thresholds, config.floor_layers, collected.suite_sources)
     # An engine allowed to be unavailable here (--tts-allow-unavailable) is not asked its floors.
     engines = [e for e in config.engines if not (config.allow_unavailable and e in collected.unavailable)]
-    bounds = floor_bounds(outcome.checks, floors, engines, scopes, in_play)
+    bounds = floor_bounds(outcome.checks, floors, engines, scopes, in_play, ran)
     for check in outcome.quality_checks:
         status = {"ok": HELD, "breached": BREACHED}.get(check.status, NOT_MEASURED)
         bounds.append(
@@ -417,6 +481,7 @@ def gate_bounds(
         )
     if config.fail_on_regression and outcome.comparison is not None:
         bounds.append(regression_bound(outcome.comparison, outcome.blocking_regressions, config.regression_rule)[0])
+    bounds += _snapshot_bounds(outcome)
     for shard in collected.missing_shards:
         bounds.append(
             Bound(
@@ -429,6 +494,24 @@ def gate_bounds(
             )
         )
     return bounds
+
+
+def _snapshot_bounds(outcome: GateOutcome) -> list[Bound]:
+    """Each engine's strict snapshots as one bound (an update records the run rather than judging it)."""
+    if outcome.snapshot_mode != "strict":
+        return []
+    return [
+        Bound(
+            "snapshots",
+            check.path.name,
+            "--tts-snapshot strict",
+            BREACHED if check.failing else HELD,
+            check.engine,
+            check.summary(),
+        )
+        for check in outcome.snapshots
+        if not check.updated
+    ]
 
 
 def _evaluate_quality(
@@ -515,18 +598,64 @@ def _compare_baseline(
         outcome.reasons += regression_bound(comparison, outcome.blocking_regressions, config.regression_rule)[1]
 
 
+#: an item correct now, neither fixed nor a known gap (a draw, for a voice that is not reproducible)
+_CORRECT = "correct"
+
+
+def _verdict_standing(
+    items: Sequence[ItemResult],
+    config: GateConfig,
+    gap_rows: Sequence[ItemResult],
+    comparison: Comparison | None,
+) -> dict[str, dict[str, str]]:
+    """engine → item id → how its verdict stands against what came before, for the snapshots:
+    ``known gap`` (a known gap still failing), ``fixed`` (every target correct under the repeat
+    policy, one of them a known gap or judged not correct by the baseline under the same policy),
+    else ``correct`` when every target is correct now."""
+    gaps = {(row.engine, row.key) for row in gap_rows}
+    single = comparison.single_engine if comparison is not None else True
+    baseline_items = aggregate(config.baseline, config.repeat_policy)[0] if config.baseline is not None else []
+    before = {comparison_id(row, single): row.verdict for row in baseline_items if row.auto_evaluable}
+    targets: dict[tuple[str, str], list[ItemResult]] = {}
+    for row in items:
+        if row.auto_evaluable:
+            targets.setdefault((row.engine, row.id), []).append(row)
+    standing: dict[str, dict[str, str]] = {}
+    for (engine, item_id), rows in targets.items():
+        before_item = {r.key: before.get(comparison_id(r, single), "correct") for r in rows}
+        state = _item_standing(rows, gaps, before_item)
+        if state is not None:
+            standing.setdefault(engine, {})[item_id] = state
+    return standing
+
+
+def _item_standing(rows: Sequence[ItemResult], gaps: set[tuple[str, str]], before: Mapping[str, str]) -> str | None:
+    """One item's standing from its targets' verdicts now, the known gaps and the baseline's verdicts."""
+    if any((r.engine, r.key) in gaps and r.verdict != "correct" for r in rows):
+        return SNAPSHOT_KNOWN_GAP
+    if not all(r.verdict == "correct" for r in rows):
+        return None
+    fixed = any((r.engine, r.key) in gaps or before[r.key] != "correct" for r in rows)
+    return SNAPSHOT_FIXED if fixed else _CORRECT
+
+
 def _check_engine_snapshots(
-    results: Sequence[ItemResult], config: GateConfig, engine: str, outcome: GateOutcome
+    results: Sequence[ItemResult], config: GateConfig, engine: str, outcome: GateOutcome, standing: Mapping[str, str]
 ) -> None:
     received = received_snapshots(results, engine)
     if not received or engine not in config.snapshots:
         return
     path, stored = config.snapshots[engine]
-    check = compare_snapshots(stored, path, engine, received)
+    # A voice shown not to be reproducible (its identical requests gave different audio, or it was
+    # heard in several wordings): a new wording of a correct item is a draw. Else it is a change.
+    varies = engine in outcome.nondeterministic or wordings_vary(received, stored)
+    draw = {_CORRECT: SNAPSHOT_DRAW} if varies else {}
+    judged = {name: draw.get(state, state) for name, state in standing.items() if draw.get(state, state) != _CORRECT}
+    check = compare_snapshots(stored, path, engine, received, judged)
     if config.update_snapshots:
         outcome.snapshot_updates[path] = {name: snapshot.data for name, snapshot in received.items()}
         check.updated = True
-    elif config.snapshot_mode == "strict" and (check.changed or check.new):
+    elif config.snapshot_mode == "strict" and check.failing:
         outcome.reasons.append(
             f"{engine}: {len(check.changed)} transcript(s) differ from their snapshot and {len(check.new)} have "
             f"none in {path} (--snapshot-update records them)"
@@ -543,15 +672,21 @@ def write_gate_updates(outcome: GateOutcome) -> None:
 
 
 def final_status(outcome: GateOutcome, status: int) -> int:
-    """The session's exit status once the gate has spoken.
+    """The session's exit status once the gate has spoken: pytest's model, each item a test.
 
     Only a clean (0) or failed (1) run is touched: a gate failure turns 0 into 1, and a run whose
-    only failures are generations of items the repeat policy judges correct turns 1 into 0.
-    Interrupted runs, usage and internal errors keep their own status.
+    only failures are generations of items the repeat policy judges correct turns 1 into 0. With
+    ``gate_decides_exit`` a run whose only failures are items' verdicts turns 1 into 0 too: the
+    items are reported, the judged bounds alone decide. Any other failure (a case file that failed
+    to collect, a test of the project's own), interrupted runs, usage and internal errors keep
+    their own status.
     """
     if status not in (0, 1):
         return status
-    failed = status == 1 and not outcome.excused
+    # Only items' verdicts are ever left to the gate; any other failure fails the run.
+    only_items = outcome.other_failures == 0
+    left_to_gate = only_items and bool(outcome.excused or (outcome.gate_decides_exit and outcome.failed_items))
+    failed = status == 1 and not left_to_gate
     return 1 if failed or outcome.reasons else 0
 
 

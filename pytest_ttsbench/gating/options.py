@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_ttsbench.gating.baseline import DEFAULT_ALPHA, DEFAULT_MAX_RATE, RegressionRule
-from pytest_ttsbench.gating.bounds import ALLOW_UNMEASURED_OPTION
 from pytest_ttsbench.gating.known_gaps import KnownGaps, gaps_path, load_known_gaps
 from pytest_ttsbench.gating.latency import config_budgets, merge_budgets, parse_budgets, parse_compare_fail
-from pytest_ttsbench.gating.snapshots import MODES as SNAPSHOT_MODES
 from pytest_ttsbench.gating.snapshots import read_snapshots, snapshot_path
-from pytest_ttsbench.gating.thresholds import FLOOR_ON, config_layer, parse_cli_thresholds
-from pytest_ttsbench.support.checked_numbers import ALPHA, AT_LEAST_ONE, COUNT, SHARE, number_option
-from pytest_ttsbench.support.option_specs import OptionSpec, add_options
+from pytest_ttsbench.gating.thresholds import config_layer, parse_cli_thresholds
+from pytest_ttsbench.support.option_specs import add_options
+from pytest_ttsbench.support.plugin_options import ALLOW_UNMEASURED_SPEC as ALLOW_UNMEASURED_SPEC
+from pytest_ttsbench.support.plugin_options import ALLOW_UNVERIFIED_OPTION as ALLOW_UNVERIFIED_OPTION
+from pytest_ttsbench.support.plugin_options import GATE_OPTIONS as GATE_OPTIONS
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import Settings
@@ -38,149 +38,8 @@ if TYPE_CHECKING:
     from pytest_ttsbench.run_model.results import ItemResult
 
 
-#: reading a baseline (or, in ``ttsbench gate``, the run) that does not match its manifest
-ALLOW_UNVERIFIED_OPTION = "--tts-allow-unverified"
-
-
 class GateOptionError(ValueError):
     """A gate option, or a combination of them, that cannot be used; the message names the option."""
-
-
-def _quality_option(kind: str, example: str) -> OptionSpec:
-    return OptionSpec(
-        f"--tts-quality-{kind}",
-        f"a {kind} on a quality measure's mean per engine/suite/category, e.g. {example}; SCOPE names an engine, "
-        "suite or category; repeatable",
-        action="append",
-        metavar="[SCOPE/]MEASURE=VALUE",
-    )
-
-
-#: shared with ``ttsbench compare``, whose regression rule judges missing targets as the gate does
-ALLOW_UNMEASURED_SPEC = OptionSpec(
-    ALLOW_UNMEASURED_OPTION,
-    "let bounds go 'not measured' (a floor on a category -k left out, a baseline target this run did not run, a "
-    "latency figure never taken, a shard a partial merge lacks) instead of failing the gate; a bound that "
-    "matches nothing is still refused",
-    action="store_true",
-)
-
-GATE_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "--tts-threshold",
-        "minimum strict accuracy for a category (or 'default'), e.g. years=0.9, or for a slice FIELD=VALUE=FLOOR "
-        "(a facet, language or suite), e.g. form=arabic_indic=0.8; repeatable; overrides the configuration and "
-        "the case files; a name no loaded case file defines is refused",
-        action="append",
-        metavar="[SUITE/]CATEGORY=FLOOR",
-    ),
-    OptionSpec(
-        "--tts-min-n",
-        "a floor's bucket needs at least N targets to be gated, else it is 'too few' (default: 5)",
-        type=number_option("--tts-min-n", AT_LEAST_ONE),
-        metavar="N",
-    ),
-    OptionSpec(
-        "--tts-floor-on",
-        "compare floors with the point estimate or its Wilson 95%% lower bound (default: point)",
-        choices=FLOOR_ON,
-    ),
-    ALLOW_UNMEASURED_SPEC,
-    OptionSpec(
-        "--tts-max-error-rate",
-        "the share of an engine's targets that may end in 'error' before the gate fails (default: 0, none)",
-        type=number_option("--tts-max-error-rate", SHARE),
-        default=0.0,
-        metavar="R",
-    ),
-    OptionSpec("--tts-strict-xfail", "a known gap that now passes (XPASS) fails the run", action="store_true"),
-    OptionSpec(
-        "--tts-update-known-gaps",
-        "rewrite known_gaps/<engine>.yaml from this run: add new failures, drop fixed ones",
-        action="store_true",
-    ),
-    OptionSpec(
-        "--tts-allow-unavailable",
-        "an engine that cannot run here (key variable unset, package missing) skips its targets instead of "
-        "failing the gate; for local runs",
-        action="store_true",
-    ),
-    OptionSpec("--tts-baseline", "compare with an earlier run's results file or folder", metavar="RESULTS"),
-    OptionSpec(
-        ALLOW_UNVERIFIED_OPTION,
-        "read a --tts-baseline (and, in ttsbench gate, the run gated) whose files no longer match its checksum "
-        "manifest, or that has none; recorded in the gate file and said on the terminal (default: refused)",
-        action="store_true",
-    ),
-    OptionSpec(
-        "--tts-fail-on-regression",
-        "fail the run when the regressions against the baseline (known gaps excepted) are significant or too "
-        "many (see the next three options)",
-        action="store_true",
-    ),
-    OptionSpec(
-        "--tts-regression-alpha",
-        f"regressions fail the gate when McNemar's exact p is below P, overall or in a category "
-        f"(default: {DEFAULT_ALPHA})",
-        type=number_option("--tts-regression-alpha", ALPHA),
-        default=DEFAULT_ALPHA,
-        metavar="P",
-    ),
-    OptionSpec(
-        "--tts-max-regressions",
-        "regressions fail the gate when there are more than N (default: no count limit)",
-        type=number_option("--tts-max-regressions", COUNT),
-        metavar="N",
-    ),
-    OptionSpec(
-        "--tts-max-regression-rate",
-        f"regressions fail the gate when more than R of the paired targets regressed; 1 switches it off "
-        f"(default: {DEFAULT_MAX_RATE})",
-        type=number_option("--tts-max-regression-rate", SHARE),
-        default=DEFAULT_MAX_RATE,
-        metavar="R",
-    ),
-    OptionSpec(
-        "--tts-allow-asr-change",
-        "count verdict changes against the baseline as regressions even when the baseline used another ASR "
-        "model or decoding mode (by default they are reported, not blamed on the voice)",
-        action="store_true",
-    ),
-    OptionSpec(
-        "--tts-allow-quality-model-change",
-        "judge --tts-quality-tolerance even where the baseline's figures were measured by another model, version "
-        "or settings (by default such a check is not comparable and fails the gate)",
-        action="store_true",
-    ),
-    OptionSpec(
-        "--tts-latency-budget",
-        "fail when an engine's synthesis latency exceeds a budget, e.g. openai=p95:800ms; figures: p50, p95, "
-        "first_audio_p50, first_audio_p95; repeatable; overrides latency_budgets in the configuration",
-        action="append",
-        metavar="ENGINE=FIGURE:DURATION",
-    ),
-    OptionSpec(
-        "--tts-latency-compare-fail",
-        "with --tts-baseline: fail when a latency figure is more than PERCENT above the baseline's, e.g. p95:20%%",
-        action="append",
-        metavar="FIGURE:PERCENT",
-    ),
-    OptionSpec(
-        "--tts-snapshot",
-        "compare transcripts with __tts_snapshots__/<engine>.ambr: report changes (default), fail on them "
-        "(strict), or skip the comparison (off); --snapshot-update records them",
-        choices=SNAPSHOT_MODES,
-        default="report",
-    ),
-    _quality_option("floor", "dnsmos_ovrl=3.0"),
-    _quality_option("ceiling", "clipping_ratio=0.001"),
-    OptionSpec(
-        "--tts-quality-tolerance",
-        "fail when a quality measure's mean moves the wrong way by more than DELTA against --tts-baseline",
-        action="append",
-        metavar="[SCOPE/]MEASURE=DELTA",
-    ),
-)
 
 
 def add_gate_options(add: Callable[..., Any]) -> None:
@@ -198,6 +57,7 @@ class GateOptions:
     tts_allow_unmeasured_bounds: bool = False
     tts_max_error_rate: float = 0.0
     tts_strict_xfail: bool = False
+    tts_gate_decides_exit: bool = False
     tts_update_known_gaps: bool = False
     tts_allow_unavailable: bool = False
     tts_baseline: str | None = None
@@ -325,6 +185,7 @@ def build_gate_config(
         max_error_rate=options.tts_max_error_rate,
         quality_sets=quality_sets,
         unverified=baseline.unverified,
+        gate_decides_exit=options.tts_gate_decides_exit or settings.gate_decides_exit,
     )
 
 

@@ -35,6 +35,7 @@ from typing import Any
 from pytest_ttsbench.gating.summary import bucket_of
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, SHARE, NumberError, checked_number, parse_number
+from pytest_ttsbench.support.plugin_options import FLOOR_ON as FLOOR_ON
 from pytest_ttsbench.support.record_dicts import record_dict, written_as
 
 DEFAULT_KEY = "default"
@@ -43,7 +44,6 @@ FLOOR_ON_KEY = "floor_on"
 #: keys of a ``thresholds`` mapping that are settings, not floors
 SETTING_KEYS = frozenset({MIN_N_KEY, FLOOR_ON_KEY})
 DEFAULT_MIN_N = 5
-FLOOR_ON = ("point", "lower")
 SLICE_SEPARATOR = "="
 #: suite label of a slice measured across every suite
 ALL_SUITES = "*"

@@ -21,18 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, number_option
-from pytest_ttsbench.support.option_specs import OptionSpec
 from pytest_ttsbench.verdict import OUTCOMES, Outcome
-
-VOTING_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "--tts-quorum",
-        "routes that must agree for a verdict with several ASR routes (default: majority)",
-        type=number_option("--tts-quorum", AT_LEAST_ONE),
-        metavar="N",
-    ),
-)
 
 
 def majority(n_routes: int) -> int:

@@ -32,7 +32,14 @@ from pytest_ttsbench.audio.decoding import (
 )
 from pytest_ttsbench.cases.model import CaseItem, Target
 from pytest_ttsbench.config import ConfigError, EngineProfile
-from pytest_ttsbench.engines.base import Engine, EngineError, EngineUnavailable, Synthesis, SynthesisRequest
+from pytest_ttsbench.engines.base import (
+    Engine,
+    EngineError,
+    EngineUnavailable,
+    MissingCredentials,
+    Synthesis,
+    SynthesisRequest,
+)
 from pytest_ttsbench.engines.registry import create_engine
 from pytest_ttsbench.gating.voting import vote
 from pytest_ttsbench.pipeline.generation import generation_record, generation_seed
@@ -197,6 +204,7 @@ class Evaluator:
         # Engines already built by the caller are used as they are; the rest are built on first use.
         self._engines: dict[str, Engine] = dict(engines or {})
         self._unavailable: dict[str, str] = {}
+        self._missing_credentials: dict[str, str] = {}  # engine → which credential is not set (never its value)
         self._broken: dict[str, str] = {}
         self._routes: dict[str, list[AsrRoute]] = {}
         self._clips: dict[tuple[str, str, str, int], Clip] = {}
@@ -213,6 +221,11 @@ class Evaluator:
         self._engine(engine_name)
         return self._unavailable.get(engine_name)
 
+    def missing_credentials(self, engine_name: str) -> str | None:
+        """What credential an engine lacks here (its adapter says, naming the variable), or None."""
+        self._engine(engine_name)
+        return self._missing_credentials.get(engine_name)
+
     def _engine(self, engine_name: str) -> Engine | None:
         if engine_name in self._engines:
             return self._engines[engine_name]
@@ -222,6 +235,8 @@ class Evaluator:
             engine = create_engine(self.profiles[engine_name])
         except EngineUnavailable as exc:
             self._unavailable[engine_name] = f"engine {engine_name!r} unavailable: {exc}"
+            if isinstance(exc, MissingCredentials):
+                self._missing_credentials[engine_name] = str(exc)
             return None
         except (ConfigError, LookupError) as exc:
             # A misconfigured profile must fail its items, not skip them: a gate must not pass green.

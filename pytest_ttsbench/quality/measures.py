@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from pytest_ttsbench.support.option_specs import OptionSpec
+from pytest_ttsbench.support.plugin_options import DNSMOS_WINDOWINGS as DNSMOS_WINDOWINGS
 
 Direction = Literal["higher", "lower", "neutral"]
 
@@ -47,28 +47,10 @@ BY_NAME: dict[str, Measure] = {m.name: m for m in MEASURES}
 MEASURE_SETS: tuple[str, ...] = ("signal", "dnsmos", "similarity")
 DEFAULT_SETS: tuple[str, ...] = ("signal",)
 #: How DNSMOS cuts a clip into its models' inputs (see dnsmos.py); ``clip`` unless chosen otherwise.
-DNSMOS_WINDOWINGS: tuple[str, ...] = ("clip", "reference")
 DEFAULT_DNSMOS_WINDOWING = "clip"
 
 #: What to install for a set that needs an extra.
 EXTRAS: dict[str, str] = {"dnsmos": "quality", "similarity": "similarity"}
-
-QUALITY_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "--tts-quality",
-        "quality measures per clip: signal (default, near-free), dnsmos (extra [quality]), "
-        "similarity (extra [similarity]), or none",
-        action="append",
-        default=None,
-        metavar="SET[,SET...]",
-    ),
-    OptionSpec(
-        "--tts-dnsmos-windowing",
-        "how DNSMOS cuts a clip: each second scored once (clip, default), or Microsoft's reference "
-        "script's 1 s hops over a clip doubled to 9.01 s (reference: comparable with published figures, ~6x the CPU)",
-        choices=DNSMOS_WINDOWINGS,
-    ),
-)
 
 
 class QualityOptionError(ValueError):

@@ -43,7 +43,7 @@ from pytest_ttsbench.reporting.terminal import SessionSummary, floor_rows, perce
 from pytest_ttsbench.run_model.results import ItemResult, result_from_report
 from pytest_ttsbench.support.data_paths import OutsideFolderError, inside_folder
 from pytest_ttsbench.support.text import safe_name
-from pytest_ttsbench.verdict import explain_evidence
+from pytest_ttsbench.verdict import explain_evidence, quoted_spans
 
 if TYPE_CHECKING:
     from pytest_ttsbench.gating.baseline import Comparison
@@ -100,13 +100,19 @@ def evidence_text(result: ItemResult) -> str:
 
 
 def heard_html(result: ItemResult) -> Markup:
-    """Each ASR route's transcript with that route's verdict (just the transcript for one route)."""
+    """Each ASR route's transcript with that route's verdict (just the transcript for one route),
+    then the spans the scorer could not read, for a person to settle."""
     if len(result.transcripts) > 1:
         route = Markup('<div><span class="ttsbench-route">{} ({}):</span> {}</div>')
-        return Markup("").join(
+        heard = Markup("").join(
             route.format(name, result.route_verdicts.get(name, "?"), text) for name, text in result.transcripts.items()
         )
-    return escape(result.transcript if result.transcript is not None else "(nothing)")
+    else:
+        heard = escape(result.transcript if result.transcript is not None else "(nothing)")
+    if result.evidence.get("unread"):
+        unread = Markup('<div class="ttsbench-unread">unread: {}</div>').format(quoted_spans(result.evidence["unread"]))
+        heard = heard + unread
+    return heard
 
 
 def verdict_html(verdict: str) -> Markup:

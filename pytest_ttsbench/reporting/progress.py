@@ -19,22 +19,7 @@ import pytest
 
 from pytest_ttsbench.reporting.gate_item import GATE_NODEID
 from pytest_ttsbench.run_model.results import ItemResult, result_from_report
-from pytest_ttsbench.support.checked_numbers import COUNT, number_option
-from pytest_ttsbench.support.option_specs import OptionSpec
-
-DEFAULT_EVERY = 25
-
-#: the progress line's option (the plugin's; see plugin.py)
-PROGRESS_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "--tts-progress",
-        f"write a progress line with an ETA every N finished tests (0: never; default: every "
-        f"{DEFAULT_EVERY} when the output is not a terminal, never on a terminal)",
-        type=number_option("--tts-progress", COUNT),
-        default=None,
-        metavar="N",
-    ),
-)
+from pytest_ttsbench.support.plugin_options import DEFAULT_EVERY as DEFAULT_EVERY
 
 
 @dataclass

@@ -9,13 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_ttsbench.gating.bounds import BREACHED, HELD, STATUSES, TOO_FEW
-from pytest_ttsbench.gating.snapshots import one_line
+from pytest_ttsbench.gating.snapshots import DRAW, FIXED, KNOWN_GAP, one_line
 from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.gating.thresholds import breach_reason
 from pytest_ttsbench.gating.workflow import workflow_figures
 from pytest_ttsbench.run_model.pinned_recognizer import recognizer_mismatches
 from pytest_ttsbench.run_model.results import ItemResult
-from pytest_ttsbench.support.option_specs import OptionSpec
 from pytest_ttsbench.support.text import shown_path
 
 if TYPE_CHECKING:
@@ -67,16 +66,6 @@ def format_table(header: Sequence[str], rows: Sequence[Sequence[Any]], figures: 
             lines.append("  ".join("-" * w for w in widths))
     return lines
 
-
-#: more tables in the summary
-SUMMARY_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "--tts-breakdown",
-        "also summarize by this facet (e.g. form); repeatable",
-        action="append",
-        metavar="FACET",
-    ),
-)
 
 FIGURE_HEADER = ("n", "correct", "wrong", "unknown", "error", "strict acc", "95% CI")
 
@@ -315,7 +304,7 @@ def gate_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:
 
 
 #: bounds the terminal already shows with their status in a table or line of their own
-_SHOWN_ELSEWHERE = ("latency budget", "latency slowdown")
+_SHOWN_ELSEWHERE = ("latency budget", "latency slowdown", "snapshots")
 
 
 def bound_lines(outcome: GateOutcome) -> list[str]:
@@ -392,8 +381,19 @@ def outcome_line(outcome: GateOutcome) -> str | None:
         return None
     passed = "gate passed" + (f" ({too_few})" if too_few else "")
     if outcome.exitstatus not in (None, 0):
-        return f"{passed}, but the run's failed tests fail it (exit status {outcome.exitstatus})"
+        why = "; ".join(outcome.exit_reasons())
+        return f"{passed}, but the run's failed tests fail it (exit status {outcome.exitstatus}): {why}"
+    if outcome.gate_decides_exit and outcome.failed_items:
+        return f"{passed}; the gate decides the exit status: {len(outcome.failed_items)} failed item(s) reported above"
     return passed
+
+
+#: what a changed snapshot that fails no run is, by the item's standing (gating/snapshots.py)
+_EXCUSED = {
+    FIXED: "now correct (a fix, not a failure)",
+    KNOWN_GAP: "a known gap still failing (not a failure)",
+    DRAW: "correct, the voice is not reproducible (a draw, not a failure)",
+}
 
 
 def snapshot_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:
@@ -420,12 +420,13 @@ def snapshot_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:
         if check.engine in unrecorded:
             continue
         lines.append(
-            f"snapshots ({outcome.snapshot_mode}) {check.engine}: {len(check.matched)} matched, "
-            f"{len(check.changed)} changed, {len(check.new)} new, {len(check.unused)} not run"
+            f"snapshots ({outcome.snapshot_mode}) {check.engine}: {check.summary()}"
             f"{'; updated' if check.updated else ''} [{shown_path(check.path, base)}]"
         )
-        for name, stored, received in check.changed:
-            lines.append(f"  changed: {name}")
+        changes = [(f"changed: {name}", was, now) for name, was, now in check.changed]
+        changes += [(f"changed, {_EXCUSED[standing]}: {name}", was, now) for name, standing, was, now in check.excused]
+        for title, stored, received in changes:
+            lines.append(f"  {title}")
             lines.append(f"    was: {one_line(stored)}")
             lines.append(f"    now: {one_line(received)}")
         lines += [f"  no snapshot: {name}" for name in check.new[:10]]

@@ -21,20 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_ttsbench.run_model.results import ItemResult
-from pytest_ttsbench.support.option_specs import OptionSpec
+from pytest_ttsbench.support.plugin_options import REUSE_CHOICES as REUSE_CHOICES
 
-REUSE_CHOICES = ("local", "all")
 DEFAULT_REUSE = "local"
 
-CLIP_REUSE_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "--tts-cache-reuse",
-        "whose clips are read from the cache: local (default: reproducible local engines such as "
-        "espeak and piper) or all (remote engines' too; never in a run with --tts-baseline)",
-        choices=REUSE_CHOICES,
-        default=None,
-    ),
-)
 
 #: the ``cache`` values of a row: ``hit`` read from the cache; ``miss`` none there, made now;
 #: ``fresh`` not read (the reuse policy), made now; ``damaged`` a damaged entry ignored, made now;

@@ -21,28 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_ttsbench.run_model.results import ItemResult
-from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, number_option
-from pytest_ttsbench.support.option_specs import OptionSpec
+from pytest_ttsbench.support.plugin_options import POLICIES as POLICIES
 from pytest_ttsbench.support.record_dicts import NOT_WRITTEN, record_dict
 
-POLICIES = ("all", "majority", "any")
 _NOT_CORRECT = ("wrong", "unknown", "error")
-
-REPEAT_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "--tts-repeats",
-        "independent generations per item (default: the profile's 'repeats', else 1)",
-        type=number_option("--tts-repeats", AT_LEAST_ONE),
-        default=None,
-        metavar="N",
-    ),
-    OptionSpec(
-        "--tts-repeat-policy",
-        "item verdict over its generations: all correct, a majority, or any (default: all)",
-        choices=POLICIES,
-        default="all",
-    ),
-)
 
 
 def policy_verdict(verdicts: Sequence[str], policy: str) -> str:

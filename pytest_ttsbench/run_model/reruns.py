@@ -30,22 +30,6 @@ from typing import Any
 from pytest_ttsbench.config import EngineProfile
 from pytest_ttsbench.run_model.results import ItemResult, claim_path, read_results
 from pytest_ttsbench.support.file_lock import FileClaim, FileClaimed, claim_file
-from pytest_ttsbench.support.option_specs import OptionSpec
-
-#: what an existing ``--tts-results`` file means to a run (see check_existing)
-RERUN_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "--tts-append",
-        "add this run to a --tts-results file that already holds rows (as a new run id)",
-        action="store_true",
-    ),
-    OptionSpec(
-        "--tts-resume",
-        "finish the run a --tts-results file holds: targets it measured (not as error) with the same engine "
-        "configuration are not run again",
-        action="store_true",
-    ),
-)
 
 
 class RerunError(ValueError):

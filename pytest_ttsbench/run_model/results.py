@@ -80,6 +80,8 @@ class ItemResult:
     #: the determinism probe: the same request sent again gave different audio (None: not probed)
     audio_varies: bool | None = None
     node_id: str | None = None
+    #: the 1-based line of the item in its case file (the file is the node id's path), for CI annotations
+    case_line: int | None = None
     #: the shipped pack the item came from and its version (None: a project's own case file)
     pack: str | None = None
     pack_version: str | None = None

@@ -15,18 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from pytest_ttsbench.support.option_specs import OptionSpec
-
 T = TypeVar("T")
-
-SHARD_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "--tts-shard",
-        "run only shard I of N (items picked by a hash of their id, stable as items come and go); "
-        "join the shards' results with `ttsbench merge` and gate them with `ttsbench gate`",
-        metavar="I/N",
-    ),
-)
 
 
 class ShardError(ValueError):

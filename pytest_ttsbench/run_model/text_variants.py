@@ -12,18 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from pytest_ttsbench.run_model.results import ItemResult
-from pytest_ttsbench.support.option_specs import OptionSpec
+from pytest_ttsbench.support.plugin_options import CONTRACTS as CONTRACTS
 
 #: the text variants an item may be sent as
-CONTRACTS: tuple[str, ...] = ("raw", "mono", "bilingual")
-CONTRACT_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "--tts-contract",
-        "which text variant of an item is sent (default: raw)",
-        choices=CONTRACTS,
-        default="raw",
-    ),
-)
 
 
 class ContractMixError(ValueError):

@@ -58,7 +58,7 @@ CURRENCIES: dict[str, Currency] = {
         _c("AUD", ("A$", "AU$", "AUD"), zh="澳元 澳币 澳大利亚元"),
         _c("NZD", ("NZ$", "NZD"), zh="新西兰元 纽元 纽币"),
         _c("SGD", ("S$", "SG$", "SGD"), zh="新加坡元 新加坡币 新元 新币 坡币"),
-        _c("KRW", ("₩", "KRW"), zh="韩元 韩币"),
+        _c("KRW", ("₩", "KRW"), en="won", zh="韩元 韩币"),
         _c("RUB", ("₽", "RUB"), zh="卢布"),
         _c("THB", ("฿", "THB"), zh="泰铢 泰币"),
         _c("EGP", ("EGP",), ("ar",), ar="جنيه قرش"),
@@ -144,13 +144,19 @@ def _after_clitic(folded_word: str, folded_stem: str) -> bool:
     return any(folded_word.startswith(c) and folded_word[len(c) :].startswith(folded_stem) for c in _AR_CLITICS)
 
 
-def _said(text: str, language: str) -> set[str]:
+#: Names of sub-units: they say which currency only where no currency itself is named ("two
+#: dollars one penny" names the dollar, whatever the penny).
+_SUB_UNIT_NAMES = frozenset({"pence", "penny", "cent", "cents", "paise", "paisa", "هللة", "قرش", "فلس"})
+
+
+def _said(text: str, language: str, *, sub_units: bool = True) -> set[str]:
     if language not in ("en", "ar"):
         return set()
     says = _names_in_words([w.lower() for w in _WORD.findall(text)], language)
     found: set[str] = set()
     for code in CURRENCIES:
-        if any(mark in text for mark in _written_marks(code, language)) or any(says(n) for n in names(code, language)):
+        said = (n for n in names(code, language) if sub_units or n not in _SUB_UNIT_NAMES)
+        if any(mark in text for mark in _written_marks(code, language)) or any(says(n) for n in said):
             found.add(code)
     return found
 
@@ -159,7 +165,7 @@ def currency_mismatch(written: str, transcript: str, language: str) -> tuple[set
     """(written currencies, heard currencies) when the transcript names only other currencies, else None."""
     primary = language.lower().split("-")[0]
     wanted = _said(written, primary)
-    heard = _said(transcript, primary)
+    heard = _said(transcript, primary, sub_units=False) or _said(transcript, primary)
     if wanted and heard and not wanted & heard:
         return wanted, heard
     return None

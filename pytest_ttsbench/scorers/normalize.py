@@ -4,7 +4,9 @@ Recognizers vary in formatting from one clip to the next even when the speech is
 "Mortgage" and "mortgage", "three to five" and "3 to 5", a trailing full stop or not. Snapshot
 comparison uses :func:`normalized_transcript`, so only a change in what was *said* shows:
 
-* Unicode NFKC, then case folding;
+* the language's fold (:func:`~pytest_ttsbench.scorers.folding.fold_text`: default-ignorable
+  characters, NFKC, digit scripts, Traditional Chinese, Thai mark order), as every scorer reads it,
+  then case folding;
 * every number the language's own reader finds (``scorers/numbers_<lang>.py``) replaced by its
   value, so spoken and written numbers agree;
 * punctuation outside numbers dropped, whitespace collapsed.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import unicodedata
 
+from pytest_ttsbench.scorers.folding import fold_text
 from pytest_ttsbench.scorers.numbers import NumberToken, parser_for
 
 
@@ -43,9 +46,10 @@ def normalized_transcript(text: str | None, language: str) -> str:
     """``"Bake the cookies for three to five minutes."`` → ``"bake the cookies for 3 to 5 minutes"``."""
     if not text:
         return ""
-    text = unicodedata.normalize("NFKC", text)
+    text = fold_text(text, language)
     parser = parser_for(language)
-    tokens = _non_overlapping(parser(text)) if parser is not None else []
+    # A month's name stays a word: only a numeric date's text makes it a number (NumberToken.kind).
+    tokens = _non_overlapping([t for t in parser(text) if not t.kind]) if parser is not None else []
     pieces: list[str] = []
     position = 0
     for token in tokens:

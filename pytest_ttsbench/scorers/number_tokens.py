@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,6 +19,46 @@ class NumberToken:
     value: str
     start: int
     end: int
+    #: "month" for a month's name ("october" 10): a number only where the item's text writes its
+    #: date in digits (10/06/2005), never where it names the month (the 5th of May is no 5).
+    kind: str = ""
 
 
 NumberParser = Callable[[str], list[NumberToken]]
+
+
+@dataclass(frozen=True)
+class Material:
+    """One piece of number-like material in a transcript: a numeral, a number word, a scale word, a
+    fraction or sign word ("lakh", "below", "½"), at ``start``..``end``.
+
+    A ``joiner`` ("and", "a", "of" in "one and a half crore"; "dollars" in "twenty dollars")
+    belongs to a number without changing it: it joins pieces into one span, and a reading may
+    take it in or not, so it is never unread by itself.
+    """
+
+    start: int
+    end: int
+    joiner: bool = False
+
+
+#: Finds the number-like material of a language in a transcript, whether its parser reads it or not.
+MaterialFinder = Callable[[str], list[Material]]
+
+
+def is_numeral_char(ch: str) -> bool:
+    """A digit of any script, or a numeric symbol (½, ², Ⅻ): number-like in every language."""
+    return unicodedata.category(ch) in ("Nd", "No", "Nl")
+
+
+def numeral_material(text: str) -> list[Material]:
+    """Each run of numeral characters in ``text`` (the material every language has)."""
+    found: list[Material] = []
+    start = None
+    for index, ch in enumerate(f"{text} "):
+        if is_numeral_char(ch) and start is None:
+            start = index
+        elif not is_numeral_char(ch) and start is not None:
+            found.append(Material(start, index))
+            start = None
+    return found

@@ -9,10 +9,19 @@ match one expected integer, but only when nothing but spaces stands between them
 comma between single digits, as in ``5-5-5``), so ``20 to 26`` or ``20-26`` never becomes
 ``2026``. Consecutive expected groups whose later groups have a leading zero (``555``, ``0123``;
 the ``12``, ``05`` of a clock time) may be heard in any grouping of the same digits.
+
+A verdict is ``wrong`` only on evidence: an expected value is missing and the transcript holds no
+number-like material the parser could not read. Each language also names its number-like
+material (numerals, number, scale, fraction and sign words: :data:`MATERIAL_FINDERS`); a span
+of material the parser did not read whole ("two lakh", "forty below") is *unread*. Numbers parsed
+inside an unread span are not evidence either way (the "two" of "two lakh" is not 2), and a
+missing value with an unread span is ``unknown``, the span named in the evidence for a person to
+settle.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -21,7 +30,8 @@ from typing import Any, ClassVar
 from pytest_ttsbench.registry import Registry
 from pytest_ttsbench.scorers.base import ScoreContext, Scorer
 from pytest_ttsbench.scorers.currencies import currency_mismatch
-from pytest_ttsbench.scorers.number_tokens import NumberParser, NumberToken
+from pytest_ttsbench.scorers.measures import measure_mismatch
+from pytest_ttsbench.scorers.number_tokens import Material, MaterialFinder, NumberParser, NumberToken, numeral_material
 from pytest_ttsbench.verdict import Verdict
 
 #: language (a BCP-47 primary subtag) → number parser; third parties add theirs by entry point.
@@ -34,6 +44,15 @@ PARSERS: Registry[NumberParser] = Registry(
         "zh": "pytest_ttsbench.scorers.numbers_zh:parse_numbers",
         "cmn": "pytest_ttsbench.scorers.numbers_zh:parse_numbers",
     },
+)
+
+
+#: language → what counts as number-like material there, read by the parser or not. A language
+#: without one has its numerals (Unicode digits, fractions such as ½) as material.
+MATERIAL_FINDERS: Registry[MaterialFinder] = Registry(
+    "number material finder",
+    "pytest_ttsbench.number_material",
+    {"en": "pytest_ttsbench.scorers.numbers_en:number_material"},
 )
 
 
@@ -52,6 +71,55 @@ def parser_for(language: str) -> NumberParser | None:
         if name in PARSERS:
             return PARSERS.get(name)
     return None
+
+
+def material_finder_for(language: str) -> MaterialFinder:
+    """What counts as number-like material for a BCP-47 tag; numerals only where a language names none."""
+    tag = language.lower()
+    for name in (tag, tag.split("-")[0]):
+        if name in MATERIAL_FINDERS:
+            return MATERIAL_FINDERS.get(name)
+    return numeral_material
+
+
+#: What may stand between two pieces of one number: "twenty-six", "5k", "two lakh".
+_MATERIAL_GAP = frozenset(" \t\n\u00a0-‐‑–")
+
+
+def unread_spans(text: str, tokens: list[NumberToken], material: list[Material]) -> list[tuple[int, int]]:
+    """The spans of number-like material the parser did not read whole, as (start, end) offsets.
+
+    Pieces of material next to each other (only spaces or a hyphen between, or a joiner such as
+    "and") form one span; the span is unread when any of its pieces lies outside every token.
+    """
+    runs: list[list[Material]] = []
+    for piece in sorted(material, key=lambda m: (m.start, m.end)):
+        if runs and set(text[runs[-1][-1].end : piece.start]) <= _MATERIAL_GAP and runs[-1][-1].end <= piece.start:
+            runs[-1].append(piece)
+        else:
+            runs.append([piece])
+    spans: list[tuple[int, int]] = []
+    for run in runs:
+        pieces = [p for p in run if not p.joiner]
+        if not pieces:
+            continue
+        if any(not _read(text, piece, tokens) for piece in pieces):
+            spans.append((pieces[0].start, pieces[-1].end))
+    return spans
+
+
+def _read(text: str, piece: Material, tokens: list[NumberToken]) -> bool:
+    """Whether the tokens cover every letter and digit of a piece of material (the hour and the
+    minutes of "9.45pm" are two tokens; the point between them is read as the clock's)."""
+    return all(any(t.start <= at < t.end for t in tokens) for at in range(piece.start, piece.end) if text[at].isalnum())
+
+
+#: A date written in digits (10/06/2005, 2016-11-03, 15.01.2020): its month may be said by name.
+NUMERIC_DATE = re.compile(r"(?<![\d.])\d{1,4}([-/.])\d{1,2}\1\d{1,4}(?![\d.])")
+
+
+def _outside(token: NumberToken, spans: list[tuple[int, int]]) -> bool:
+    return not any(token.start < end and start < token.end for start, end in spans)
 
 
 def same_value(expected: str, heard: str) -> bool:
@@ -232,15 +300,28 @@ class NumbersScorer(Scorer):
         if parser is None:
             return Verdict("error", note=f"no number parser for language {context.language!r}")
         tokens = parser(transcript)
-        matched, missing = match_values(list(expect["values"]), tokens, transcript)
+        if not NUMERIC_DATE.search(context.text):
+            tokens = [t for t in tokens if t.kind != "month"]
+        spans = unread_spans(transcript, tokens, material_finder_for(context.language)(transcript))
+        readable = [t for t in tokens if _outside(t, spans)]
+        matched, missing = match_values(list(expect["values"]), readable, transcript)
         heard = tuple(t.value for t in tokens)
+        if missing and spans:
+            return Verdict(
+                "unknown",
+                matched=tuple(matched),
+                missing=tuple(missing),
+                heard=heard,
+                unread=tuple(transcript[start:end] for start, end in spans),
+                note="number words the scorer cannot read stand where a value may be",
+            )
         if missing:
             return Verdict("wrong", matched=tuple(matched), missing=tuple(missing), heard=heard)
-        other_currency = currency_mismatch(context.text, transcript, context.language)
-        if other_currency is not None:
-            written, said = other_currency
-            note = (
-                f"the values were heard in another currency: {', '.join(sorted(said))} for {', '.join(sorted(written))}"
-            )
-            return Verdict("wrong", matched=tuple(matched), heard=heard, note=note)
+        for kind, mismatch in (("currency", currency_mismatch), ("measure", measure_mismatch)):
+            other = mismatch(context.text, transcript, context.language)
+            if other is not None:
+                written, said = other
+                note = f"the values were heard in another {kind}: {', '.join(sorted(said))}"
+                note += f" for {', '.join(sorted(written))}"
+                return Verdict("wrong", matched=tuple(matched), heard=heard, note=note)
         return Verdict("correct", matched=tuple(matched), heard=heard)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal
 
-from pytest_ttsbench.scorers.number_tokens import NumberToken
+from pytest_ttsbench.scorers.number_tokens import Material, NumberToken, is_numeral_char
 
 # --- vocabulary ---------------------------------------------------------------------------------
 
@@ -45,7 +45,14 @@ _TENS = {
     "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
     "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
 }  # fmt: skip
-_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+_SCALES = {
+    "thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12,
+    "quadrillion": 10**15, "quintillion": 10**18, "sextillion": 10**21,
+    # The Indian numbering system: a lakh is a hundred thousand, a crore ten million ("two lakh",
+    # "twenty one crore ninety eight lakh", "one and a half crore rupees").
+    "lakh": 10**5, "lakhs": 10**5, "lac": 10**5, "lacs": 10**5, "crore": 10**7, "crores": 10**7,
+    "dozen": 12,  # "two dozen", "a dozen", "half a dozen"
+}  # fmt: skip
 _ORDINAL_WORDS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
     "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10,
@@ -53,21 +60,59 @@ _ORDINAL_WORDS = {
     "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19,
     "twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50,
     "sixtieth": 60, "seventieth": 70, "eightieth": 80, "ninetieth": 90,
-    "hundredth": 100, "thousandth": 10**3, "millionth": 10**6, "billionth": 10**9,
+    "hundredth": 100, "thousandth": 10**3, "millionth": 10**6, "billionth": 10**9, "zeroth": 0,
+}  # fmt: skip
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        ["january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
+         "august aug", "september sept sep", "october oct", "november nov", "december dec"], 1
+    )
+    for name in names.split()
+}  # fmt: skip
+#: Decades: "the eighties" (80s), "nineteen eighties" (19 and 80, joined to 1980 by the matcher).
+_DECADES = {
+    "twenties": 20, "thirties": 30, "forties": 40, "fifties": 50,
+    "sixties": 60, "seventies": 70, "eighties": 80, "nineties": 90,
 }  # fmt: skip
 #: Always zero. ``oh`` and ``o`` are zero only next to another spoken number (see ``_oh_is_zero``).
 _ZERO_WORDS = {"zero", "nought", "nil"}  # "nil": British scores ("three nil") and "nil percent"
 _OH_WORDS = {"oh", "o"}
 _SIGN_WORDS = {"minus", "negative"}
 _REPEAT_WORDS = {"double": 2, "triple": 3}  # "double five" in phone numbers: 55
-_CURRENCY_WORDS = {"dollar", "dollars", "buck", "bucks", "euro", "euros", "pound", "pounds", "quid", "franc", "francs"}
+#: Each currency's words, with its sub-units and how many of them make one ("two pounds fifty
+#: pence" 2.50, "two dinars and two hundred fifty fils" 2.250). The sub-unit has its own value:
+#: "20p" is 0.20 pounds, never 20.
+_MONEY: tuple[tuple[frozenset[str], frozenset[str], int], ...] = tuple(
+    (frozenset(main.split()), frozenset(sub.split()), per)
+    for main, sub, per in (
+        ("dollar dollars buck bucks", "cent cents", 100),
+        ("euro euros", "cent cents", 100),
+        ("pound pounds quid", "penny pence p piastre piastres", 100),
+        ("rupee rupees", "paisa paise", 100),
+        ("franc francs", "centime centimes rappen", 100),
+        ("yuan renminbi", "fen", 100),
+        ("ruble rubles rouble roubles", "kopek kopeks kopeck kopecks", 100),
+        ("baht", "satang", 100),
+        ("riyal riyals rial rials", "halala halalas", 100),
+        ("dirham dirhams", "fils", 100),
+        ("dinar dinars", "fils", 1000),
+        ("yen", "", 1),
+        ("won", "", 1),
+    )
+)
+_CURRENCY_WORDS = frozenset().union(*(main for main, _, _ in _MONEY))
+#: Sub-units said alone ("fifty cents", "20p"), with how many make one; "fils" is 100 or 1000 to
+#: its currency, so alone it is left unread.
+_LONE_SUB_UNITS = {
+    word: per for _, sub, per in _MONEY for word in sub if word != "fils"
+}  # fmt: skip
 #: Words after "three pounds forty-five" that leave the forty-five the pence (a rate, a framing
 #: word); any other word may be what the forty-five counts ("five dollars twenty people").
 _AFTER_UNNAMED_SUB_UNITS = {
     "a", "an", "per", "each", "every", "apiece", "for", "and", "or", "but", "to", "in", "on", "at",
     "with", "plus", "please", "only", "off", "then", "so", "now", "today", "instead", "total", "exactly",
 }  # fmt: skip
-_CENT_WORDS = {"cent", "cents", "pence", "penny", "p"}
 _MINUS_SIGNS = {"-", "−"}
 _HYPHENS = {"-", "‐", "‑", "–"}
 #: Words before a decimal that may be a clock time written with a point ("at 23.15", "by 9.30").
@@ -79,13 +124,28 @@ _SECOND_AS_UNIT_AFTER = {"a", "per", "each", "split", "this", "that", "just"}
 #: weeks"), so a clock reading with it is only an alternative, offered where a time is likely.
 _PAST_WORDS = {"past", "after"}
 _TO_WORDS = {"to", "till", "til", "of"}
-_MINUTE_WORDS = {"minute", "minutes"}
+_MINUTE_WORDS = {"minute", "minutes", "min", "mins"}
 _OCLOCK = {"o'clock", "o’clock", "oclock"}
 #: Noon and midnight are the hour twelve and zero minutes; midnight may also be written 0:00.
 _NAMED_HOURS = {"noon": ("12",), "midday": ("12",), "midnight": ("12", "0", "00")}
-_SINGULAR_CURRENCY = {"dollar", "buck", "euro", "pound", "quid", "franc"}
-#: Fractions after "and" ("two and a half", "one and three quarters").
-_AND_FRACTIONS = {("a", "half"): ".5", ("one", "half"): ".5", ("a", "quarter"): ".25", ("three", "quarters"): ".75"}
+_SINGULAR_CURRENCY = {"dollar", "buck", "euro", "pound", "quid", "franc", "rupee", "dinar", "riyal", "dirham"}
+#: Words that qualify a currency's name between the amount and the name ("four united states dollars").
+_CURRENCY_QUALIFIERS = {
+    "us", "u", "s", "united", "states", "american", "canadian", "australian", "hong", "kong", "singapore",
+    "new", "zealand", "indian", "egyptian", "kuwaiti", "saudi", "swiss", "chinese", "japanese", "korean",
+}  # fmt: skip
+#: Above every scale word: the smallest scale of a phrase that has none yet.
+_NO_SCALE = 10**30
+#: Fraction nouns and their denominators, singular (after "one" or "a") and plural (after a count):
+#: "one quarter", "a third", "three quarters", "two fifths", "three and two quarters".
+_FRACTION_NOUNS = {
+    "half": 2, "quarter": 4,
+    # Every ordinal from "third" names a part ("a fifth", "three twentieths"); "second" is a unit of time.
+    **{word: value for word, value in _ORDINAL_WORDS.items() if value >= 3},
+}  # fmt: skip
+#: Ordinal words that continue "one" as a number ("one hundredth" is also the 100th).
+_ORDINAL_SCALES = frozenset({"hundredth", "thousandth", "millionth", "billionth"})
+_PLURAL_FRACTION_NOUNS = {"halves": 2, **{f"{noun}s": den for noun, den in _FRACTION_NOUNS.items() if noun != "half"}}
 
 AtomClass = Literal["zero", "unit", "teen", "tens", "hundred", "scale", "big"]
 
@@ -107,6 +167,8 @@ def _word_atom(word: str) -> tuple[AtomClass, int, bool] | None:
     if word in _ORDINAL_WORDS:
         value = _ORDINAL_WORDS[word]
         return _integer_class(value), value, True
+    if word in _DECADES:
+        return "tens", _DECADES[word], True  # like an ordinal, nothing follows it in one number
     return None
 
 
@@ -138,7 +200,8 @@ def _place(value: int) -> int:
 
 _LEXEME = re.compile(
     r"""
-    (?P<num>[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+)(?:(?P<ord>st|nd|rd|th)\b)?
+    (?P<num>[0-9]{1,2}(?:,[0-9]{2})+,[0-9]{3}(?:\.[0-9]+)?|[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+)
+    (?:(?P<ord>st|nd|rd|th)\b)?
     | (?P<word>[^\W\d_]+(?:['’][^\W\d_]+)*)
     | (?P<sym>\S)
     """,
@@ -183,6 +246,18 @@ def _fmt(value: Decimal) -> str:
     return text or "0"
 
 
+def _fraction_value(numerator: Decimal, denominator: int) -> str:
+    """numerator/denominator as a decimal string, or as "n/d" where no decimal ends (a third): that
+    token never equals a decimal target, yet it reads the words, so they are not left unread."""
+    rest = denominator
+    for prime in (2, 5):
+        while rest % prime == 0:
+            rest //= prime
+    if rest == 1:
+        return _fmt(numerator / denominator)
+    return f"{_fmt(numerator)}/{denominator}"
+
+
 def _numeral_value(raw: str) -> str:
     """A numeral as a value string: separators dropped, leading zeros kept (a digit string)."""
     value = raw.replace(",", "")
@@ -202,7 +277,7 @@ class _Phrase:
     total: int = 0
     group: int = 0
     last: AtomClass | None = None
-    smallest_scale: int = 10**18
+    smallest_scale: int = _NO_SCALE
     has_hundred: bool = False
     after_numeral: bool = False  # the last atom was a numeral: only "hundred" or a scale may follow
     ordinal: bool = False
@@ -240,7 +315,7 @@ class _Phrase:
         Only a scale at least as large as the largest one said, over a value below a thousand of
         it, so "two million three thousand" still adds its groups up.
         """
-        return self.smallest_scale < 10**18 and scale >= self.smallest_scale and 0 < self.value < scale * 1000
+        return self.smallest_scale < _NO_SCALE and scale >= self.smallest_scale and 0 < self.value < scale * 1000
 
     def add(self, cls: AtomClass, value: int, end: int, *, ordinal: bool = False, numeral: bool = False) -> None:
         if cls == "hundred":
@@ -325,6 +400,9 @@ class _Reader:
         j = link[0]
         if self._word(j) in ("am", "pm"):
             return j
+        spaced = self._link(j)
+        if self._word(j) in ("a", "p") and spaced is not None and not spaced[1] and self._word(spaced[0]) == "m":
+            return spaced[0]  # "eleven thirteen a m", "two p m": the letters said one by one
         if (
             self._word(j) in ("a", "p")
             and j + 2 < len(self.lex)
@@ -363,7 +441,13 @@ class _Reader:
         tokens: list[NumberToken] = []
         index = 0
         while index < len(self.lex):
-            reading = self._clock_idiom(index) or self._number(index) or self._clock_word(index)
+            reading = (
+                self._clock_idiom(index)
+                or self._number(index)
+                or self._clock_word(index)
+                or self._score_word(index)
+                or self._month(index)
+            )
             if reading is None:
                 index += 1
                 continue
@@ -394,7 +478,9 @@ class _Reader:
         below = self._below_zero(reading.next_index - 1) if len(reading.tokens) == 1 else None
         if below is not None:
             # "five (degrees) below zero" is -5; the zero names the reference, not a number heard.
-            negative, reading = not negative, _Reading(reading.tokens, below + 1)
+            (said,) = reading.tokens
+            below_token = NumberToken(said.value, said.start, self.lex[below].end)
+            negative, reading = not negative, _Reading([below_token], below + 1)
         if negative:
             if len(reading.tokens) != 1:
                 return reading  # a clock time has no sign
@@ -418,8 +504,21 @@ class _Reader:
             return self._repeated_digit(index)
         if word == "point":
             return self._decimal("0", index, index)
-        if word == "half" and (scale := self._followed_by(index, "a")) and self._scale_after(scale):
-            return self._maybe_scaled("0.5", lexeme.start, scale)  # "half a million"
+        if word == "half" and (after := self._followed_by(index, "a") or self._followed_by(index, "an")):
+            if self._scale_after(after):
+                return self._maybe_scaled("0.5", lexeme.start, after)  # "half a million"
+            return _Reading([self._token("0.5", index, after)], after + 1)  # "half a litre", "half an hour"
+        if word in ("a", "one") and (part := self._fraction(1, lexeme.start, index)) and not self._clock_after(index):
+            # "a quarter", "one third", "a quarter of a million", "one half of one percent"
+            if word == "one" and self._linked_word(index) in _ORDINAL_SCALES:
+                # "one hundredth": the 100th, or a hundredth part; both readings are offered
+                one = _Phrase(lexeme.start, lexeme.end)
+                one.add("unit", 1, lexeme.end)
+                whole = self._phrase(one, index)
+                whole.alternatives.extend(part.tokens)
+                whole.next_index = max(whole.next_index, part.next_index)  # "of one percent" is the part's
+                return whole
+            return part
         if word == "a" and self._linked_word(index) in ("hundred", *_SCALES):
             phrase = _Phrase(lexeme.start, lexeme.end)
             phrase.add("unit", 1, lexeme.end)
@@ -458,6 +557,11 @@ class _Reader:
         phrase.add(cls, value, lexeme.end, ordinal=ordinal)
         return self._phrase(phrase, index)
 
+    def _clock_after(self, index: int) -> bool:
+        """Whether a clock idiom starts right after ``index`` ("a quarter past six")."""
+        link = self._link(index)
+        return link is not None and self._clock_idiom(link[0]) is not None
+
     def _oh_is_zero(self, index: int) -> bool:
         """Whether "oh" is a zero: only inside a run of spoken numbers, right after one or before a digit.
 
@@ -466,9 +570,16 @@ class _Reader:
         after_number = self.last_number_lexeme == index - 1 and self._gap(index - 1, index).strip(" -") == ""
         if after_number:
             return True
+        if self._word(index - 1) in ("dot", "point") and self.last_number_lexeme == index - 2:
+            return True  # "one two three dot o dot four o": the parts of an address read digit by digit
         link = self._link(index)
+        if link is None or self._spoken_digit(link[0]) is None:
+            return False
         sentence_start = index == 0 or self.lex[index - 1].text in ".!?"
-        return link is not None and self._spoken_digit(link[0]) is not None and not sentence_start
+        # At a sentence's start "Oh five more" is an interjection; "oh two three ..." a number
+        # read digit by digit.
+        second = self._link(link[0])
+        return not sentence_start or (second is not None and self._spoken_digit(second[0]) is not None)
 
     def _second_is_unit(self, index: int) -> bool:
         """Whether "second" is the unit of time ("a second", "one second") rather than 2nd."""
@@ -522,7 +633,7 @@ class _Reader:
             return _Reading([NumberToken(str(phrase.value), phrase.start, phrase.end)], index + 1, alternatives)
         fraction = (
             self._half(phrase, index)
-            or self._quarters_of(phrase, index)
+            or (self._fraction(phrase.value, phrase.start, index) if phrase.group == phrase.value else None)
             or self._decimal(str(phrase.value), index, None, start=phrase.start)
         )
         if fraction is not None:
@@ -628,23 +739,70 @@ class _Reader:
             index = link[0]
         return index
 
-    def _half(self, phrase: _Phrase, index: int) -> _Reading | None:
-        """A phrase followed by a fraction after "and": "two and a half million" → 2500000,
-        "one and a half" → 1.5, "two and a quarter" → 2.25, "one and three quarters" → 1.75."""
-        for words, fraction in _AND_FRACTIONS.items():
-            last = self._followed_by(index, "and", *words)
-            if last is not None:
-                return self._maybe_scaled(f"{phrase.value}{fraction}", phrase.start, last)
-        return None
+    def _fraction_noun(self, index: int, count: int) -> tuple[int, int] | None:
+        """(denominator, index) of the fraction noun that follows a count at ``index``: "quarter"
+        after one, "quarters" after more ("three quarters", "two fifths"), else None."""
+        link = self._link(index)
+        if link is None or link[1]:
+            return None
+        word = self._word(link[0])
+        nouns = _FRACTION_NOUNS if count == 1 else _PLURAL_FRACTION_NOUNS
+        return (nouns[word], link[0]) if word in nouns and count >= 1 else None
 
-    def _quarters_of(self, phrase: _Phrase, index: int) -> _Reading | None:
-        """ "three quarters of a million" → 750000 (a count of quarters, then "of a" and a scale)."""
-        if not 1 <= phrase.value <= 3:
+    def _half(self, phrase: _Phrase, index: int) -> _Reading | None:
+        """A whole number and a fraction after "and": "two and a half million" → 2500000, "one and
+        a half" → 1.5, "one and three quarters" → 1.75, "three and two quarters" → 3.5."""
+        link = self._link(index)
+        if link is None or link[1] or self._word(link[0]) != "and":
             return None
-        before_scale = self._followed_by(index, "quarters", "of", "a") or self._followed_by(index, "quarters")
-        if before_scale is None or self._scale_after(before_scale) is None:
+        count_link = self._link(link[0])
+        if count_link is None or count_link[1]:
             return None
-        return self._maybe_scaled(str(Decimal(phrase.value) / 4), phrase.start, before_scale)
+        count_at = count_link[0]
+        if self._word(count_at) == "a":
+            count = 1
+        else:
+            said = self._unsigned_count(count_at)
+            if said is None:
+                return None
+            count, count_at = said
+        noun = self._fraction_noun(count_at, count)
+        if noun is None:
+            return None
+        denominator, last = noun
+        value = _fraction_value(Decimal(phrase.value) * denominator + count, denominator)
+        if "/" in value:
+            return _Reading([NumberToken(value, phrase.start, self.lex[last].end)], last + 1)
+        return self._maybe_scaled(value, phrase.start, last)
+
+    def _unsigned_count(self, index: int) -> tuple[int, int] | None:
+        """(count, last index) of a small cardinal said with words at ``index`` ("three", "twenty")."""
+        atom = _word_atom(self._word(index))
+        if atom is None or atom[2] or atom[0] not in ("unit", "teen", "tens"):
+            return None
+        value, last = atom[1], index
+        if atom[0] == "tens" and (nxt := self._link(index)) and self._word(nxt[0]) in _UNITS:
+            value, last = value + _UNITS[self._word(nxt[0])], nxt[0]
+        return value, last
+
+    def _fraction(self, count: int, start: int, index: int) -> _Reading | None:
+        """A count of fraction nouns after lexeme ``index``: "one quarter" 0.25, "three quarters"
+        0.75, "a third" 1/3; then "of a million" (scaled), "of one percent" (0.75 percent: the
+        "of one" is part of the fraction, not a number of its own), "of a litre" (0.75 litres)."""
+        noun = self._fraction_noun(index, count)
+        if noun is None:
+            return None
+        denominator, last = noun
+        value = _fraction_value(Decimal(count), denominator)
+        of_a = self._followed_by(last, "of", "a") or self._followed_by(last, "of", "an")
+        of_one = self._followed_by(last, "of", "one")
+        if of_a is not None and self._scale_after(of_a) is not None and "/" not in value:
+            return self._maybe_scaled(value, start, of_a)
+        if of_one is not None and self._linked_word(of_one) in ("percent", "per"):
+            return _Reading([NumberToken(value, start, self.lex[of_one].end)], of_one + 1)
+        if of_a is not None and self._linked_word(of_a) not in ("hundred", *_SCALES):
+            return _Reading([NumberToken(value, start, self.lex[of_a].end)], of_a + 1)
+        return _Reading([NumberToken(value, start, self.lex[last].end)], last + 1)
 
     def _numeral(self, index: int) -> _Reading:
         lexeme = self.lex[index]
@@ -739,23 +897,26 @@ class _Reader:
         return _Reading(parts, meridiem + 1)
 
     def _with_cents(self, reading: _Reading) -> _Reading:
-        """An amount read as "12 dollars and 99 cents" is 12.99.
+        """An amount read as "12 dollars and 99 cents" is 12.99; "fifty cents" and "20p" are 0.50
+        and 0.20 (a sub-unit has its own value: never 50 or 20 of the currency).
 
-        Only when the cents are named: "5 dollars and 20 people" stays 5 and 20. Two readings are
-        offered next to the plain numbers: "three dollars fifty" (3.50) when nothing is counted
-        after the fifty, and "fifty cents" alone (0.50).
+        Only when the sub-unit is named: "5 dollars and 20 people" stays 5 and 20. One more reading
+        is offered next to the plain numbers: "three dollars fifty" (3.50) when nothing is counted
+        after the fifty.
         """
         if not reading.integer:
             return reading
         last = reading.next_index - 1
         link = self._link(last)
         (amount,) = reading.tokens
-        if link is not None and self._word(link[0]) in _CENT_WORDS and int(amount.value) < 100:
-            reading.alternatives.append(NumberToken(f"0.{int(amount.value):02d}", amount.start, self.lex[link[0]].end))
+        if link is not None and self._word(link[0]) in _LONE_SUB_UNITS and self._pence_letter(link[0], amount):
+            per = _LONE_SUB_UNITS[self._word(link[0])]
+            value = _fmt(Decimal(amount.value) / per)
+            return _Reading([NumberToken(value, amount.start, self.lex[link[0]].end)], link[0] + 1)
+        currency = self._currency_after(last)
+        if currency is None:
             return reading
-        if link is None or self._word(link[0]) not in _CURRENCY_WORDS:
-            return reading
-        currency = link[0]
+        subs, per = next((sub, per) for main, sub, per in _MONEY if self._word(currency) in main)
         if self._word(currency + 1) == "sterling" and self._gap(currency, currency + 1).strip() == "":
             currency += 1  # "twelve pounds sterling, fifty pence"
         nxt = self._link(currency)
@@ -763,27 +924,53 @@ class _Reader:
         if comma and nxt is not None:
             # "twelve dollars, five cents": a comma only where the sub-unit is named after it.
             nxt = self._link(nxt[0])
-        and_between = bool(nxt and self._word(nxt[0]) == "and")
-        if nxt and and_between:
+        if nxt and self._word(nxt[0]) == "and":
             nxt = self._link(nxt[0])
-        if nxt is None:
+        if nxt is None or per == 1:
             return reading
         cents = self._unsigned(nxt[0])
-        if cents is None or not cents.integer or not 0 < int(cents.tokens[0].value) < 100:
+        if cents is None or not cents.integer or not 0 < int(cents.tokens[0].value) < per:
             return reading
-        value = f"{amount.value}.{int(cents.tokens[0].value):02d}"
+        value = _fmt(Decimal(amount.value) + Decimal(cents.tokens[0].value) / per)
+        if per == 100:
+            value = f"{amount.value}.{int(cents.tokens[0].value):02d}"  # "3.50": as written
         after = self._link(cents.next_index - 1)
-        if after is not None and self._word(after[0]) in _CENT_WORDS:
+        if after is not None and self._word(after[0]) in subs:
             return _Reading([NumberToken(value, amount.start, self.lex[after[0]].end)], after[0] + 1)
         counted_after = after is not None and (
             self.lex[after[0]].kind != "sym" and self._word(after[0]) not in _AFTER_UNNAMED_SUB_UNITS
         )
-        if not counted_after and not comma:
+        if not counted_after and not comma and per == 100:
             # "three dollars fifty", "three pounds and forty-five.": the cents go unnamed; unless a
             # word follows that they count.
             cents.alternatives.append(NumberToken(value, amount.start, cents.tokens[0].end))
             return _Reading(reading.tokens + cents.tokens, cents.next_index, reading.alternatives + cents.alternatives)
         return reading
+
+    def _pence_letter(self, index: int, amount: NumberToken) -> bool:
+        """Whether a sub-unit word at ``index`` names the sub-unit. Every word does, except "p"
+        where it is a letter: in "5 p.m." and in a resolution ("1080p", "ten eighty p"), so "p"
+        counts pence only after an amount under 100 that no other number runs into."""
+        if self._word(index) != "p":
+            return True
+        first = next(i for i, lexeme in enumerate(self.lex) if lexeme.start == amount.start)
+        runs_in = first > 0 and self.last_number_lexeme == first - 1 and self._gap(first - 1, first).strip() == ""
+        return self._meridiem_after(index - 1) is None and int(amount.value) < 100 and not runs_in
+
+    def _currency_after(self, index: int) -> int | None:
+        """Index of a currency's name right after ``index``, past words that qualify it
+        ("four united states dollars"), else None."""
+        link = self._link(index)
+        for _ in range(3):
+            if link is None or link[1]:
+                return None
+            word = self._word(link[0])
+            if word in _CURRENCY_WORDS:
+                return link[0]
+            if word not in _CURRENCY_QUALIFIERS:
+                return None
+            link = self._link(link[0])
+        return None
 
     def _hour_at(self, index: int) -> tuple[int, int] | None:
         """(hour 1..12, last lexeme) of an hour said at ``index`` ("six", "6", "twelve"), else None."""
@@ -837,8 +1024,16 @@ class _Reader:
         hour_token = self._token(str(value), hour_link[0], last_hour)
         if certain or relation == "past":
             return _Reading([hour_token, minute_token], last_hour + 1)
-        if self._word(index - 1) not in _TIME_PREPOSITIONS and self._word(last_minute) not in _MINUTE_WORDS:
-            return None  # "ten to twelve weeks": a range unless a time is announced
+        counted = self._word(last_hour + 1).endswith("s") and self._gap(last_hour, last_hour + 1).strip() == ""
+        announced = self._word(index - 1) in _TIME_PREPOSITIONS or self._word(last_minute) in _MINUTE_WORDS
+        if counted or not (announced or relation in ("till", "til")):
+            return None  # "ten to twelve weeks": a range unless a time is announced, or said with "till"
+        # "ten till five", "at ten to five": the time 4:50, or the numbers 10 and 5, never half of
+        # each (4 and 10, or 5 and 50): the time's minutes reach into the hour word's first letter,
+        # so they overlap the hour as said, and the time's hour covers the rest of that word.
+        if said_hour.end - said_hour.start > 1:
+            minute_token = NumberToken(minute_token.value, minute_token.start, said_hour.start + 1)
+            hour_token = NumberToken(hour_token.value, said_hour.start + 1, said_hour.end)
         return _Reading([*plain, said_hour], last_hour + 1, [hour_token, minute_token])
 
     def _half_hour(self, index: int) -> _Reading | None:
@@ -852,6 +1047,23 @@ class _Reader:
         value, last_hour = hour
         minute = NumberToken("30", self.lex[index].start, self.lex[index].end)
         return _Reading([self._token(str(value), link[0], last_hour), minute], last_hour + 1)
+
+    def _score_word(self, index: int) -> _Reading | None:
+        """ "love" right after a number is a score's zero: "six love" is 6-0, "fifteen love" 15-0."""
+        hyphen = index >= 2 and self.lex[index - 1].text in _HYPHENS and self._glued(index - 1, index)
+        before = index - 2 if hyphen else index - 1
+        if self._word(index) != "love" or self.last_number_lexeme != before or self._gap(before, index).strip(" -‐‑–"):
+            return None
+        return _Reading([self._token("0", index, index)], index + 1)
+
+    def _month(self, index: int) -> _Reading | None:
+        """A month's name is its number ("october" 10), kept by the scorer only where the item's
+        text writes its date in digits (``NumberToken.kind`` "month")."""
+        month = _MONTHS.get(self._word(index))
+        if month is None:
+            return None
+        lexeme = self.lex[index]
+        return _Reading([NumberToken(str(month), lexeme.start, lexeme.end, kind="month")], index + 1)
 
     def _clock_word(self, index: int) -> _Reading | None:
         """ "o'clock" after an hour is zero minutes; "noon"/"midday"/"midnight" are 12 and 00.
@@ -876,3 +1088,72 @@ def parse_numbers(text: str) -> list[NumberToken]:
     Alternative readings of the same words overlap in span; the matcher uses at most one.
     """
     return _Reader(text).read()
+
+
+# --- number-like material -----------------------------------------------------------------------
+
+#: Words that count, scale, split or sign a number, whether the grammar reads them or not: a
+#: transcript holding one the parser leaves unread is not evidence of a wrong value.
+_MATERIAL_WORDS = frozenset(
+    {
+        *_UNITS, *_TEENS, *_TENS, *_SCALES, *_ZERO_WORDS, *_SIGN_WORDS, "hundred", "point",
+        *(word for word in _ORDINAL_WORDS if word != "second"),  # "a second" is a unit of time: below
+        *_DECADES, "hundreds", "thousands", "millions", "billions", "trillions", "zillion", "gazillion",
+        "dozen", "dozens", "half", "halves", "quarter", "quarters", "thirds", "fourths", "fifths", "sixths",
+        "sevenths", "eighths", "ninths", "tenths", "hundredths", "thousandths", "millionths",
+    }
+)  # fmt: skip
+#: Words that change a number right after one: "forty below", "five grand", "six love", "fifty cents".
+_MATERIAL_AFTER_NUMBER = frozenset(
+    {"below", "grand", "love", "odd", "mille", "mil", *(word for _, sub, _ in _MONEY for word in sub)} - {"p"}
+)
+#: Words a reading may take in after a number, or not, without changing it ("twenty dollars",
+#: "four united states dollars", "six oh five", "one o'clock", "one second", "1080p"): joiners,
+#: never unread by themselves.
+_COMPANIONS_AFTER_NUMBER = frozenset(
+    {*_CURRENCY_WORDS, *_CURRENCY_QUALIFIERS, "sterling", "p", *_OH_WORDS, *_OCLOCK, *_MINUTE_WORDS, "second"}
+)
+#: ... and right before one: "double five", "oh two three".
+_COMPANIONS_BEFORE_NUMBER = frozenset({"double", "triple", *_OH_WORDS})
+_NUMBER_START = _MATERIAL_WORDS | _OH_WORDS
+#: Letters that scale a numeral glued to it: "5k", "3m", "2bn".
+_GLUED_SCALE_LETTERS = frozenset({"k", "m", "b", "bn", "mn"})
+#: Fraction nouns right after an ordinal name a part of something else: "the second quarter".
+_PERIOD_WORDS = frozenset({"half", "quarter"})
+#: Words that sit inside one spoken number: "one and a half crore", "three quarters of a million",
+#: "ten to eleven".
+_JOINERS = frozenset({"and", "a", "an", "of", "to", "till", "til", "past", "dot"})
+
+
+def number_material(text: str) -> list[Material]:
+    """The number-like material of an English transcript, read by :func:`parse_numbers` or not."""
+    lexemes = _lex(text)
+    found: list[Material] = []
+    kinds: list[str] = []  # per lexeme: "number", "joiner" or ""
+    for index, lexeme in enumerate(lexemes):
+        word = lexeme.word
+        before = [kind for kind in reversed(kinds) if kind != "joiner"][:1] if kinds and kinds[-1] else []
+        numeral = lexeme.kind == "num" or any(is_numeral_char(ch) for ch in lexeme.text)
+        glued = index > 0 and lexemes[index - 1].kind == "num" and lexemes[index - 1].end == lexeme.start
+        period = word in _PERIOD_WORDS and index > 0 and lexemes[index - 1].word in _ORDINAL_WORDS
+        second = word == "second" and not (index and lexemes[index - 1].word in _SECOND_AS_UNIT_AFTER)
+        following = lexemes[index + 1].word if index + 1 < len(lexemes) else ""
+        ahead = lexemes[index + 1].kind == "num" if index + 1 < len(lexemes) else False
+        if before == ["number"] and word in _COMPANIONS_AFTER_NUMBER:
+            kind = "joiner"
+        elif (
+            numeral
+            or (word in _MATERIAL_WORDS and not period)
+            or second
+            or (before == ["number"] and word in _MATERIAL_AFTER_NUMBER)
+            or (glued and word in _GLUED_SCALE_LETTERS)
+        ):
+            kind = "number"
+        elif word in _JOINERS or (word in _COMPANIONS_BEFORE_NUMBER and (ahead or following in _NUMBER_START)):
+            kind = "joiner"
+        else:
+            kind = ""
+        kinds.append(kind)
+        if kind:
+            found.append(Material(lexeme.start, lexeme.end, joiner=kind == "joiner"))
+    return found

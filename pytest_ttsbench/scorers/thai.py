@@ -55,7 +55,7 @@ _LEADING_VOWELS = "\u0e40\u0e41\u0e42\u0e43\u0e44"
 _MAI_YAMOK_AFTER_RUN = re.compile(f"([{_THAI_LETTER}]+)\\s*{MAI_YAMOK}")
 
 
-def _sort_clusters(text: str) -> str:
+def sort_marks(text: str) -> str:
     """Stably sort each run of combining marks by :data:`_MARK_RANK`; bases never move."""
     out: list[str] = []
     marks: list[str] = []
@@ -80,7 +80,7 @@ def normalize_spelling(text: str) -> str:
     # mark typed between nikhahit and sara aa; it is composed again afterwards.
     text = text.replace(SARA_AM, NIKHAHIT + SARA_AA)
     text = re.sub(f"{NIKHAHIT}{SARA_AA}([{_TONES}]+)", f"\\1{NIKHAHIT}{SARA_AA}", text)
-    text = _sort_clusters(text)
+    text = sort_marks(text)
     return re.sub(f"{NIKHAHIT}([{_TONES}]*){SARA_AA}", f"\\1{SARA_AM}", text)
 
 
@@ -196,3 +196,12 @@ def stands_alone(text: str, start: int, end: int) -> bool:
     if before == "\u0e2b" and first in _SONORANTS_AFTER_HO_HIP:
         return False
     return not (before == "\u0e2d" and first == "\u0e22")
+
+
+# ฯ (paiyannoi) that shortens a name, not one of ฯลฯ ("and so on", which is read aloud).
+_SILENT_PAIYANNOI = re.compile("(?<!\u0e2f\u0e25)\u0e2f(?!\u0e25\u0e2f)")
+
+
+def silent_paiyannoi(text: str) -> str:
+    """``text`` without the ฯ that shortens a name: กรุงเทพฯ is read กรุงเทพ in everyday speech."""
+    return _SILENT_PAIYANNOI.sub("", text)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -55,8 +55,8 @@ from pytest_ttsbench.run_model.sharding import ShardError, parse_shard
 from pytest_ttsbench.support.cache import CacheError, ClipCache, parse_size, resolve_cache_dir
 from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE
 from pytest_ttsbench.support.json_documents import load_json
-from pytest_ttsbench.support.option_specs import OptionSpec
-from pytest_ttsbench.support.text import safe_name, shown_path
+from pytest_ttsbench.support.text import did_you_mean, safe_name, shown_path
+from pytest_ttsbench.support.yaml_documents import YAML_SUFFIXES
 
 if TYPE_CHECKING:  # the pipeline is imported when the evaluator is first needed
     from pytest_ttsbench.cases.model import Suite
@@ -76,30 +76,6 @@ EXTERNAL_KEY = "ttsbench_external"
 #: What a worker tells the controller about its collection (the controller collects nothing).
 COLLECTED_KEY = "ttsbench_collected"
 CACHE_DAMAGED_KEY = "ttsbench_cache_damaged"  # a worker's damaged cache entries, per kind
-
-#: what a run synthesizes and where it writes (read by build_config)
-RUN_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "--tts-engine",
-        "engine profile(s) to synthesize with; without it no case is synthesized",
-        action="append",
-        default=None,
-        metavar="NAME[,NAME...]",
-    ),
-    OptionSpec(
-        "--tts-results",
-        "JSON-lines results file, one line per item as it finishes "
-        "(default: a new folder under the configured runs_dir)",
-        metavar="PATH",
-    ),
-    OptionSpec("--tts-audio-dir", "where clips are kept (default: beside the results)", metavar="DIR"),
-    OptionSpec(
-        "--tts-synth-only",
-        "synthesize and check clips only, no ASR and no verdicts; score them later with an "
-        "audio-dir profile whose path is this run's folder",
-        action="store_true",
-    ),
-)
 
 
 @dataclass(frozen=True)
@@ -190,10 +166,6 @@ class BenchConfig:
     @property
     def known_gaps(self) -> Mapping[str, KnownGaps]:
         return self.gate.known_gaps
-
-    def no_engine_reason(self) -> str:
-        names = ", ".join(sorted(self.settings.engines))
-        return f"no TTS engine selected: pass --tts-engine=NAME to synthesize (profiles: {names})"
 
     def asr_spec(self, profile: EngineProfile) -> dict[str, Any]:
         """The ASR configuration for one engine: the default, the profile's own, then the command line."""
@@ -370,6 +342,18 @@ class BenchSession:
         items = recorder.gate.items if recorder.gate is not None else recorder.results
         return SessionSummary(items, self.config.breakdown, recorder.gate, recorder.results)
 
+    def write_ci_outputs(self, write_line: Callable[[str], object], rootpath: Path, environ: Mapping[str, str]) -> None:
+        """Under GitHub Actions, the job summary and the error annotations of the finished session
+        (reporting/github.py), from the same summary the terminal printed; nothing elsewhere."""
+        if not ({"GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"} & set(environ)) or self.config.synth_only:
+            return
+        finished = self.summary()
+        if finished is None:
+            return
+        from pytest_ttsbench.reporting.github import write_github_outputs
+
+        write_github_outputs(write_line, finished, environ, self.config.results_path, rootpath)
+
     def header_lines(self, invocation_dir: Path) -> list[str]:
         """pytest's report header: the engines and where the results go (nothing without an engine)."""
         config = self.config
@@ -381,16 +365,18 @@ class BenchSession:
         return [f"ttsbench: engines {engines}; results -> {shown_path(config.results_path, invocation_dir)}"]
 
     def collects(self, path: Path, *, explicit: bool) -> bool:
-        """Whether a case file (by its suffix) is collected: named on the command line, or in a case folder.
+        """Whether a file is collected as a case file: a YAML file named on the command line or in a
+        case folder, or an external JSON-lines benchmark named on the command line.
 
-        A project without a configuration has no case folder until an engine is selected: the plugin
-        reads none of a repository's files in its ordinary test run.
+        Without ``--tts-engine`` nothing is: the plugin reads none of a repository's files in its
+        ordinary test run, so a broken case file is reported only by a run that uses it (a case file
+        named without an engine is refused at configuration, see :func:`build_config`).
         """
         settings = self.config.settings
-        if explicit:
-            return True
-        if settings.source is None and not self.config.engine_names:
+        if not self.config.engine_names or path.suffix not in (*YAML_SUFFIXES, ".jsonl"):
             return False
+        if explicit or path.suffix == ".jsonl":
+            return explicit
         return any(path.is_relative_to((settings.base_dir / folder).resolve()) for folder in settings.cases)
 
     def note_report(self, report: pytest.TestReport) -> None:
@@ -435,6 +421,28 @@ class BenchSession:
             return
         seen.selected = dict(selected)
         self.write_header()
+
+    def check_credentials(self) -> None:
+        """Every selected engine with items to run has its credentials, or the run stops now, before
+        any test, with a usage error naming the variables (never a value).
+
+        Not in a pytest-xdist worker (each would stop alone; the gate reports the engine as
+        unavailable instead), nor in a listing, nor where ``--tts-allow-unavailable`` lets an engine
+        that cannot run skip its items.
+        """
+        config = self.config
+        if config.is_worker or config.lists_only or config.gate.allow_unavailable:
+            return
+        selected = self.recorder.collected.selected or {}
+        missing = [
+            problem
+            for engine in config.engine_names
+            if selected.get(engine) and (problem := self.evaluator.missing_credentials(engine)) is not None
+        ]
+        if missing:
+            raise pytest.UsageError(
+                "\n".join(missing) + "\nset the variable(s) in the environment (a CI secret), or leave the engine out"
+            )
 
     def bound_scope_errors(self) -> list[str]:
         """A bound whose scope no loaded case file defines is a typo: refused before anything is synthesized."""
@@ -519,6 +527,10 @@ class BenchSession:
         """
         config, recorder = self.config, self.recorder
         if config.is_worker or not config.engine_names:
+            return None
+        if not recorder.results and exitstatus in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED):
+            # Stopped before any test gave a result (a usage error, a case file that failed to load, ^C):
+            # pytest has said why, once; a gate summary of nothing would only add a second, wrong reason.
             return None
         if config.cache is not None:
             recorder.collected.cache_damaged = dict(config.cache.damaged)
@@ -610,10 +622,13 @@ def build_config(config: pytest.Config) -> BenchConfig:
     engines = parse_engine_option(config.getoption("tts_engine"))
     unknown = [name for name in engines if name not in settings.engines]
     if unknown:
+        hints = [f"--tts-engine={name}: {hint}" for name in unknown if (hint := did_you_mean(name, settings.engines))]
         raise pytest.UsageError(
             f"unknown engine profile(s) {', '.join(unknown)}; known: {', '.join(sorted(settings.engines))}"
-            f" (define profiles in {settings.source or 'ttsbench.yaml'})"
+            f" (define profiles in {settings.source or 'ttsbench.yaml'})" + "".join(f"\n{hint}" for hint in hints)
         )
+    if not engines:
+        _refuse_benchmark_without_engine(config, settings)
     workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
     results_path, audio_dir = _output_paths(config, settings, engines, workerinput)
     quality_sets, dnsmos_windowing = _quality_options(config, settings)
@@ -652,10 +667,25 @@ def build_config(config: pytest.Config) -> BenchConfig:
     return _with_run(config, bench, workerinput)
 
 
+def _refuse_benchmark_without_engine(config: pytest.Config, settings: Settings) -> None:
+    """A case file or pack named on the command line without ``--tts-engine`` asks for a benchmark
+    nothing can run: refused, naming the step that is missing (a plain ``pytest`` collects none of them)."""
+    named = [f"--tts-pack={pack}" for pack in config.getoption("tts_pack") or []]
+    if config.args_source == pytest.Config.ArgsSource.ARGS:
+        named += [arg for arg in config.args if Path(arg.split("::", 1)[0]).suffix in (*YAML_SUFFIXES, ".jsonl")]
+    if named:
+        raise pytest.UsageError(
+            f"{', '.join(named)}: a benchmark runs only with an engine; add --tts-engine=NAME "
+            f"(profiles: {', '.join(sorted(settings.engines))})"
+        )
+
+
 def _packs_option(
     config: pytest.Config, settings: Settings, engines: Sequence[str], workerinput: Mapping[str, Any] | None
 ) -> tuple[Pack, ...]:
     """The shipped packs the run collects: ``--tts-pack``, the configuration's ``packs``, or the default."""
+    if not engines:
+        return ()  # a plain pytest collects no pack
     try:
         if workerinput is not None and PACKS_KEY in workerinput:
             return tuple(get_packs(workerinput[PACKS_KEY]))

@@ -19,11 +19,12 @@ from pytest_ttsbench.cases.model import CaseItem, Suite, Target
 from pytest_ttsbench.cases.packs import Pack, pack_node_path, pack_of_file
 from pytest_ttsbench.cases.pins import pin_problem
 from pytest_ttsbench.gating.bounds import SuiteScope, case_file_source
+from pytest_ttsbench.gating.snapshots import one_line
 from pytest_ttsbench.run_model.results import RESULT_PROPERTY, RESUMED_PROPERTY, SYNTH_ONLY, UNAVAILABLE_PROPERTY
 from pytest_ttsbench.scorers.registry import get_scorer
 from pytest_ttsbench.session.benchmark import BENCH_KEY
 from pytest_ttsbench.support.text import shown_path
-from pytest_ttsbench.verdict import explain_evidence
+from pytest_ttsbench.verdict import explain_evidence, quoted_spans
 
 if TYPE_CHECKING:
     from pytest_ttsbench.run_model.results import ItemResult
@@ -62,7 +63,7 @@ class CaseFile(pytest.File):
         bench.recorder.collected.suite_sources[suite.name] = case_file_source(self.path, bench.config.settings.base_dir)
         if suite.quality:
             bench.recorder.collected.suite_quality[suite.name] = dict(suite.quality)
-        engines: list[str | None] = list(bench.config.engine_names) or [None]
+        engines = bench.config.engine_names  # never empty: without an engine no case file is collected
         for item in suite.items:
             for target in item.targets:
                 for engine in engines:
@@ -180,7 +181,7 @@ class CaseTest(pytest.Item):
         suite: Suite,
         case: CaseItem,
         target: Target,
-        engine: str | None,
+        engine: str,
         repeat: int = 0,
         **kwargs: Any,
     ) -> None:
@@ -199,16 +200,12 @@ class CaseTest(pytest.Item):
         self.keywords.update(marks)
         self.own_markers.extend(decorator.mark for _, decorator in marks)
         bench: BenchSession = self.config.stash[BENCH_KEY]
-        if engine is None:
-            # Skipped at collection, so a plain `pytest` never reaches the pipeline.
-            self.add_marker(pytest.mark.skip(reason=bench.config.no_engine_reason()))
-        else:
-            bench.recorder.collected.ids.update({(engine, case.full_id), (engine, self.known_gap_id)})
-            gaps = bench.config.known_gaps.get(engine)
-            gap = gaps.match(case.full_id, self.known_gap_id) if gaps is not None else None
-            if gap is not None:
-                # A known failure reads XFAIL, a fixed one XPASS (a failure with --tts-strict-xfail).
-                self.add_marker(pytest.mark.xfail(reason=gap.describe(), strict=bench.config.strict_xfail))
+        bench.recorder.collected.ids.update({(engine, case.full_id), (engine, self.known_gap_id)})
+        gaps = bench.config.known_gaps.get(engine)
+        gap = gaps.match(case.full_id, self.known_gap_id) if gaps is not None else None
+        if gap is not None:
+            # A known failure reads XFAIL, a fixed one XPASS (a failure with --tts-strict-xfail).
+            self.add_marker(pytest.mark.xfail(reason=gap.describe(), strict=bench.config.strict_xfail))
 
     @property
     def known_gap_id(self) -> str:
@@ -218,7 +215,6 @@ class CaseTest(pytest.Item):
 
     def runtest(self) -> None:
         bench: BenchSession = self.config.stash[BENCH_KEY]
-        assert self.engine is not None  # items without an engine carry a skip marker
         result = bench.config.resumed.get((self.engine, self.known_gap_id, self.repeat))
         if result is not None:  # --tts-resume: measured by the run this session continues
             self.user_properties.append((RESUMED_PROPERTY, result.to_json()))
@@ -229,7 +225,7 @@ class CaseTest(pytest.Item):
                 self.user_properties.append((UNAVAILABLE_PROPERTY, json.dumps([self.engine, reason])))
                 raise _skip_here(reason)
             result = bench.evaluator.evaluate(self.case, self.target, self.engine, self.repeat)
-            result.node_id = self.nodeid
+            result.node_id, result.case_line = self.nodeid, self.case.line
             pack = pack_of_file(self.case.source)
             if pack is not None:
                 result.pack, result.pack_version = pack.name, pack.version
@@ -260,31 +256,13 @@ class CaseTest(pytest.Item):
         return str(super().repr_failure(excinfo, style))
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        return self.path, _item_line(self.path, self.case.id), f"{self.known_gap_id} [{self.engine or 'no engine'}]"
+        line = self.case.line - 1 if self.case.line is not None else 0  # pytest counts lines from 0
+        return self.path, line, f"{self.known_gap_id} [{self.engine}]"
 
 
 def shard_key(item: pytest.Item) -> str:
     """What ``--tts-shard`` hashes: a benchmark item's ``<suite>/<item id>``, any other test's node id."""
     return item.case.full_id if isinstance(item, CaseTest) else item.nodeid
-
-
-@functools.lru_cache(maxsize=64)
-def _item_lines(path: Path) -> dict[str, int]:
-    """0-based line of each ``id:`` in a case file, so reports point at the item."""
-    lines: dict[str, int] = {}
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return lines
-    for number, line in enumerate(text.splitlines()):
-        match = re.match(r"""\s*(?:-\s*)?(?:"id"|id)\s*:\s*["']?([^"',}\s]+)""", line)
-        if match:
-            lines.setdefault(match.group(1), number)
-    return lines
-
-
-def _item_line(path: Path, item_id: str) -> int:
-    return _item_lines(path).get(item_id, 0)
 
 
 #: an item's markers: (name, the decorator), in marker_names' order
@@ -336,7 +314,8 @@ def marker_names(suite: str, category: str, language: str, engine: str | None, f
 
 def failure_message(result: ItemResult, expected: str, base: Path | None = None) -> str:
     """What a person needs to act on a failed target, in a few lines: the verdict and why on the first
-    (pytest's short summary repeats it), then text, expected, heard and the clip (relative to ``base``).
+    (pytest's short summary repeats it), then text, expected, heard, the spans the scorer could not
+    read (to settle by listening) and the clip (relative to ``base``).
 
     The test's name above the block already says which item and target failed.
     """
@@ -347,16 +326,20 @@ def failure_message(result: ItemResult, expected: str, base: Path | None = None)
     else:
         why = explain_evidence(evidence) or json.dumps(evidence, ensure_ascii=False)
     flags = f" [asr flags: {', '.join(result.asr_flags)}]" if result.asr_flags else ""
+    # Each text on one line: what an engine or recognizer returned never starts a line of its own
+    # (a CI log reads a line starting "::" as a command).
     lines = [
-        f"{result.verdict} on {result.engine}: {why}{flags}",
-        f"  text:     {result.text}",
-        f"  expected: {expected}",
+        f"{result.verdict} on {result.engine}: {one_line(why)}{flags}",
+        f"  text:     {one_line(result.text)}",
+        f"  expected: {one_line(expected)}",
     ]
     if result.transcripts and len(result.transcripts) > 1:
         for route, text in result.transcripts.items():
-            lines.append(f"  heard ({route}, {result.route_verdicts.get(route, '?')}): {text}")
+            lines.append(f"  heard ({route}, {result.route_verdicts.get(route, '?')}): {one_line(text)}")
     else:
-        lines.append(f"  heard:    {result.transcript if result.transcript is not None else '(nothing)'}")
+        lines.append(f"  heard:    {one_line(result.transcript) if result.transcript is not None else '(nothing)'}")
+    if evidence.get("unread"):
+        lines.append(f"  unread:   {quoted_spans(evidence['unread'])}")
     if result.audio_path:
         lines.append(f"  audio:    {shown_path(result.audio_path, base)}")
     return "\n".join(lines)

@@ -18,7 +18,6 @@ import pytest
 from pytest_ttsbench.cases.loader import CASE_SUFFIXES
 from pytest_ttsbench.config import EngineProfile
 from pytest_ttsbench.languages import LanguageSkip, fits, language_skips
-from pytest_ttsbench.support.option_specs import OptionSpec
 
 if TYPE_CHECKING:
     from pytest_ttsbench.session.benchmark import BenchConfig
@@ -27,16 +26,6 @@ SELECTION_KEY = pytest.StashKey["Selection"]()
 # A benchmark item's node id: ``<case file>::<suite>[<category>/<id>...]``, the engine's name last but
 # for a repeat when several engines run (collect.case_test_name).
 _CASE_TEST = re.compile(r"^(?P<file>[^:]+)::[a-z0-9-]+\[(?P<name>.+)\]\Z")
-
-
-SELECTION_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "--tts-all-languages",
-        "also run items in languages an engine profile is not fit for (its 'languages'); "
-        "by default they are left out with one line per engine",
-        action="store_true",
-    ),
-)
 
 
 def selected_by_engine(node_ids: Sequence[str], engines: Sequence[str]) -> dict[str, int]:

@@ -46,28 +46,13 @@ from typing import Any, Literal
 
 from pytest_ttsbench.support.atomic_files import write_atomically
 from pytest_ttsbench.support.checked_numbers import NON_NEGATIVE, NumberError, parse_number
-from pytest_ttsbench.support.option_specs import OptionSpec
+from pytest_ttsbench.support.plugin_options import CACHE_MODES as MODES
+from pytest_ttsbench.support.plugin_options import DEFAULT_CACHE_MODE as DEFAULT_MODE
 
-MODES = ("off", "read", "write", "readwrite")
-DEFAULT_MODE = "readwrite"
 DEFAULT_FOLDER = ".ttsbench/cache"  # beside the default runs folder, relative to the project root
 CACHE_ENV = "TTSBENCH_CACHE_DIR"  # also locates the assembled Whisper models (asr/models.py)
 ENV_SUBFOLDER = "clips"
 
-CACHE_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "--tts-cache",
-        "reuse clips and transcripts from earlier runs: off, read, write or readwrite (default)",
-        choices=MODES,
-        default=DEFAULT_MODE,
-    ),
-    OptionSpec(
-        "--tts-cache-dir",
-        "the clip and transcript cache (default: cache_dir in the configuration, else "
-        "$TTSBENCH_CACHE_DIR/clips, else .ttsbench/cache)",
-        metavar="DIR",
-    ),
-)
 # Bump when the layout of an entry or the meaning of a key changes: old entries then simply miss.
 # 2: every entry sealed with its kind, key and body checksum (seal_entry).
 KEY_VERSION = 2

@@ -6,14 +6,20 @@ module declares its options as a tuple of specs (``CACHE_OPTIONS`` in cache.py, 
 in gating/options.py, ...); the plugin's ``pytest_addoption`` adds every tuple to its option
 groups with :func:`add_options`, and a ``ttsbench`` subcommand that shares options (``ttsbench
 gate`` the gate's) adds the same tuple to its argument parser, so name, default, type, choices
-and help cannot differ between the two front ends. This module imports nothing of the package.
+and help cannot differ between the two front ends. This module imports nothing of the package
+but the text helpers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from pytest_ttsbench.support.text import closest_names
+
+#: options another plugin adds, which one of our extras installs: option → the extra's name
+OPTIONS_OF_EXTRAS: Mapping[str, str] = {"--html": "html", "--self-contained-html": "html", "--css": "html"}
 
 
 class _Derived:
@@ -62,3 +68,36 @@ def add_options(add: Callable[..., Any], specs: Iterable[OptionSpec]) -> None:
     """Declare ``specs`` with ``add``: a pytest option group's ``addoption``, or argparse's ``add_argument``."""
     for spec in specs:
         add(spec.flag, **spec.kwargs())
+
+
+def unknown_option_hints(
+    unknown: Iterable[str], own: Iterable[str], extras: Mapping[str, str] = OPTIONS_OF_EXTRAS
+) -> list[str]:
+    """The next step for each unrecognized command-line option that is ours to explain.
+
+    An option one of our extras would add names the extra to install; a mistyped ``--tts-*``
+    option (``--tts-engnie``, ``--tts_engine``, ``--ttsengine``) names the closest of ours,
+    matched on what follows ``tts``. Anything else is left to pytest's own "unrecognized
+    arguments", which lists it.
+    """
+    ours = {_after_tts(flag): flag for flag in own}
+    hints: list[str] = []
+    for argument in unknown:
+        flag = argument.split("=", 1)[0]
+        if flag in extras:
+            hints.append(
+                f'{flag} comes with an extra that is not installed: pip install "pytest-ttsbench[{extras[flag]}]"'
+            )
+        elif flag.startswith("--") and flag.lstrip("-").lower().startswith("tts"):
+            close = closest_names(_after_tts(flag), ours)
+            hint = (
+                f"did you mean {ours[close[0]]!r}?" if close else "not an option of pytest-ttsbench (see pytest --help)"
+            )
+            hints.append(f"{flag}: {hint}")
+    return hints
+
+
+def _after_tts(flag: str) -> str:
+    """``--tts-engine`` → ``engine``; ``--tts_Engnie`` → ``engnie``: the part a mistyped option is matched on."""
+    name = flag.lstrip("-").lower().replace("_", "-")
+    return name.removeprefix("tts").lstrip("-")

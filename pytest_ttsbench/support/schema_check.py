@@ -7,7 +7,7 @@ jsonschema (a quarter of a second to import) loads only for a document that is i
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_ttsbench.support.checked_numbers import non_finite_paths
@@ -35,6 +35,13 @@ class NonFiniteNumber:
 
     absolute_path: tuple[Any, ...]
     value: float
+    #: jsonschema's fields a reader may look at: the keyword that failed, the schema there, the value
+    validator: str = "type"
+    schema: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def instance(self) -> float:
+        return self.value
 
     @property
     def path(self) -> tuple[Any, ...]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 #: a category name, in case files and in a readings scorer's table: categories become pytest markers,
@@ -48,3 +49,21 @@ def shorten(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… [{len(text) - limit:,} more characters]"
+
+
+def closest_names(name: str, names: Iterable[str]) -> list[str]:
+    """Up to three of ``names`` closest to ``name`` (difflib's ratio, at least 0.5), closest first.
+
+    The one place a mistyped name is matched against the known ones: engine profiles, options,
+    case-file fields, floors and bounds all suggest through it, so they suggest alike.
+    """
+    import difflib
+
+    known = sorted(set(names))
+    return difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+
+
+def did_you_mean(name: str, names: Iterable[str]) -> str:
+    """``did you mean 'espeak'?``, the closest of ``names`` to a mistyped ``name``; "" when none is close."""
+    matches = closest_names(name, names)
+    return f"did you mean {matches[0]!r}?" if matches else ""

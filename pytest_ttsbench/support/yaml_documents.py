@@ -249,3 +249,39 @@ def load_yaml_cached(text: str, cache: ClipCache | None) -> Any:
 def parsed_key(text: str) -> str:
     """The parsed-document cache key of a text: the SHA-256 of its content (and of the parse format)."""
     return hashlib.sha256(f"{_PARSE_VERSION}\0{text}".encode()).hexdigest()
+
+
+def node_lines(text: str, locations: list[tuple[str | int, ...]]) -> list[int | None]:
+    """The 1-based line of each location in the document ``text`` (``("items", 3, "txt")``: the
+    fourth item's ``txt`` key), so an error can say where to look; read only when there is an error.
+
+    A location that leads nowhere gets the line of the deepest part that exists; a text that does
+    not compose gets None for every location.
+    """
+    import yaml
+
+    try:
+        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return [None for _ in locations]
+    return [_line_of(root, location) for location in locations]
+
+
+def _line_of(root: Any, location: tuple[str | int, ...]) -> int | None:
+    import yaml
+
+    if root is None:
+        return None
+    node, line = root, root.start_mark.line + 1
+    for part in location:
+        if isinstance(node, yaml.MappingNode):
+            pair = next((pair for pair in node.value if pair[0].value == part), None)
+            if pair is None:
+                return line
+            line, node = pair[0].start_mark.line + 1, pair[1]  # the key's line: where the field is written
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            return line
+    return line

@@ -11,12 +11,12 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import grimp
 import pytest
+from processes import run
 
 import pytest_ttsbench
 
@@ -130,7 +130,7 @@ def test_statistics_load_scipy_only_when_a_figure_is_computed() -> None:
         "before = 'scipy' in sys.modules; s.wilson_interval(1, 2); wilson = 'scipy' in sys.modules;"
         "s.mcnemar_exact(1, 5); print(before, wilson, 'scipy' in sys.modules)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    out = run([sys.executable, "-c", code]).stdout.split()
     assert out == ["False", "False", "True"]
 
 

@@ -10,8 +10,9 @@ tests/throughput/test_idle_imports.py.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
+
+from processes import run
 
 #: third-party libraries only some runs need (measures, recognizer, audio decoding, HTTP, reports, schemas)
 HEAVY = (
@@ -51,8 +52,43 @@ LATER = (
 
 def _modules_after(code: str) -> set[str]:
     probe = f"import json, sys\n{code}\nprint(json.dumps(sorted(sys.modules)))"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True)
+    done = run([sys.executable, "-c", probe], timeout=300)
     return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+#: every module of ours importing the plugin may load: the option declarations and what they need.
+#: The session, collection, gate, case loader and reports load only in a run of ours (plugin.py).
+PLUGIN_IMPORT_MAY_LOAD = {
+    "pytest_ttsbench",
+    "pytest_ttsbench.plugin",
+    "pytest_ttsbench.support",
+    "pytest_ttsbench.support.option_specs",
+    "pytest_ttsbench.support.plugin_options",
+    "pytest_ttsbench.support.yaml_documents",
+    "pytest_ttsbench.support.text",  # closest names, for a mistyped option's hint
+    "pytest_ttsbench.support.checked_numbers",  # the type of every numeric option (standard library only)
+}
+#: the modules #38 found at plugin import (100+ ms of an unrelated project's ``pytest --co``)
+FOUND_IN_38 = (
+    "pytest_ttsbench.gating.options",
+    "pytest_ttsbench.session.benchmark",
+    "pytest_ttsbench.gating.baseline",
+    "pytest_ttsbench.cases.loader",
+)
+
+
+def test_importing_the_plugin_loads_only_the_option_declarations() -> None:
+    loaded = {
+        name for name in _modules_after("import pytest, pytest_ttsbench.plugin") if name.startswith("pytest_ttsbench")
+    }
+    assert sorted(loaded - PLUGIN_IMPORT_MAY_LOAD) == []
+    assert sorted(loaded.intersection(FOUND_IN_38)) == []
+
+
+def test_the_probe_sees_what_the_session_hooks_load() -> None:
+    """The check above can fail: the benchmark's hooks, which a run of ours registers, load the session."""
+    loaded = _modules_after("import pytest, pytest_ttsbench.session.hooks")
+    assert set(FOUND_IN_38) <= loaded
 
 
 def test_importing_the_plugin_loads_no_heavy_library_and_none_of_the_measuring_modules() -> None:

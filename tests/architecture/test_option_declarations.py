@@ -1,11 +1,11 @@
 """Each ``--tts-*`` option is declared once, as an :class:`~pytest_ttsbench.support.option_specs.OptionSpec` in
-the module of the feature that owns it; the plugin's ``pytest_addoption`` declares none by hand, and
+support/plugin_options.py (plain data: the plugin imports it in every pytest run of every project, #38),
+grouped by the feature that owns it; the plugin's ``pytest_addoption`` declares none by hand, and
 the modules of the pytest glue stay in small functions (#27)."""
 
 from __future__ import annotations
 
 import ast
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -13,22 +13,21 @@ from _pytest.config.argparsing import Parser
 
 import pytest_ttsbench
 from pytest_ttsbench import plugin
+from pytest_ttsbench.support import plugin_options
 from pytest_ttsbench.support.option_specs import OptionSpec
 
 PACKAGE_DIR = Path(pytest_ttsbench.__file__).parent
+DECLARATIONS = PACKAGE_DIR / "support" / "plugin_options.py"
 
 
-def _declared() -> dict[str, list[str]]:
-    """flag → the modules whose top-level tuples of OptionSpec declare it (every module the plugin loads)."""
-    found: dict[str, list[str]] = {}
-    for name, module in list(sys.modules.items()):
-        if not name.startswith("pytest_ttsbench.") or name == "pytest_ttsbench.plugin":
-            continue
-        for value in vars(module).values():
-            if isinstance(value, tuple) and value and all(isinstance(spec, OptionSpec) for spec in value):
-                for spec in value:
-                    found.setdefault(spec.flag, []).append(name)
-    return {flag: sorted(set(modules)) for flag, modules in found.items()}
+def _constructions(path: Path) -> list[int]:
+    """Lines where ``path`` builds an OptionSpec."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "OptionSpec"
+    ]
 
 
 def _plugin_flags() -> list[str]:
@@ -37,15 +36,24 @@ def _plugin_flags() -> list[str]:
     return [flag for group in parser._groups for option in group.options for flag in option.names()]
 
 
-def test_every_plugin_option_is_declared_once_by_the_feature_that_owns_it() -> None:
+def test_every_plugin_option_is_declared_once_as_plain_data() -> None:
     flags = _plugin_flags()
     assert [flag for flag, n in Counter(flags).items() if n > 1] == []
-    declared = _declared()
-    for flag in flags:
-        assert flag in declared, f"{flag} is declared by hand, not as an OptionSpec of its feature's module"
-        assert len(declared[flag]) == 1, f"{flag} is declared in {declared[flag]}"
-    grouped = [spec.flag for _, _, specs in plugin.OPTION_GROUPS for spec in specs]
+    grouped = [spec.flag for _, _, specs in plugin_options.OPTION_GROUPS for spec in specs]
     assert sorted(grouped) == sorted(flags)  # pytest_addoption adds exactly the declared groups
+    elsewhere = [
+        f"{path.relative_to(PACKAGE_DIR)}:{line}"
+        for path in sorted(PACKAGE_DIR.rglob("*.py"))
+        if path != DECLARATIONS
+        for line in _constructions(path)
+    ]
+    assert elsewhere == [], f"OptionSpec built outside support/plugin_options.py: {elsewhere}"
+    tuples = [
+        value
+        for value in vars(plugin_options).values()
+        if isinstance(value, tuple) and value and all(isinstance(spec, OptionSpec) for spec in value)
+    ]
+    assert sorted(spec.flag for specs in tuples for spec in specs) == sorted(flags)  # each in one tuple
 
 
 def _long_functions(path: Path, limit: int) -> list[str]:
@@ -60,5 +68,5 @@ def _long_functions(path: Path, limit: int) -> list[str]:
 
 
 def test_the_plugin_session_and_gate_options_have_no_function_over_80_lines() -> None:
-    modules = ("plugin.py", "session/benchmark.py", "gating/options.py", "support/option_specs.py")
+    modules = ("plugin.py", "session/hooks.py", "session/benchmark.py", "gating/options.py", "support/option_specs.py")
     assert [long for name in modules for long in _long_functions(PACKAGE_DIR / name, 80)] == []

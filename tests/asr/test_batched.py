@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from processes import run, written_by
 from shipped_packs import pack_file
 
 from pytest_ttsbench.asr.registry import create_route
@@ -104,7 +104,7 @@ def _subset_project(folder: Path) -> None:
 
 
 def _run(folder: Path, batch_size: str, results: str) -> list[dict]:
-    done = subprocess.run(
+    done = run(
         [
             sys.executable,
             "-m",
@@ -118,12 +118,10 @@ def _run(folder: Path, batch_size: str, results: str) -> list[dict]:
             f"--tts-results={results}",
         ],
         cwd=folder,
-        capture_output=True,
-        text=True,
         timeout=600,
+        expect=None,
     )
-    path = folder / results
-    assert path.is_file(), done.stdout[-3000:] + done.stderr[-3000:]
+    path = written_by(done, folder / results)
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 

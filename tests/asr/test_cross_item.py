@@ -11,7 +11,6 @@ the rows and the run header. Where a failure is needed, the decoder is made to f
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -21,6 +20,7 @@ from typing import Any
 import pytest
 import yaml
 from forced_decoder import force_a_loop
+from processes import run, written_by
 from shipped_packs import pack_file
 
 from pytest_ttsbench.asr.base import AsrError, Transcription
@@ -298,11 +298,8 @@ def _project(folder: Path, items: int) -> None:
 
 def _run(folder: Path, results: str, *options: str) -> list[dict[str, Any]]:
     argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--tts-engine=espeak", "--tts-cache=off"]
-    done = subprocess.run(
-        [*argv, f"--tts-results={results}", *options], cwd=folder, capture_output=True, text=True, timeout=600
-    )
-    path = folder / results
-    assert path.is_file(), done.stdout[-3000:] + done.stderr[-3000:]
+    done = run([*argv, f"--tts-results={results}", *options], cwd=folder, timeout=600, expect=None)
+    path = written_by(done, folder / results)
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 

@@ -10,9 +10,10 @@ tests/support/forced_decoder.py, rather than count on the model looping on some 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
+
+from processes import run, shown
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,6 +25,5 @@ def test_the_loop_bound_tests_pass_on_ctranslate2s_generic_kernels() -> None:
         *("tests/asr/test_whisper.py", "tests/asr/test_batched.py", "tests/asr/test_cross_item.py"),
         *("-k", "looping or babble"),
     ]
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert " passed" in done.stdout and " failed" not in done.stdout
+    done = run(command, cwd=ROOT, env=env, timeout=900)
+    assert " passed" in done.stdout and " failed" not in done.stdout, shown(done)

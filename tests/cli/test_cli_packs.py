@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from processes import run
 from shipped_packs import pack_file
 
 from pytest_ttsbench.audio.wav import pcm16_wav
@@ -135,23 +135,51 @@ def test_init_writes_a_configuration_workflow_and_gitignore(tmp_path: Path, caps
         assert not [k for k in spec if "key" in k.lower() and k != "api_key_env" and not k.endswith("_env")], name
     assert "# " in (tmp_path / "ttsbench.yaml").read_text(encoding="utf-8")
     workflow = tmp_path / ".github" / "workflows" / "ttsbench.yml"
-    checked = subprocess.run(
-        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows", str(workflow)],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows", workflow], timeout=120
     )
-    assert checked.returncode == 0, checked.stdout + checked.stderr
     document = yaml.safe_load(workflow.read_text(encoding="utf-8"))
-    keys = {spec["api_key_env"] for spec in raw["engines"].values() if "api_key_env" in spec}
-    assert len(keys) >= 10 and {k: document["env"].get(k) for k in keys} == {k: f"${{{{ secrets.{k} }}}}" for k in keys}
-    jobs = document["jobs"]
-    assert {"release-gate", "nightly-dashboard", "gate-shard", "gate-sharded"} <= set(jobs)
-    steps = json.dumps(jobs)
-    assert "--tts-shard" in steps and "ttsbench merge" in steps and "ttsbench gate" in steps
-    assert "ttsbench dashboard" in steps and "schedule" in workflow.read_text(encoding="utf-8")
+    assert "secrets." not in workflow.read_text(encoding="utf-8"), "espeak, the default engine, needs no secret"
+    assert set(document["jobs"]) == {"gate-espeak", "nightly"}
+    steps = json.dumps(document["jobs"])
+    assert "--tts-engine=espeak" in steps and "ttsbench dashboard history/runs" in steps
+    assert "schedule" in workflow.read_text(encoding="utf-8")
     assert (tmp_path / ".gitignore").read_text(encoding="utf-8").startswith("dist/\n")
     assert ".ttsbench/" in (tmp_path / ".gitignore").read_text(encoding="utf-8").splitlines()
+
+
+@pytest.mark.parametrize("engines", [["openai", "polly"], ["doubao"], ["espeak", "azure", "gemini"]])
+def test_each_job_and_step_gets_only_its_own_engines_secrets(tmp_path: Path, engines: list[str]) -> None:
+    assert main(["init", "--dir", str(tmp_path), *(f"--engine={e}" for e in engines)]) == 0
+    raw = yaml.safe_load((tmp_path / "ttsbench.yaml").read_text(encoding="utf-8"))["engines"]
+    document = yaml.safe_load((tmp_path / ".github" / "workflows" / "ttsbench.yml").read_text(encoding="utf-8"))
+    assert "secrets" not in json.dumps(document.get("env", {})), "no secret for the whole workflow"
+
+    def own(engine: str) -> dict[str, str]:
+        names = [v for k, v in raw[engine].items() if k == "api_key_env" or k.endswith("_env")]
+        return {name: f"${{{{ secrets.{name} }}}}" for name in names}
+
+    for engine in engines:
+        job = document["jobs"][f"gate-{engine}"]
+        assert "env" not in job
+        handed = [step.get("env", {}) for step in job["steps"]]
+        assert [env for env in handed if env] == ([own(engine)] if own(engine) else [])
+    nightly = {step.get("name"): step.get("env", {}) for step in document["jobs"]["nightly"]["steps"]}
+    assert {name: env for name, env in nightly.items() if env} == {
+        f"nightly run ({engine})": own(engine) for engine in engines if own(engine)
+    }
+    assert own("polly") == {
+        "AWS_ACCESS_KEY_ID": "${{ secrets.AWS_ACCESS_KEY_ID }}",
+        "AWS_SECRET_ACCESS_KEY": "${{ secrets.AWS_SECRET_ACCESS_KEY }}",
+    }
+
+
+def test_init_names_the_closest_profile_for_a_mistyped_engine(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["init", "--dir", str(tmp_path), "--engine", "opneai"]) == 2
+    assert "did you mean 'openai'?" in capsys.readouterr().err
+    assert not (tmp_path / "ttsbench.yaml").exists()
 
 
 def test_init_refuses_to_overwrite_unless_forced(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

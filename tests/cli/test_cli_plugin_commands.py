@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from entry_point_dists import env_with, ttsbench_command, write_dist
+from processes import run, shown
 from result_rows import make_result
 
 from pytest_ttsbench.cli import SUBCOMMANDS
@@ -53,7 +54,7 @@ def site(tmp_path: Path) -> Path:
 
 
 def ttsbench(site: Path, *argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(ttsbench_command(*argv), env=env_with(site), capture_output=True, text=True, check=False)
+    return run(ttsbench_command(*argv), env=env_with(site), expect=None)
 
 
 def test_a_plugin_subcommand_runs_and_a_broken_one_is_left_out_with_a_warning(site: Path) -> None:
@@ -77,7 +78,7 @@ def test_a_plugin_report_is_written_from_results_files(site: Path, tmp_path: Pat
     listed = ttsbench(site, "report", "--list")
     assert listed.stdout.split() == ["engines"]
     done = ttsbench(site, "report", "engines", str(results), "-o", str(tmp_path / "new" / "engines.txt"))
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, shown(done)
     assert done.stdout.startswith(f"wrote {tmp_path / 'new' / 'engines.txt'} (report 'engines', 2 run(s))")
     assert (tmp_path / "new" / "engines.txt").read_text(encoding="utf-8") == "espeak,piper\n"
 
@@ -98,5 +99,5 @@ def test_a_report_with_bad_input_exits_2_naming_what_is_wrong(
     paths = {"results": str(results), "missing": str(tmp_path / "nope.jsonl"), "out": str(tmp_path / "o.txt")}
     done = ttsbench(site, "report", *(part.format(**paths) for part in argv))
     # after the warnings about the fixture's broken subcommands
-    assert done.returncode == 2 and done.stderr.splitlines()[-1].startswith(message), done.stderr
+    assert done.returncode == 2 and done.stderr.splitlines()[-1].startswith(message), shown(done)
     assert "Traceback" not in done.stderr and not (tmp_path / "o.txt").exists()

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from processes import run
 
 from pytest_ttsbench.cli import main
 
@@ -87,7 +87,7 @@ SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cn-ne
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="CN-NewsTTS Bench data not found at ../shared/data")
 def test_console_script_scores_the_published_aliyun_transcripts() -> None:
-    completed = subprocess.run(
+    completed = run(
         [
             sys.executable,
             "-m",
@@ -98,9 +98,6 @@ def test_console_script_scores_the_published_aliyun_transcripts() -> None:
             str(SHARED / "aliyun_tts.asr.jsonl"),
             "--json",
         ],
-        capture_output=True,
-        text=True,
-        check=True,
     )
     overall = json.loads(completed.stdout)["summary"]["overall"]
     # The published correct count and strict accuracy; more wrong and fewer unknown than published

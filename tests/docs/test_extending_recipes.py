@@ -30,6 +30,7 @@ import pytest
 import yaml
 from entry_point_dists import ROOT, env_with, ttsbench_command, write_dist
 from plugin_projects import read_jsonl
+from processes import run, shown
 
 from pytest_ttsbench.audio.decoding import decode_audio
 
@@ -146,7 +147,7 @@ def _project(folder: Path, config: dict[str, Any], cases: dict[str, str]) -> Pat
 
 
 def _run(site: Path, folder: Path, command: list[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, cwd=folder, env=env_with(site), capture_output=True, text=True, check=False)
+    return run(command, cwd=folder, env=env_with(site), expect=None)
 
 
 def _pytest(site: Path, folder: Path, engine: str) -> subprocess.CompletedProcess[str]:
@@ -174,7 +175,7 @@ def test_the_engine_route_and_scorer_recipes_make_judge_and_describe_real_clips(
         (voices / source.name).symlink_to(source)
 
     done = _pytest(site, folder, "joe")
-    assert done.returncode in (0, 1), done.stdout + done.stderr  # 1: a clip misheard, a verdict like any other
+    assert done.returncode in (0, 1), shown(done)  # 1: a clip misheard, a verdict like any other
     # fit_languages read the voice's language: the German items are left out, not judged
     assert "joe: 2 items in de skipped: profile languages are en_US" in done.stdout, done.stdout
     rows = read_jsonl(folder / "out" / "r.jsonl")
@@ -197,7 +198,7 @@ def test_the_engine_route_and_scorer_recipes_make_judge_and_describe_real_clips(
         assert row["verdict"] == ("wrong" if row["evidence"]["missing"] else "correct")
 
     workflow = _run(site, folder, ttsbench_command("listening", "workflow", "out/r.jsonl"))
-    assert workflow.returncode == 0, workflow.stderr
+    assert workflow.returncode == 0, shown(workflow)
     lines = workflow.stdout.splitlines()
     at = lines.index("joe (my-piper)")
     assert lines[at + 1 : at + 3] == ["  controls: voice model, length_scale", "  formats:  wav"]
@@ -223,7 +224,7 @@ def replayed_run(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A run of the replayed project with the package installed (entry points); its project folder."""
     folder = _replayed_project(tmp_path_factory.mktemp("replayed"))
     done = _pytest(site, folder, "replay")
-    assert done.returncode == 1, done.stdout + done.stderr  # two targets wrong on purpose
+    assert done.returncode == 1, shown(done)  # two targets wrong on purpose
     return folder
 
 
@@ -252,7 +253,7 @@ def test_the_conftest_registration_works_without_an_installed_package(tmp_path: 
     (folder / "conftest.py").write_text(file_block("index.md", "conftest.py"), encoding="utf-8")
     write_package(folder)  # beside the conftest, as the page says; no dist-info anywhere
     done = _pytest(tmp_path / "nowhere", folder, "replay")
-    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.returncode == 1, shown(done)
     assert_replayed_verdicts(folder)
 
 
@@ -260,22 +261,22 @@ def test_the_report_recipe_writes_the_file_the_page_shows(site: Path, replayed_r
     listed = _run(site, replayed_run, ttsbench_command("report", "--list"))
     assert listed.stdout.split() == ["failures-csv"]
     done = _run(site, replayed_run, ttsbench_command("report", "failures-csv", "out/r.jsonl", "-o", "rep/f.csv"))
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, shown(done)
     with (replayed_run / "rep" / "f.csv").open(encoding="utf-8", newline="") as stream:
         table = list(csv.reader(stream))
     assert table[0] == ["engine", "item", "verdict", "text", "heard", "why"]
     assert sorted(line[1] for line in table[1:]) == ["de-numbers/train", "greetings/thanks"]
     page = (DOCS / "report.md").read_text(encoding="utf-8")
-    (shown,) = re.findall(r"^`(replay,[^`]*)`\.$", page, re.MULTILINE)
-    assert next(csv.reader([shown])) in table[1:]
+    (documented_row,) = re.findall(r"^`(replay,[^`]*)`\.$", page, re.MULTILINE)
+    assert next(csv.reader([documented_row])) in table[1:]
 
 
 def test_the_subcommand_recipe_runs_as_ttsbench_verdicts(site: Path, replayed_run: Path) -> None:
     helped = _run(site, replayed_run, ttsbench_command("--help"))
     assert re.search(r"^\s+verdicts\s+verdict counts per engine$", helped.stdout, re.MULTILINE), helped.stdout
     done = _run(site, replayed_run, ttsbench_command("verdicts", "out/r.jsonl"))
-    assert done.returncode == 0 and done.stderr == "", done.stderr
-    shown = [b.body for b in blocks("subcommand.md") if b.language == "text"][-1]
-    assert done.stdout == shown
+    assert done.returncode == 0 and done.stderr == "", shown(done)
+    documented = [b.body for b in blocks("subcommand.md") if b.language == "text"][-1]
+    assert done.stdout == documented
     missing = _run(site, replayed_run, ttsbench_command("verdicts", "out/nope.jsonl"))
     assert missing.returncode == 2 and missing.stderr.startswith("ttsbench verdicts: ")

@@ -10,6 +10,12 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_ttsbench.support.option_specs import OptionSpec, add_options
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -31,22 +37,87 @@ def test_the_committed_reference_pages_are_the_generated_ones() -> None:
     assert stale == [], f"{', '.join(stale)} out of date: run python scripts/gen_reference.py"
 
 
+def _option_rows(page: str) -> dict[str, str]:
+    return {line.split(" | ")[0].strip("| `"): line for line in page.splitlines() if line.startswith("| `--tts-")}
+
+
 def test_every_pytest_option_is_on_the_options_page_with_its_help() -> None:
+    from pytest_ttsbench.support.plugin_options import OPTION_GROUPS
+
+    declared = [spec for _, _, specs in OPTION_GROUPS for spec in specs]
+    rows = _option_rows((ROOT / "docs" / "reference" / "options.md").read_text(encoding="utf-8"))
+    assert len(declared) > 40
+    for spec in declared:
+        assert spec.flag in rows, spec.flag
+        first_words = " ".join(spec.help.split()[:4]).replace("|", "\\|")
+        assert first_words in rows[spec.flag], spec.flag
+
+
+def test_a_flag_reads_flag_and_off_as_declared_whatever_pytest_reports_of_it() -> None:
+    # pytest 9.2's Argument.attrs() no longer carries ``action``: read from pytest, a store_true
+    # flag became "TTS_SYNTH_ONLY | False". The page reads our declarations, so it says "flag | off".
+    rows = _option_rows((ROOT / "docs" / "reference" / "options.md").read_text(encoding="utf-8"))
+    assert rows["--tts-synth-only"].split(" | ")[1:3] == ["flag", "off"]
+
+
+def test_the_options_page_does_not_consult_pytests_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page is the same when pytest's option parser cannot be used at all: what pytest (any
+    version) would render of an option never reaches it."""
+    from _pytest.config import argparsing
+
+    generator = _generator()
+    before = generator.options_page()
+
+    def unusable(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the reference generator asked pytest's parser")
+
+    for name in ("__init__", "addoption", "getgroup", "parse"):
+        monkeypatch.setattr(argparsing.Parser, name, unusable)
+    for name in ("__init__", "attrs", "names"):
+        monkeypatch.setattr(argparsing.Argument, name, unusable)
+    assert generator.options_page() == before
+
+
+_TEXT = st.text(alphabet=st.characters(whitelist_categories=("L", "N"), max_codepoint=0x24F), min_size=1, max_size=12)
+
+
+@st.composite
+def _specs(draw: st.DrawFn) -> OptionSpec:
+    flag = "--tts-" + draw(st.from_regex(r"[a-z]{1,8}(-[a-z]{1,8})?", fullmatch=True))
+    kind = draw(st.sampled_from(["store_true", "append", "choices", "value"]))
+    help_text = draw(_TEXT)
+    if kind == "store_true":
+        return OptionSpec(flag, help_text, action="store_true")
+    if kind == "append":
+        return OptionSpec(flag, help_text, action="append", metavar=draw(st.none() | _TEXT))
+    if kind == "choices":
+        choices = draw(st.lists(_TEXT, min_size=1, max_size=4, unique=True))
+        return OptionSpec(flag, help_text, choices=choices, default=draw(st.sampled_from([None, *choices])))
+    return OptionSpec(flag, help_text, metavar=draw(st.none() | _TEXT), default=draw(st.none() | _TEXT))
+
+
+@given(spec=_specs())
+@settings(max_examples=60, deadline=None)
+def test_each_row_is_what_the_declaration_says(spec: OptionSpec) -> None:
+    """Over any declaration: its row names the flag, says what it takes and its default as declared."""
+    generator = _generator()
+    option = generator.from_spec(spec)
+    takes, default = generator._takes(option), generator._default(option)
+    if spec.action == "store_true":
+        assert (takes, default) == ("flag", "off")
+    elif spec.choices:
+        assert all(f"`{choice}`" in takes for choice in spec.choices)
+        assert default == ("—" if spec.default is None else f"`{spec.default}`")
+    else:
+        expected = spec.metavar or spec.flag.removeprefix("--").upper().replace("-", "_")
+        assert takes == f"`{expected}`"
+        assert default == ("—" if spec.resolved_default in (None, []) else f"`{spec.resolved_default}`")
+    # and pytest, told the same declaration, parses the flag (the page describes a real option)
     from _pytest.config.argparsing import Parser
 
-    from pytest_ttsbench import plugin
-
     parser = Parser(_ispytest=True)
-    plugin.pytest_addoption(parser)
-    declared = [option for group in parser._groups for option in group.options]
-    page = (ROOT / "docs" / "reference" / "options.md").read_text(encoding="utf-8")
-    assert len(declared) > 40
-    rows = {line.split(" | ")[0].strip("| `"): line for line in page.splitlines() if line.startswith("| `--tts-")}
-    for option in declared:
-        (name,) = option.names()
-        assert name in rows, name
-        first_words = " ".join(str(option.attrs()["help"]).split()[:4]).replace("|", "\\|")
-        assert first_words in rows[name], name
+    add_options(parser.getgroup("probe").addoption, [spec])
+    assert parser.parse_known_args([]) is not None
 
 
 def test_the_gate_options_are_marked_as_shared_with_ttsbench_gate() -> None:
@@ -81,18 +152,14 @@ def test_every_subcommand_is_on_the_cli_page() -> None:
     assert [name for name in SUBCOMMANDS if f"## `ttsbench {name}`" not in page] == []
 
 
-def test_a_changed_declaration_makes_the_page_stale(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    # The comparison above can fail: a help text edited in the declarations is a different page.
+def test_a_changed_declaration_makes_the_page_stale(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The comparison above can fail: an option added to the declarations is a different page.
     generator = _generator()
     before = generator.options_page()
-    from pytest_ttsbench import plugin
+    from pytest_ttsbench.support import plugin_options
 
-    original = plugin.pytest_addoption
-
-    def with_one_more(parser) -> None:  # type: ignore[no-untyped-def]
-        original(parser)
-        parser.getgroup("ttsbench").addoption("--tts-made-up", action="store_true", help="an option nobody documented")
-
-    monkeypatch.setattr(plugin, "pytest_addoption", with_one_more)
+    (name, description, specs), *rest = plugin_options.OPTION_GROUPS
+    made_up = OptionSpec("--tts-made-up", "an option nobody documented", action="store_true")
+    monkeypatch.setattr(plugin_options, "OPTION_GROUPS", ((name, description, (*specs, made_up)), *rest))
     after = generator.options_page()
     assert after != before and "--tts-made-up" in after and "an option nobody documented" in after

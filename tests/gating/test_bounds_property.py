@@ -24,6 +24,7 @@ from pytest_ttsbench.config import load_settings
 from pytest_ttsbench.gating.bounds import (
     MATCHES_NOTHING,
     NOT_MEASURED,
+    NOT_SELECTED,
     SuiteScope,
     case_file_source,
     declared_floors,
@@ -196,6 +197,12 @@ def test_the_gate_never_passes_over_an_unmeasured_bound_and_both_front_ends_agre
         assert plugin.reasons
     if NOT_MEASURED in statuses and not allow:
         assert plugin.reasons
+    # Only a case file's own floor is "not selected" (the selection left its category out), and it never
+    # fails the gate: a floor named on the command line is "not measured" instead.
+    for bound in plugin.bounds:
+        if bound.status == NOT_SELECTED:
+            assert bound.source in collected.suite_sources.values()
+            assert not any(bound.name in reason for reason in plugin.reasons)
     # Every floor named on the command line is accounted for by a bound of its own name: none vanishes.
     # (A general floor gives way to a suite-specific one on the same key in the suites that one names.)
     named = {b.name.split("/")[-1] for b in plugin.bounds if b.kind == "floor"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from pytest_ttsbench.gating.bounds import (
     HELD,
     MATCHES_NOTHING,
     NOT_MEASURED,
+    NOT_SELECTED,
     TOO_FEW,
     Bound,
     DeclaredFloor,
@@ -105,7 +107,7 @@ def test_declared_floors_come_in_precedence_order_with_their_sources() -> None:
         DeclaredFloor("r3", "times", 0.8, "--tts-threshold"),
         DeclaredFloor(None, "default", 0.5, "ttsbench.yaml"),
         DeclaredFloor("ar", "years", 0.7, "ttsbench.yaml"),
-        DeclaredFloor("r3", "years", 0.6, "c.yaml"),
+        DeclaredFloor("r3", "years", 0.6, "c.yaml", inherited=True),  # brought by a case file
     ]
     assert found[1].name == "r3/times=0.8" and found[0].name == "years=0.9"
     assert declared_floors({"s": {"x": 0.5}}, [])[0].source == "the case file of suite s"
@@ -159,6 +161,21 @@ def test_case_file_floors_are_asked_only_where_the_engine_ran_the_suite() -> Non
         "r3/times=0.9 [e]": NOT_MEASURED,
         "ar/years=0.9 [e]": NOT_MEASURED,
     }
+    # Knowing what ran: the case file's floor on a category the selection left out is not selected
+    # (it does not fail), while one the user named stays not measured (it does).
+    ran = {"e": results}
+    assert _floor_statuses(floor_bounds(checks, floors, ["e"], SCOPES, {"e": {"r3"}}, ran)) == {
+        "r3/times=0.9 [e]": NOT_SELECTED
+    }
+    named = declared_floors({}, [parse_cli_thresholds(["r3/times=0.9"])])
+    assert _floor_statuses(floor_bounds(checks, named, ["e"], SCOPES, {"e": {"r3"}}, ran)) == {
+        "r3/times=0.9 [e]": NOT_MEASURED
+    }
+    # A category that ran but judged nothing (its one row not auto-evaluable) is not measured, selected.
+    unjudged = rows("r3", "times", 1)
+    unjudged = [replace(row, auto_evaluable=False) for row in unjudged]
+    statuses = _floor_statuses(floor_bounds(checks, floors, ["e"], SCOPES, {"e": {"r3"}}, {"e": results + unjudged}))
+    assert statuses == {"r3/times=0.9 [e]": NOT_MEASURED}
 
 
 def test_a_breached_floor_is_breached_and_defaults_are_listed_where_they_judged() -> None:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import csv
 import io
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
+from processes import run
 
 from pytest_ttsbench.cli import main
 from pytest_ttsbench.gating.diagnostics import ablation
@@ -161,12 +161,10 @@ BENCH_REPO = Path(os.environ.get("CN_NEWS_BENCH_REPO", "/work/.mirror/Jayden-X-L
 
 def _git_show(path: str) -> str | None:
     try:
-        done = subprocess.run(
-            ["git", "-C", str(BENCH_REPO), "show", f"v0.1:{path}"], capture_output=True, text=True, check=True
-        )
-    except (OSError, subprocess.CalledProcessError):
+        done = run(["git", "-C", str(BENCH_REPO), "show", f"v0.1:{path}"], expect=None)
+    except OSError:
         return None
-    return done.stdout
+    return done.stdout if done.returncode == 0 else None
 
 
 def _published_board() -> dict[str, dict[str, str]]:

@@ -265,6 +265,9 @@ def test_the_gate_file_holds_every_section() -> None:
         "passed",
         "gate_passed",
         "reasons",
+        "gate_decides_exit",
+        "failed_items",
+        "exit_reasons",
         "coverage",
         "missing_shards",
         "unverified",
@@ -421,7 +424,7 @@ def test_quality_bounds_are_listed_with_the_gates_statuses_and_typos_match_nothi
 
 
 def test_case_file_floors_through_the_gate_name_their_file_and_are_asked_where_the_engine_ran() -> None:
-    from pytest_ttsbench.gating.bounds import NOT_MEASURED, SuiteScope
+    from pytest_ttsbench.gating.bounds import NOT_MEASURED, NOT_SELECTED, SuiteScope
 
     scopes = {
         "s": SuiteScope.of([("years", "en", {}), ("times", "en", {})]),
@@ -439,8 +442,10 @@ def test_case_file_floors_through_the_gate_name_their_file_and_are_asked_where_t
     floors = [(b.name, b.engine, b.status, b.source) for b in outcome.bounds if b.kind == "floor"]
     assert floors == [
         ("t/x=0.5", "e", NOT_MEASURED, "--tts-threshold"),
-        ("s/times=0.9", "e", NOT_MEASURED, "cases/s.yaml"),
-    ]  # f is allowed to be unavailable: not asked; t's own floor is not asked of e, which ran nothing of t
+        ("s/times=0.9", "e", NOT_SELECTED, "cases/s.yaml"),
+    ]  # f is allowed to be unavailable: not asked; t's own floor is not asked of e, which ran nothing of t;
+    # s's own floor on times, which the run did not select, is not selected (and does not fail)
+    assert not any("s/times" in reason for reason in outcome.reasons)
     strict = evaluate_gate([row("a")], replace(config, allow_unavailable=False), collected)
     assert ("t/x=0.5", "f") in {(b.name, b.engine) for b in strict.bounds if b.kind == "floor"}
 

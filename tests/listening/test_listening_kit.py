@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 import wave
 from pathlib import Path
 
 import pytest
 from listening_runs import PROMPTS
+from processes import run, shown, written_by
 
 from pytest_ttsbench.cli import main
 from pytest_ttsbench.run_model.results import ItemResult, read_results
@@ -29,12 +29,11 @@ def real_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (project / "ttsbench.yaml").write_text("cases: [cases]\n", encoding="utf-8")
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--tts-engine=espeak,piper"]
     command += ["--tts-repeats", "3", "--tts-results", "run/results.jsonl"]
-    done = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=600, env=dict(os.environ))
-    results = project / "run" / "results.jsonl"
-    assert results.is_file(), done.stdout + done.stderr
+    done = run(command, cwd=project, timeout=600, env=dict(os.environ), expect=None)
+    written_by(done, project / "run" / "results.jsonl")
     # Listening items are recorded, never judged: skipped tests, and a run that passes.
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "12 skipped" in done.stdout
+    assert done.returncode == 0, shown(done)
+    assert "12 skipped" in done.stdout, shown(done)
     return project / "run"
 
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from processes import run
 
 REPO = Path(__file__).resolve().parents[2]
 SCREEN = 60  # lines after the session line that a person sees without scrolling
@@ -36,7 +36,7 @@ def main_job(tmp_path_factory: pytest.TempPathFactory) -> tuple[pytest.RunResult
         "numerals and (dates or currency or phone_numbers or times)",
     ]
     started = time.monotonic()
-    done = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=900)
+    done = run(command, cwd=project, timeout=900, expect=None)
     result = pytest.RunResult(
         done.returncode, done.stdout.splitlines(), done.stderr.splitlines(), time.monotonic() - started
     )

@@ -180,5 +180,5 @@ def test_a_hidden_category_is_a_collection_error_not_a_traceback(pytester: pytes
     write_project(pytester, cases={"demo-numerals.yaml": NUMERALS.replace("category: years", "category: .hidden")})
     result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/r.jsonl")
     assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.stdout.fnmatch_lines(["*demo-numerals.yaml: item 'year-2026': field 'category': *"])
+    result.stdout.fnmatch_lines(["*demo-numerals.yaml:7: item 'year-2026': field 'category': *"])
     assert "Traceback" not in result.stdout.str() and "AttributeError" not in result.stdout.str()

@@ -137,12 +137,11 @@ def test_an_unknown_pack_is_a_usage_error_listing_the_shipped_ones(
     assert all(name in text for name in shipped_packs())
 
 
-def test_plain_pytest_in_a_project_with_packs_configured_skips_them_like_its_case_folders(
-    pytester: pytest.Pytester,
-) -> None:
+def test_plain_pytest_in_a_project_with_packs_configured_collects_none(pytester: pytest.Pytester) -> None:
     write_project(pytester, cases={}, config=REPLAY + "packs: [th-keywords]\n")
     result = pytester.runpytest("-p", "no:cacheprovider")
-    result.assert_outcomes(skipped=_targets("th-keywords"))
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.assert_outcomes()
     assert not (pytester.path / ".ttsbench").exists()
 
 

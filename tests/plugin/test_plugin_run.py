@@ -130,3 +130,30 @@ def test_missing_transcript_is_unknown_not_correct(pytester: pytest.Pytester) ->
         "demo-numerals/pct-45": "unknown",
         "demo-numerals/time-0630": "unknown",
     }
+
+
+def test_unread_number_words_are_unknown_in_the_row_and_named_in_the_failure_block(pytester: pytest.Pytester) -> None:
+    cases = {
+        "demo-cold.yaml": """\
+suite: demo-cold
+language: en
+scorer: numbers
+items:
+  - id: cold
+    category: temperatures
+    text: "It fell to -40 overnight."
+    expect: {values: ["-40"]}
+"""
+    }
+    write_project(pytester, cases=cases, transcripts={"demo-cold/cold": "It fell to forty below overnight."})
+    result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/results.jsonl")
+    result.stdout.fnmatch_lines(
+        [
+            "unknown on replay: missing: -40; parsed: 40; unread: 'forty below'*",
+            "  heard:    It fell to forty below overnight.",
+            "  unread:   'forty below'",
+        ]
+    )
+    (row,) = read_jsonl(pytester.path / "out" / "results.jsonl")
+    assert row["verdict"] == "unknown"
+    assert row["evidence"]["unread"] == ["forty below"]

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 from plugin_projects import NUMERALS, PASSING_TRANSCRIPTS, PAUSE_AFTER_FIRST_ITEM, start_paused_run, write_project
+from processes import run
 
 from pytest_ttsbench.cli import main as ttsbench
 
@@ -32,19 +32,12 @@ def _run(root: Path, *args: str, kill_after_first: bool = False) -> None:
     """One pytest run in its own process; with ``kill_after_first``, SIGKILLed once its first row is written."""
     argv = ["--tts-engine=replay", "-p", "no:xdist", *args]
     if kill_after_first:
-        run, _ = start_paused_run(root, *argv)
-        run.kill()
-        run.communicate(timeout=60)
+        paused, _ = start_paused_run(root, *argv)
+        paused.kill()
+        paused.communicate(timeout=60)
         return
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *argv],
-        cwd=root,
-        env={**os.environ, "PYTEST_ADDOPTS": ""},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout
+    pytest_command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *argv]
+    run(pytest_command, cwd=root, env={**os.environ, "PYTEST_ADDOPTS": ""}, timeout=120)
 
 
 def _gate(capsys: pytest.CaptureFixture[str], root: Path, run: Path) -> tuple[int, str]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -12,6 +11,8 @@ import numpy as np
 import pytest
 
 pytest.importorskip("speechmos", reason='DNSMOS needs the [quality] extra: pip install "pytest-ttsbench[quality]"')
+
+from processes import run
 
 from pytest_ttsbench.quality import dnsmos as dnsmos_module
 from pytest_ttsbench.quality.dnsmos import (
@@ -243,14 +244,7 @@ def test_the_length_free_graphs_are_derived_once_then_read_back(tmp_path, monkey
     )
     clip_file = tmp_path / "clip.npy"
     np.save(clip_file, espeak_clips[0])
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(clip_file)],
-        env={**os.environ, "TTSBENCH_CACHE_DIR": str(tmp_path)},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    done = run([sys.executable, "-c", script, str(clip_file)], env={**os.environ, "TTSBENCH_CACHE_DIR": str(tmp_path)})
     assert json.loads(done.stdout) == shared_dnsmos().score([espeak_clips[0]])[0]
 
 

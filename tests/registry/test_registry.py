@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections.abc import Mapping
 from typing import Any
 
 import pytest
+from processes import run, shown
 
 from pytest_ttsbench.asr.registry import ROUTES, create_route, register_route_type
 from pytest_ttsbench.config import EngineProfile
@@ -83,7 +83,7 @@ def test_registering_a_number_parser_first_keeps_the_built_in_ones() -> None:
         "register_parser('xx', lambda text: []);"
         "print(parser_for('en-US') is not None, parser_for('xx') is not None, parser_for('fr') is None)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    out = run([sys.executable, "-c", code]).stdout.split()
     assert out == ["True", "True", "True"]
 
 
@@ -94,6 +94,7 @@ def test_the_dashboard_without_its_extra_says_what_to_install(tmp_path) -> None:
         "from pytest_ttsbench.cli import main;"
         f"sys.exit(main(['dashboard', {str(tmp_path)!r}, '-o', {str(tmp_path / 'site')!r}]))"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    assert done.returncode == 2
-    assert "charts need matplotlib" in done.stderr and "pip install 'pytest-ttsbench[plots]'" in done.stderr
+    done = run([sys.executable, "-c", code], expect=2)
+    assert "charts need matplotlib" in done.stderr and "pip install 'pytest-ttsbench[plots]'" in done.stderr, shown(
+        done
+    )

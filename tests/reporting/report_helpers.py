@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 from plugin_projects import NUMERALS, TRANSCRIPTS, read_jsonl, write_project  # noqa: F401  (re-exported)
+from processes import run
 
 # Imported here, before any in-process pytester run: pytester drops the modules a run imported
 # when it ends, and matplotlib imported twice in one process breaks its class-level caches.
@@ -65,10 +66,6 @@ def run_pytest(project: Path, *args: str, timeout: float = 300) -> subprocess.Co
     """pytest in a fresh process inside ``project`` (so module-scoped fixtures can share a run)."""
     import sys
 
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
+    return run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=project, timeout=timeout, expect=None
     )

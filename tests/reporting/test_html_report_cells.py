@@ -82,3 +82,16 @@ def test_clips_of_a_moved_run_are_found_beside_its_results(tmp_path: Path) -> No
     assert locate_clip(result(audio_path="/old/j-def.wav"), flat) == tmp_path / "archive/flat-audio/e/s/j-def.wav"
     assert locate_clip(result(audio_path="relative/k.wav"), results) == moved / "relative/k.wav"
     assert locate_clip(result(audio_path="/old/none.wav"), results) is None
+
+
+def test_unread_spans_are_shown_under_what_was_heard_and_in_the_evidence() -> None:
+    unsure = result(
+        verdict="unknown",
+        transcript="it was forty below <b>",
+        evidence={"missing": ["-40"], "heard": ["40"], "unread": ["forty below <b>"]},
+    )
+    assert heard_html(unsure) == (
+        'it was forty below &lt;b&gt;<div class="ttsbench-unread">unread: &#39;forty below &lt;b&gt;&#39;</div>'
+    )
+    assert evidence_text(unsure) == "missing: -40; parsed: 40; unread: 'forty below <b>'"
+    assert "ttsbench-unread" not in heard_html(result())

@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from cdp_browser import Browser
+from processes import shown
 from quality_rows import echo_cases, echo_config
 from report_helpers import run_pytest
 
@@ -23,7 +24,7 @@ def test_the_report_shows_a_tolerance_over_other_models_as_not_comparable(tmp_pa
     (tmp_path / "cases" / "q.yaml").write_text(echo_cases("q-html"), encoding="utf-8")
     (tmp_path / "ttsbench.yaml").write_text(echo_config(), encoding="utf-8")
     base = run_pytest(tmp_path, "--tts-engine=voice", "--tts-results=base/results.jsonl")
-    assert base.returncode == 0, base.stdout + base.stderr
+    assert base.returncode == 0, shown(base)
     (row,) = read_results(tmp_path / "base" / "results.jsonl")
     older = f"{row.quality_models['signal']} (an older release)"
     write_results(tmp_path / "base" / "results.jsonl", [replace(row, quality_models={"signal": older})])
@@ -38,7 +39,7 @@ def test_the_report_shows_a_tolerance_over_other_models_as_not_comparable(tmp_pa
         "--html=report.html",
         "--self-contained-html",
     )
-    assert run.returncode == 1, run.stdout + run.stderr
+    assert run.returncode == 1, shown(run)
     browser.open((tmp_path / "report.html").as_uri())
     browser.wait_for("document.querySelector('table.ttsbench-quality-gates') !== null")
     (cells,) = browser.evaluate(GATE_ROWS)
@@ -56,7 +57,7 @@ def test_the_report_lists_buckets_a_floor_could_not_check(tmp_path: Path, browse
     (tmp_path / "cases" / "q.yaml").write_text(echo_cases("q-html") + floors, encoding="utf-8")
     (tmp_path / "ttsbench.yaml").write_text(echo_config(), encoding="utf-8")
     run = run_pytest(tmp_path, "--tts-engine=voice", "--html=report.html", "--self-contained-html")
-    assert run.returncode == 1, run.stdout + run.stderr
+    assert run.returncode == 1, shown(run)
     browser.open((tmp_path / "report.html").as_uri())
     browser.wait_for("document.querySelector('table.ttsbench-quality-gates') !== null")
     rows = {(cells[4], cells[5]): cells[0] for cells in browser.evaluate(GATE_ROWS)}

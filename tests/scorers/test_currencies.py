@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from babel.numbers import get_currency_name
+from processes import run
 
 from pytest_ttsbench.scorers.base import ScoreContext
 from pytest_ttsbench.scorers.cldr_currency_names import CLDR_NAMES
@@ -85,10 +85,7 @@ print(json.dumps({"attempts": attempts, "loaded": sorted(m for m in sys.modules 
 
 def test_the_scorers_run_without_babel_and_never_import_it() -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run(
-        [sys.executable, "-c", _WITHOUT_BABEL], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300
-    )
-    assert done.returncode == 0, done.stderr
+    done = run([sys.executable, "-c", _WITHOUT_BABEL], env=env, cwd=ROOT, timeout=300)
     report = json.loads(done.stdout.splitlines()[-1])
     assert report["attempts"] == [] and report["loaded"] == []
     assert report["named"] == {f"{c} {lang}": list(names(c, lang)) for c in CURRENCIES for lang in ("en", "ar", "zh")}

@@ -18,7 +18,7 @@ PACK = pack_file("en-numerals")
 
 
 def values(text: str) -> list[str]:
-    return [token.value for token in parse_numbers(text)]
+    return [token.value for token in parse_numbers(text) if token.kind != "month"]
 
 
 def verdict(transcript: str, expected: list[str]) -> str:
@@ -408,7 +408,7 @@ NATIVE_READINGS = [
     # the British "half six" after a word that announces a time
     ("see you at half six", ["6", "30"], "correct"),
     ("see you at half six", ["5", "30"], "wrong"),
-    ("half six people", ["6", "30"], "wrong"),
+    ("half six people", ["6", "30"], "unknown"),  # half of six people? the "half" is unread, not a time
     # money read as dollars and cents
     ("three dollars and fifty cents", ["3.50"], "correct"),
     ("three dollars fifty", ["3.50"], "correct"),
@@ -448,3 +448,21 @@ def test_native_readings_both_ways(transcript: str, expected: list[str], outcome
 def test_a_wrong_currency_fails_both_ways(transcript: str, text: str, outcome: str) -> None:
     result = NumbersScorer().score(transcript, {"values": ["5"]}, ScoreContext("en", text))
     assert result.outcome == outcome, result.note
+
+
+@pytest.mark.parametrize(
+    ("transcript", "values", "text", "outcome"),
+    [
+        # A month's name is its number only where the text writes the date in digits ...
+        ("october sixth two thousand five", ["10", "6", "2005"], "10/06/2005", "correct"),
+        ("the tenth of june two thousand five", ["10", "6", "2005"], "10/06/2005", "correct"),
+        ("october seventh two thousand five", ["10", "6", "2005"], "10/06/2005", "wrong"),
+        ("november third twenty sixteen", ["2016", "11", "3"], "2016-11-03", "correct"),
+        # ... never where the text names the month: the 5th of May is no 5.
+        ("the sixth of May", ["5"], "the 5th of May", "wrong"),
+        ("on May sixth", ["5"], "on May 5", "wrong"),
+    ],
+)
+def test_month_names_count_only_for_a_numeric_date(transcript: str, values: list[str], text: str, outcome: str) -> None:
+    judged = NumbersScorer().score(transcript, {"values": values}, ScoreContext(language="en", text=text))
+    assert judged.outcome == outcome

@@ -22,9 +22,9 @@ MAI_HAN_AKAT, MAI_TAIKHU = "\u0e31", "\u0e47"
     [
         # NFC: a precomposed and a decomposed letter are one letter ...
         ("nfc", "café", "cafe\u0301", True),
-        # ... but NFC does not fold compatibility forms or strip accents.
+        # ... and the fold's NFKC folds width, but nothing strips accents.
         ("nfc", "café", "cafe", False),
-        ("nfc", "Ａ", "a", False),
+        ("nfc", "Ａ", "a", True),
         # Zero-width characters vanish wherever they are, ...
         ("zero-width", "อยุธยา", "อยุ\u200bธยา", True),
         ("zero-width", "อยุธยา", "\ufeffอ\u200cยุ\u200dธ\u2060ยา", True),
@@ -116,7 +116,10 @@ def test_thai_rule(rule: str, left: str, right: str, same: bool) -> None:
         ("OKๆ", "okๆ"),
         ("๒ๆ", "2ๆ"),
         ("ดีๆๆ", "ดีดีๆ"),
-        ("กรุงเทพฯๆ", "กรุงเทพฯๆ"),
+        # ฯ after a name is silent (กรุงเทพฯ is read กรุงเทพ), but it still stops ๆ from repeating.
+        ("กรุงเทพฯๆ", "กรุงเทพๆ"),
+        ("ไปกรุงเทพฯ", "ไปกรุงเทพ"),
+        ("ผัก ผลไม้ ฯลฯ", "ผัก ผลไม้ ฯลฯ"),
         ("  Zoom \u200b ", "zoom"),
     ],
 )
@@ -135,9 +138,9 @@ def test_thai_rules_apply_to_every_thai_tag(language: str) -> None:
         # Language-neutral steps still run for other languages ...
         ("Zo\u200bom  Meeting", "zoom meeting"),
         ("cafe\u0301", "café"),
-        # ... but the Thai rules do not.
+        # ... and every language's digits are ASCII digits (the fold), but the Thai rules do not run.
+        ("๕", "5"),
         ("เเม่", "เเม่"),
-        ("๕", "๕"),
         (f"ก{MAI_EK}{SARA_II}", f"ก{MAI_EK}{SARA_II}"),
         ("เด็กๆ", "เด็กๆ"),
     ],

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from processes import run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,14 +25,10 @@ print(json.dumps(sorted({i["num_threads"] for i in threadpool_info() if i["user_
 
 
 def _blas_threads_after(setup: str, **env: str) -> list[int]:
-    done = subprocess.run(
+    done = run(
         [sys.executable, "-c", setup + REPORT],
         env={**os.environ, "OPENBLAS_NUM_THREADS": "2", "PYTHONPATH": str(ROOT), **env},
-        capture_output=True,
-        text=True,
-        check=False,
     )
-    assert done.returncode == 0, done.stderr
     return list(json.loads(done.stdout.splitlines()[-1]))
 
 
@@ -75,12 +71,8 @@ def test_the_engines_processes_inherit_no_limit() -> None:
     """The limit is threadpoolctl's, inside this process: a process it starts (an engine, a
     recognizer's command) gets BLAS as its environment says."""
     child = f"import subprocess, sys\nsubprocess.run([sys.executable, '-c', {'import numpy' + REPORT!r}], check=True)\n"
-    done = subprocess.run(
+    done = run(
         [sys.executable, "-c", LOAD_WHISPER + child],
         env={**os.environ, "OPENBLAS_NUM_THREADS": "2", "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        check=False,
     )
-    assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[-1]) == [2]

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from processes import run, shown
 
 HEAVY = ("scipy", "numpy", "av", "faster_whisper", "ctranslate2", "matplotlib", "jsonschema", "jiwer", "httpx")
 #: What a listing with an engine chosen must not load either: it measures and scores nothing.
@@ -43,18 +43,16 @@ def _listing(folder: Path, *extra: str) -> tuple[int, set[str]]:
     """A fresh ``pytest --co`` in ``folder``: its exit status and every module (dotted names) it imported."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[2]), env.get("PYTHONPATH")]))
-    done = subprocess.run(
+    done = run(
         [sys.executable, "-c", _PROBE, "--co", "-q", "-p", "no:cacheprovider", *extra],
         cwd=folder,
         env=env,
-        capture_output=True,
-        text=True,
         timeout=300,
-        check=False,
     )
     lines = done.stdout.splitlines()
-    status = next(line for line in lines if line.startswith("EXIT="))
-    modules = next(line for line in lines if line.startswith("MODULES="))
+    status = next((line for line in lines if line.startswith("EXIT=")), None)
+    modules = next((line for line in lines if line.startswith("MODULES=")), None)
+    assert status is not None and modules is not None, shown(done)
     return int(status.removeprefix("EXIT=")), set(json.loads(modules.removeprefix("MODULES=")))
 
 
@@ -73,6 +71,21 @@ def test_plugin_adds_no_heavy_import_to_an_idle_run(tmp_path: Path) -> None:
     assert "pytest_ttsbench" in with_plugin and "pytest_ttsbench" not in without_plugin
     added = sorted(name for name in HEAVY if name in with_plugin and name not in without_plugin)
     assert added == [], f"an idle pytest run now imports {added} because of the plugin"
+
+
+def test_an_unrelated_projects_run_loads_only_the_plugins_option_declarations(tmp_path: Path) -> None:
+    """No engine, no configuration, no case file named: the benchmark's modules stay unloaded (#38)."""
+    (tmp_path / "test_plain.py").write_text("def test_nothing():\n    pass\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\naddopts = '-q'\n", encoding="utf-8")
+    ours = {name for name in _modules(tmp_path) if name.startswith("pytest_ttsbench")}
+    probe = "import json, sys, pytest_ttsbench.plugin; print(json.dumps(sorted(sys.modules)))"
+    declared = {name for name in json.loads(run([sys.executable, "-c", probe]).stdout) if name.startswith("pytest_")}
+    assert "pytest_ttsbench.plugin" in ours
+    # what importing the plugin loads (test_lazy_imports.py keeps that to the option declarations)
+    assert sorted(ours - declared) == []
+    # the contrast: a configured project's plain run is the plugin's business (it loads the session)
+    (tmp_path / "ttsbench.yaml").write_text("engines: {}\n", encoding="utf-8")
+    assert "pytest_ttsbench.session.benchmark" in _modules(tmp_path)
 
 
 def _one_item_project(folder: Path) -> None:

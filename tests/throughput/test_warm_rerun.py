@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
+
+from processes import run, shown
 
 from pytest_ttsbench.audio.decoding import AudioCheck, AudioPolicy, check_identity
 
@@ -34,13 +35,13 @@ NEVER_ON_A_WARM_RERUN = ("faster_whisper", "ctranslate2", "av")
 def _run(project: Path, results: str) -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[2]), env.get("PYTHONPATH")]))
-    done = subprocess.run(
+    done = run(
         [sys.executable, "-c", _PROBE, "-q", "-p", "no:cacheprovider", "--tts-engine=espeak", "--tts-progress=0",
          "--tts-cache-dir=cache", f"--tts-results={results}"],
-        cwd=project, env=env, capture_output=True, text=True, timeout=600, check=False,
+        cwd=project, env=env, timeout=600, expect=None,
     )  # fmt: skip
     state = next((line for line in done.stdout.splitlines() if line.startswith("STATE=")), None)
-    assert state is not None, done.stdout[-2000:] + done.stderr[-2000:]
+    assert state is not None, shown(done)
     return json.loads(state.removeprefix("STATE="))
 
 

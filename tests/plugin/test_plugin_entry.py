@@ -1,0 +1,58 @@
+"""The plugin's entry point registers the benchmark's hooks only for a run of ours (#38: an unrelated
+project's ``pytest`` imported the session, the gate and the case loader, 100+ ms of every run).
+
+A run of ours: an engine selected, a pack or a case file named, or a project that configures the
+plugin (ttsbench.yaml, or ``[tool.ttsbench]`` in pyproject.toml). Any other run gets the options
+and nothing else; tests/architecture/test_lazy_imports.py checks what that imports.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_ttsbench.plugin import SESSION_PLUGIN
+
+
+def _registered(pytester: pytest.Pytester, *args: str) -> bool:
+    config = pytester.parseconfigure(*args)
+    try:
+        return config.pluginmanager.has_plugin(SESSION_PLUGIN)
+    finally:
+        config._ensure_unconfigure()
+
+
+def test_an_unrelated_project_gets_no_benchmark_hooks(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_own="def test_own():\n    pass\n")
+    pytester.makepyprojecttoml("[tool.pytest.ini_options]\naddopts = '-q'\n")
+    assert not _registered(pytester)
+    assert not _registered(pytester, "test_own.py", "-k", "own")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--tts-engine=espeak"], ["--tts-engine", "espeak"], ["--tts-pack=en-numerals", "--tts-engine=espeak"]],
+)
+def test_an_engine_selected_gets_them(pytester: pytest.Pytester, args: list[str]) -> None:
+    assert _registered(pytester, *args)
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [("ttsbench.yaml", "engines: {}\n"), ("pyproject.toml", "[tool.ttsbench]\ncases = ['cases']\n")],
+)
+def test_a_configured_project_gets_them(pytester: pytest.Pytester, name: str, content: str) -> None:
+    (pytester.path / name).write_text(content, encoding="utf-8")
+    assert _registered(pytester)
+
+
+def test_a_case_file_named_gets_them(pytester: pytest.Pytester) -> None:
+    (pytester.path / "cases.yaml").write_text("suite: s\n", encoding="utf-8")
+    assert _registered(pytester, "cases.yaml", "--tts-engine=espeak")
+    # without an engine, the session's configuration is what says the engine is missing
+    with pytest.raises(pytest.UsageError, match="add --tts-engine"):
+        _registered(pytester, "cases.yaml")
+
+
+def test_the_options_are_there_either_way(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--help")
+    assert "--tts-engine" in result.stdout.str() and "--tts-threshold" in result.stdout.str()
