@@ -37,6 +37,9 @@ pytest_plugins = ["pytester"]
 # is judged on what it changed, and a new counterexample found by a random search is reproduced
 # and fixed (then pinned with @example) in a local run, which keeps searching at random.
 hypothesis.settings.register_profile("ci", derandomize=True)
+# The long local search of the boundary fuzz harness (tests/boundaries): `pytest tests/boundaries
+# --hypothesis-profile=fuzz` draws FUZZ_EXAMPLES real runs per boundary instead of CI's handful.
+hypothesis.settings.register_profile("fuzz", max_examples=200, deadline=None)
 if os.environ.get("CI"):
     hypothesis.settings.load_profile("ci")
 

@@ -27,7 +27,6 @@ redaction are the ``openai`` route's own (:class:`OpenAITranscriptionRoute`).
 from __future__ import annotations
 
 import base64
-import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -36,6 +35,7 @@ from pytest_ttsbench.asr.base import Transcription
 from pytest_ttsbench.asr.openai_route import DEFAULT_STRIP_PREFIX, ROUTE_KEYS, OpenAITranscriptionRoute
 from pytest_ttsbench.asr.whisper import whisper_language
 from pytest_ttsbench.audio.decoding import DecodedAudio, encode_wav
+from pytest_ttsbench.support.json_documents import dump_json
 from pytest_ttsbench.support.text import shorten
 
 # How the clip sits in the message: OpenAI's input_audio (base64 and a format), input_audio
@@ -110,11 +110,11 @@ class ChatTranscriptionRoute(OpenAITranscriptionRoute):
 
     def transcribe(self, audio: DecodedAudio, language: str) -> Transcription:
         headers = {**self._headers(), "Content-Type": "application/json"}
-        body = json.dumps(self._body(audio, language), ensure_ascii=False).encode("utf-8")
+        body = dump_json(self._body(audio, language), ensure_ascii=False).encode("utf-8")
         document, result = self._post(headers, body)
         reply = reply_text(document)
         if reply is None:
-            shown = shorten(self._redact(json.dumps(document, ensure_ascii=False)), 200)
+            shown = shorten(self._redact(dump_json(document, ensure_ascii=False)), 200)
             raise self._http().error(f"answer has no choices[0].message.content: {shown}")
         text, _ = self._text(reply)
         for refusal in self.refusals:

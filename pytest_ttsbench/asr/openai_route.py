@@ -53,6 +53,7 @@ from pytest_ttsbench.support.checked_numbers import (
     checked_number,
 )
 from pytest_ttsbench.support.httpclient import ClientOptions, HttpClient, HttpResult, ProviderPolicy, join_url
+from pytest_ttsbench.support.json_documents import dump_json
 from pytest_ttsbench.support.limits import MAX_TRANSCRIPT_BYTES
 from pytest_ttsbench.support.redaction import Redactor, hide_userinfo, url_credentials_message
 from pytest_ttsbench.support.text import shorten
@@ -217,7 +218,7 @@ class OpenAITranscriptionRoute:
         document, result = self._post(headers, body)
         text = document.get("text") if isinstance(document, Mapping) else None
         if not isinstance(text, str):
-            shown = shorten(self._redact(json.dumps(document)), 200)
+            shown = shorten(self._redact(dump_json(document)), 200)
             raise self._http().error(f"answer has no 'text' string: {shown}")
         return self._transcription(text, result, form["language"])
 

@@ -7,6 +7,13 @@ otherwise), counted while the frames come out, so memory stays bounded whatever 
 header claims: :func:`decode_audio` is the one decoder, and every caller gets the limit. The
 checks catch failures that need no ASR at all: undecodable bodies, empty or silent clips, and
 clips far too short for their text (an engine that deletes digits before synthesis).
+
+It is also the one gate for what an engine sends (every adapter, ``command``, ``python``,
+``replay``'s clips and clips read back from a folder reach ASR only through it): a clip whose
+header is outside what any speech clip has (:data:`SAMPLE_RATES`, :data:`MAX_CHANNELS`, a sample
+width PyAV knows) or whose samples are not all finite numbers raises :class:`AudioDecodeError`,
+as does anything PyAV raises on a body it cannot read. So a malformed clip becomes its item's
+``error`` row, never a traceback, and no NaN reaches a figure.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ import dataclasses
 import functools
 import hashlib
 import io
-import json
+import numbers
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,10 +32,44 @@ if TYPE_CHECKING:
     import numpy as np
 
 from pytest_ttsbench.audio.wav import pcm16_wav
+from pytest_ttsbench.support.json_documents import dump_json
 from pytest_ttsbench.support.limits import DEFAULT_MAX_CLIP_SECONDS
 from pytest_ttsbench.support.package_versions import installed_version
+from pytest_ttsbench.support.text import shorten
 
 ASR_SAMPLE_RATE = 16_000
+#: the sample rates a clip may declare (Hz): telephone speech at the low end, studio masters at the top
+SAMPLE_RATES = range(4_000, 384_001)
+#: the most channels a clip may have (7.1 audio); no TTS engine sends more
+MAX_CHANNELS = 8
+
+
+def sample_rate_problem(rate: object) -> str | None:
+    """Why ``rate`` cannot be a clip's sample rate, or None when it can (an integer in :data:`SAMPLE_RATES`)."""
+    if isinstance(rate, bool) or not isinstance(rate, numbers.Integral):
+        return f"sample rate must be an integer number of Hz, got {type(rate).__name__} {shorten(repr(rate), 40)}"
+    if int(rate) not in SAMPLE_RATES:
+        return f"sample rate {rate} Hz is outside {SAMPLE_RATES.start:,}..{SAMPLE_RATES.stop - 1:,} Hz"
+    return None
+
+
+def _header_problem(rate: int, channels: int, has_format: bool) -> str | None:
+    """What a decoded stream's header declares that no speech clip has, or None."""
+    problem = sample_rate_problem(rate)
+    if problem is not None:
+        return problem
+    if not 1 <= channels <= MAX_CHANNELS:
+        return f"{channels} channels (a clip has 1 to {MAX_CHANNELS})"
+    if not has_format:
+        return "unknown sample width (the header names no sample format PyAV knows)"
+    return None
+
+
+def _non_finite_problem(samples: np.ndarray) -> str | None:
+    import numpy as np
+
+    bad = samples.size - int(np.count_nonzero(np.isfinite(samples)))
+    return f"{bad:,} of {samples.size:,} samples are not finite numbers (NaN or infinite)" if bad else None
 
 
 class AudioDecodeError(ValueError):
@@ -105,6 +146,9 @@ def decode_pcm16(
     """Decode headerless signed 16-bit little-endian mono PCM (ClipTooLong past ``max_seconds``)."""
     import numpy as np
 
+    problem = sample_rate_problem(sample_rate)
+    if problem is not None:
+        raise AudioDecodeError(f"headerless PCM: {problem}")
     if len(data) / 2 / sample_rate > max_seconds:
         raise ClipTooLong(max_seconds)
     if len(data) % 2:
@@ -161,6 +205,9 @@ def decode_audio(
             source_rate = codec.sample_rate or 0
             channels = codec.channels or 0
             sample_width = codec.format.bytes if codec.format is not None else None
+            problem = _header_problem(source_rate, channels, codec.format is not None)
+            if problem is not None:
+                raise AudioDecodeError(f"malformed audio ({container.format.name}): {problem}")
             resampler = av.AudioResampler(format="flt", layout="mono", rate=target_rate)
             chunks: list[np.ndarray] = []
             decoded = 0.0  # seconds, at each frame's own rate: counted before anything is kept
@@ -175,9 +222,12 @@ def decode_audio(
             fmt = container.format.name
     except AudioDecodeError:
         raise
-    except (av.error.FFmpegError, ValueError, IndexError) as exc:
-        raise AudioDecodeError(f"undecodable audio ({_describe_body(data)}): {exc}") from exc
+    except Exception as exc:  # whatever PyAV raises on bytes it cannot read is the clip's fault, never a crash
+        raise AudioDecodeError(f"undecodable audio ({_describe_body(data)}): {type(exc).__name__}: {exc}") from exc
     samples = np.concatenate(chunks).astype(np.float32) if chunks else np.zeros(0, np.float32)
+    problem = _non_finite_problem(samples)
+    if problem is not None:
+        raise AudioDecodeError(f"malformed audio ({fmt}): {problem}")
     return DecodedAudio(samples, target_rate, source_rate, channels, fmt, sample_width)
 
 
@@ -278,7 +328,7 @@ def check_identity(policy: AudioPolicy, max_seconds: float) -> str:
         "code": _code_sha256(),
         "av": installed_version("av"),
     }
-    return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
+    return hashlib.sha256(dump_json(material, sort_keys=True).encode()).hexdigest()
 
 
 @functools.cache

@@ -20,6 +20,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from pytest_ttsbench.registry import Registry
+from pytest_ttsbench.support.outside_text import guarded_std_streams
 from pytest_ttsbench.support.redaction import install_log_redaction
 
 # Order shown in `ttsbench --help`.
@@ -94,7 +95,8 @@ def _add_plugin_command(commands: Any, name: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     install_log_redaction()
-    return int(args.func(args))
+    with guarded_std_streams():  # outside text on stdout/stderr escaped, as in a pytest run (outside_text.py)
+        return int(args.func(args))
 
 
 if __name__ == "__main__":  # pragma: no cover

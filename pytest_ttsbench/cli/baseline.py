@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import shutil
 import sys
 from pathlib import Path
@@ -35,9 +34,11 @@ from pytest_ttsbench.run_model.manifest import (
     verify_recorded_run,
 )
 from pytest_ttsbench.run_model.reader import RUNS_HELP, results_file
-from pytest_ttsbench.run_model.results import ItemResult, read_results, write_results
+from pytest_ttsbench.run_model.reruns import claimed_output
+from pytest_ttsbench.run_model.results import ItemResult, is_claim_file, read_results, write_results
+from pytest_ttsbench.support.atomic_files import write_atomically
 from pytest_ttsbench.support.data_paths import OutsideFolderError, inside_folder
-from pytest_ttsbench.support.json_documents import load_json
+from pytest_ttsbench.support.json_documents import dump_json, load_json
 
 AUDIO_FOLDER = "audio"
 
@@ -73,7 +74,7 @@ def _copy_clip(row: ItemResult, clip: Path | None, target: Path) -> ItemResult:
 
 def _clear(target: Path) -> None:
     """An empty folder to write into: a previous baseline there is replaced, anything else refused."""
-    if target.is_dir() and any(target.iterdir()):
+    if target.is_dir() and any(not is_claim_file(path) for path in target.iterdir()):  # our claim is no content
         if not (target / MANIFEST_NAME).is_file():
             raise BaselineError(f"{target}: folder is not empty and holds no baseline; choose an empty folder")
         stem = Path(RUN_RESULTS_NAME).stem
@@ -95,6 +96,13 @@ def save_baseline(run: Path, target: Path, with_audio: bool = False) -> Path:
     if not rows:
         raise BaselineError(f"{source}: no results in this run")
     clips = [_source_clip(row, source) for row in rows] if with_audio else []  # all checked before anything is cleared
+    with claimed_output(target / RUN_RESULTS_NAME, "ttsbench baseline save"):  # as a run claims its --tts-results
+        return _write_baseline(source, rows, clips, manifests[0], target, with_audio)
+
+
+def _write_baseline(
+    source: Path, rows: list[ItemResult], clips: list[Path | None], manifest: Path, target: Path, with_audio: bool
+) -> Path:
     _clear(target)
     if with_audio:
         rows = [_copy_clip(row, clip, target) for row, clip in zip(rows, clips, strict=True)]
@@ -108,7 +116,7 @@ def save_baseline(run: Path, target: Path, with_audio: bool = False) -> Path:
         sidecar = source.with_name(f"{source.stem}{suffix}")
         if sidecar.is_file():
             shutil.copyfile(sidecar, target / f"{results.stem}{suffix}")
-    _write_manifest(results, manifests[0], target)
+    _write_manifest(results, manifest, target)
     return results
 
 
@@ -119,12 +127,13 @@ def _write_manifest(results: Path, source_manifest: Path, target: Path) -> None:
     except (OSError, ValueError) as exc:
         raise BaselineError(f"{source_manifest}: not a readable manifest: {exc}") from exc
     files: dict[str, Any] = {k: v for k, v in document["files"].items() if v.get("role") == "input"}
-    for path in sorted(p for p in target.rglob("*") if p.is_file() and p.name != MANIFEST_NAME):
+    for path in sorted(
+        p for p in target.rglob("*") if p.is_file() and p.name != MANIFEST_NAME and not is_claim_file(p)
+    ):
         key = path.relative_to(target).as_posix()
         files[key] = {"role": "output", "sha256": sha256_file(path), "bytes": path.stat().st_size}
     document.update(results=results.name, owned_dirs=["."], files=dict(sorted(files.items())))
-    out = manifest_path(results)
-    out.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    write_atomically(manifest_path(results), dump_json(document, ensure_ascii=False, indent=2) + "\n")
 
 
 def _cmd_save(args: argparse.Namespace) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
 from pytest_ttsbench.config import ConfigError, load_settings
 from pytest_ttsbench.support.cache import CacheError, ClipCache, parse_size, resolve_cache_dir
+from pytest_ttsbench.support.json_documents import dump_json
 
 
 def _cache(args: argparse.Namespace) -> ClipCache:
@@ -34,7 +34,7 @@ def _cmd_stats(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.json:
         print(
-            json.dumps(
+            dump_json(
                 {
                     "dir": str(stats.root),
                     "audio_entries": stats.audio_entries,
@@ -68,7 +68,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         print(f"ttsbench cache: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if args.json:
-        print(json.dumps({"checked": checked, "damaged": [{"kind": d.kind, "path": str(d.path)} for d in damaged]}))
+        print(dump_json({"checked": checked, "damaged": [{"kind": d.kind, "path": str(d.path)} for d in damaged]}))
     else:
         for entry in damaged:
             print(f"damaged {entry.kind} entry: {entry.path}")

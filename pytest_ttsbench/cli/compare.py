@@ -9,7 +9,6 @@ several generations per item, a pair counts only when its majority verdict flips
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from pytest_ttsbench.run_model.provenance import read_header
 from pytest_ttsbench.run_model.reader import RUNS_HELP, load_runs, results_file, rows_of, unverified_notes
 from pytest_ttsbench.run_model.text_variants import require_one_contract
 from pytest_ttsbench.support.checked_numbers import ALPHA, COUNT, SHARE, number_option
+from pytest_ttsbench.support.json_documents import dump_json
 from pytest_ttsbench.support.option_specs import add_options
 
 
@@ -65,7 +65,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if args.json:
         document = comparison.to_dict()
         document["gate"] = {"rule": rule.to_dict(), "reasons": reasons}
-        json.dump(document, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write(dump_json(document, null_non_finite=True, ensure_ascii=False, indent=2))
         sys.stdout.write("\n")
     else:
         print(f"baseline:  {args.baseline}")

@@ -1,4 +1,4 @@
-"""``ttsbench dashboard RUNS_DIR -o SITE``: a static site from many runs' results files."""
+"""``ttsbench dashboard RUNS_DIR [-o FOLDER]``: a static site from many runs' results files."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ from typing import Any
 from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE, add_allow_unverified, say_unverified
 from pytest_ttsbench.registry import MissingDependency
 from pytest_ttsbench.run_model.reader import unverified_notes
+
+#: where the site goes when not told: not ``site/``, which ``mkdocs build`` owns and deletes
+DEFAULT_OUT = "ttsbench-dashboard"
 
 
 def _cmd_dashboard(args: argparse.Namespace) -> int:
@@ -39,7 +42,13 @@ def add_command(subparsers: Any) -> None:
         "dashboard", help="build a static site (history, leaderboard, regressions, items) from many runs"
     )
     p.add_argument("runs_dir", metavar="RUNS_DIR", help="folder of runs: RUNS_DIR/*/results.jsonl or RUNS_DIR/*.jsonl")
-    p.add_argument("-o", "--out", required=True, metavar="SITE", help="folder to write the site into")
+    p.add_argument(
+        "-o",
+        "--out",
+        default=DEFAULT_OUT,
+        metavar="FOLDER",
+        help=f"folder to write the site into (default: {DEFAULT_OUT}; not site/, which mkdocs build deletes)",
+    )
     p.add_argument("--title", default="TTS benchmark dashboard", help="title of the site")
     add_allow_unverified(p)
     p.set_defaults(func=_cmd_dashboard)

@@ -6,7 +6,6 @@ interval on rank) and the numeral-form duration control."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS, protocols_of, ru
 from pytest_ttsbench.reporting.protocol_tally import figures_by_protocol, figures_text
 from pytest_ttsbench.run_model.reader import RUNS_HELP, Run, load_runs
 from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, POSITIVE, number_option
+from pytest_ttsbench.support.json_documents import dump_json
 
 
 def diagnostics_json(run: Run, min_ratio: float = DEFAULT_MIN_RATIO) -> dict[str, Any]:
@@ -170,7 +170,7 @@ def run_diagnostics(args: argparse.Namespace) -> int:
         document: dict[str, Any] = {"systems": reports}
         if comparison is not None:
             document["comparison"] = comparison
-        json.dump(document, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write(dump_json(document, null_non_finite=True, ensure_ascii=False, indent=2))
         sys.stdout.write("\n")
         return EXIT_OK
     for number, report in enumerate(reports):

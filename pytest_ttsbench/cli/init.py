@@ -24,7 +24,7 @@ from pytest_ttsbench.support.text import did_you_mean, safe_name
 from pytest_ttsbench.support.yaml_documents import load_yaml
 
 WORKFLOW_PATH = Path(".github") / "workflows" / "ttsbench.yml"
-GITIGNORE_ENTRIES = (".ttsbench/",)
+GITIGNORE_ENTRIES = (".ttsbench/", "ttsbench-dashboard/")
 DEFAULT_ENGINE = "espeak"
 
 CONFIG_TEMPLATE = """\

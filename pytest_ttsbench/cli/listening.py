@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,10 +20,11 @@ from pytest_ttsbench.listening.sheets import SheetError
 from pytest_ttsbench.listening.workflow import workflow_lines, workflow_report
 from pytest_ttsbench.run_model.reader import RUNS_HELP
 from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, WHOLE, number_option
+from pytest_ttsbench.support.json_documents import dump_json
 
 
 def _print_json(document: Any) -> None:
-    json.dump(document, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write(dump_json(document, null_non_finite=True, ensure_ascii=False, indent=2))
     sys.stdout.write("\n")
 
 

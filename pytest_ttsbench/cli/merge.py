@@ -27,7 +27,7 @@ def _cmd_merge(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         results = write_merged(run, Path(args.output))
-    except (OSError, MergeError) as exc:
+    except (OSError, ValueError) as exc:  # MergeError, a claimed output (RerunError): both ValueErrors
         print(f"ttsbench merge: {exc}", file=sys.stderr)
         return EXIT_USAGE
     shards = ", ".join(run.header.shards) or "one run"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from pytest_ttsbench.cases.loader import CaseFileError, load_case_file
 from pytest_ttsbench.cases.model import Suite
 from pytest_ttsbench.cases.packs import Pack, PackError, get_packs, shipped_packs
 from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE
+from pytest_ttsbench.support.json_documents import dump_json
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ def _describe(pack: Pack, counts: PackCounts) -> dict[str, Any]:
 def _cmd_list(args: argparse.Namespace) -> int:
     rows = [(pack, count_pack(pack)) for pack in shipped_packs().values()]
     if args.json:
-        print(json.dumps([_describe(pack, counts) for pack, counts in rows], ensure_ascii=False, indent=2))
+        print(dump_json([_describe(pack, counts) for pack, counts in rows], ensure_ascii=False, indent=2))
         return EXIT_OK
     width = max(len(pack.name) for pack, _ in rows)
     print(f"{'pack':<{width}}  version  items  targets  languages")
@@ -74,7 +74,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     (pack,) = get_packs([args.name])
     facts = _describe(pack, count_pack(pack))
     if args.json:
-        print(json.dumps(facts, ensure_ascii=False, indent=2))
+        print(dump_json(facts, ensure_ascii=False, indent=2))
         return EXIT_OK
     print(f"{pack.name} {pack.version}: {pack.description}")
     print(f"  licence:   {pack.licence}")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,10 +17,12 @@ from pytest_ttsbench.reporting.protocol_tally import tally_lines
 from pytest_ttsbench.reporting.terminal import summary_lines
 from pytest_ttsbench.run_model.manifest import expand_inputs, write_manifest
 from pytest_ttsbench.run_model.provenance import header_path, write_header
+from pytest_ttsbench.run_model.reruns import claimed_output
 from pytest_ttsbench.run_model.results import ItemResult, read_results, write_results
 from pytest_ttsbench.run_model.transcripts import TranscriptsError
 from pytest_ttsbench.session.provenance_capture import rescore_header
 from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, number_option
+from pytest_ttsbench.support.json_documents import dump_json
 
 
 def _guarded_write(out: Path, results: list[ItemResult], guards: Sequence[Guard]) -> bool:
@@ -60,17 +61,17 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.out:
         out = Path(args.out)
+        header = rescore_header(suites, Path(args.transcripts), args.engine, outcome.routes, args.quorum, args.protocol)
+        inputs = expand_inputs(case_paths, CASE_SUFFIXES) + expand_inputs([Path(args.transcripts)], (".jsonl",))
         try:
-            written = _guarded_write(out, outcome.results, guards)
-        except (OSError, ValueError) as exc:  # the stored results to compare with are unreadable
+            with claimed_output(out, "ttsbench rescore --out"):  # as a run claims its --tts-results
+                if not _guarded_write(out, outcome.results, guards):
+                    return EXIT_REFUSED
+                write_header(header_path(out), header)
+                write_manifest(out, inputs, project=Path.cwd())
+        except (OSError, ValueError) as exc:  # unreadable stored results, a refused write, a claimed file
             print(f"ttsbench rescore: {exc}", file=sys.stderr)
             return EXIT_USAGE
-        if not written:
-            return EXIT_REFUSED
-        header = rescore_header(suites, Path(args.transcripts), args.engine, outcome.routes, args.quorum, args.protocol)
-        write_header(header_path(out), header)
-        inputs = expand_inputs(case_paths, CASE_SUFFIXES) + expand_inputs([Path(args.transcripts)], (".jsonl",))
-        write_manifest(out, inputs, project=Path.cwd())
     if args.json:
         payload = {
             "items": [item_json(r) for r in outcome.results],
@@ -82,7 +83,7 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
             "protocol": args.protocol,
             "protocol_differences": [d.to_dict() for d in difference_tally(outcome.results)],
         }
-        json.dump(payload, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write(dump_json(payload, null_non_finite=True, ensure_ascii=False, indent=2))
         sys.stdout.write("\n")
         return EXIT_OK
     print(f"protocol: {args.protocol}")

@@ -8,7 +8,6 @@ the folder with an ``audio-dir`` engine profile whose ``path`` is ``DIR``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -18,6 +17,7 @@ from pytest_ttsbench.cases.loader import CaseFileError, load_case_file
 from pytest_ttsbench.cases.model import CaseItem
 from pytest_ttsbench.cases.packs import PackError, find_pack_or_file
 from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE
+from pytest_ttsbench.support.json_documents import dump_json
 
 CONTRACTS = ("raw", "mono", "bilingual")
 FORMATS = ("tsv", "jsonl")
@@ -38,7 +38,7 @@ def text_lines(items: Iterable[CaseItem], contract: str, form: str) -> Iterator[
         text = item.text_for(contract)
         if form == "jsonl":
             record = {"id": item.full_id, "text": text, "language": item.language, "contract": contract}
-            yield json.dumps(record, ensure_ascii=False)
+            yield dump_json(record, ensure_ascii=False)
             continue
         if "\t" in text or "\n" in text or "\r" in text:
             raise TextsError(f"{item.source}: item {item.id}: field text holds a tab or line break; use --format jsonl")

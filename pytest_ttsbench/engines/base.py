@@ -7,8 +7,11 @@ message that names no secret.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
+
+from pytest_ttsbench.audio.decoding import sample_rate_problem
 
 
 class EngineError(RuntimeError):
@@ -58,6 +61,31 @@ class Synthesis:
     # True when the reply was streamed, so first_audio_seconds says when playback could start.
     streamed: bool = False
     metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def synthesis_problem(synthesis: object) -> str | None:
+    """Why what an engine's ``synthesize`` returned is no :class:`Synthesis` the pipeline can use, or None.
+
+    The first half of the one check every engine's reply passes (the pipeline calls it on each
+    reply, whatever the engine); the audio itself is checked by ``audio.decoding.decode_audio``.
+    """
+    if not isinstance(synthesis, Synthesis):
+        return f"synthesize() returned {type(synthesis).__name__}, not a Synthesis"
+    if not isinstance(synthesis.audio, (bytes, bytearray)):
+        return f"its audio is {type(synthesis.audio).__name__}, not bytes"
+    if synthesis.pcm_sample_rate is not None and (problem := sample_rate_problem(synthesis.pcm_sample_rate)):
+        return f"headerless PCM: {problem}"
+    if not isinstance(synthesis.media_type, str):
+        return f"its media_type is {type(synthesis.media_type).__name__}, not text"
+    transcripts = synthesis.transcripts
+    if transcripts is not None and not (
+        isinstance(transcripts, Mapping)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in transcripts.items())
+    ):
+        return "its transcripts are not a mapping of route names to text"
+    if not isinstance(synthesis.metadata, Mapping):
+        return f"its metadata is {type(synthesis.metadata).__name__}, not a mapping"
+    return None
 
 
 @runtime_checkable

@@ -40,6 +40,7 @@ from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import SynthesisRequest
 from pytest_ttsbench.support.bounded_process import drain_tail
 from pytest_ttsbench.support.checked_numbers import NON_NEGATIVE
+from pytest_ttsbench.support.json_documents import dump_json
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
@@ -176,7 +177,7 @@ class PersistentWorker:
             self._fresh = False
             try:
                 assert proc.stdin is not None
-                proc.stdin.write(json.dumps(dict(request), ensure_ascii=False).encode("utf-8") + b"\n")
+                proc.stdin.write(dump_json(dict(request), ensure_ascii=False).encode("utf-8") + b"\n")
                 proc.stdin.flush()
             except OSError:
                 pass  # it already exited: the EOF on its stdout says so below
@@ -216,7 +217,7 @@ class PersistentWorker:
         out = answer.get("out")
         if not isinstance(out, str) or not out:
             self._stop()
-            shown = json.dumps(answer, ensure_ascii=False)[:200]
+            shown = dump_json(answer, ensure_ascii=False)[:200]
             raise self._fail(f"answer has neither 'out' nor 'error': {self.redact(shown)!r}")
         path = Path(out)
         return WorkerAnswer(path if path.is_absolute() else self.cwd / path, None, dict(metadata or {}), seconds)

@@ -31,6 +31,7 @@ from pytest_ttsbench.support.httpclient import (
     json_error_message,
     looks_like_html,
 )
+from pytest_ttsbench.support.json_documents import dump_json
 from pytest_ttsbench.support.redaction import Redactor, hide_userinfo, url_credentials_message
 
 if TYPE_CHECKING:  # httpx loads with the first client (httpclient.py)
@@ -274,4 +275,4 @@ class HttpEngine:
 
 def json_bytes(document: Any) -> bytes:
     """A request body as UTF-8 JSON, non-ASCII text kept as is (the item's text goes verbatim)."""
-    return json.dumps(document, ensure_ascii=False).encode("utf-8")
+    return dump_json(document, ensure_ascii=False).encode("utf-8")

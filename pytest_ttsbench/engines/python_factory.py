@@ -30,7 +30,6 @@ and the factory is not called again).
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import sys
 import threading
@@ -42,11 +41,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pytest_ttsbench.audio.decoding import sample_rate_problem
 from pytest_ttsbench.audio.wav import pcm16_wav
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
 from pytest_ttsbench.run_model.provenance import profile_secrets
 from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE
+from pytest_ttsbench.support.json_documents import dump_json
 from pytest_ttsbench.support.redaction import Redactor, redact_known
 from pytest_ttsbench.support.text import shorten
 
@@ -109,13 +110,14 @@ def _import_factory(target: str, base_dir: Path, profile_name: str) -> Callable[
 
 def _options_key(target: str, options: Mapping[str, Any], base_dir: Path) -> str:
     """Which profiles share one object: the same factory, options and configuration folder."""
-    return json.dumps([target, options, str(base_dir)], sort_keys=True, default=str)
+    return dump_json([target, options, str(base_dir)], sort_keys=True, default=str)
 
 
 def samples_wav(samples: Any, sample_rate: Any) -> bytes:
     """A 16-bit mono WAV of a float array in [-1, 1] or an int16 array; ValueError names what is wrong."""
-    if isinstance(sample_rate, bool) or not isinstance(sample_rate, (int, np.integer)) or sample_rate <= 0:
-        raise ValueError(f"sample rate must be a positive integer, got {sample_rate!r}")
+    problem = sample_rate_problem(sample_rate)
+    if problem is not None:
+        raise ValueError(problem)
     array = np.asarray(samples)
     if array.ndim == 2 and 1 in array.shape:
         array = array.reshape(-1)  # (n, 1) or (1, n): mono with a channel axis

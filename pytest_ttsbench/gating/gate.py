@@ -12,7 +12,6 @@ summary and the sidecar print the same outcome, so the three never disagree.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,6 +66,7 @@ from pytest_ttsbench.run_model.provenance import RunHeader
 from pytest_ttsbench.run_model.repeats import RepeatedItem, aggregate, nondeterministic_engines
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.atomic_files import write_atomically
+from pytest_ttsbench.support.json_documents import dump_json
 
 if TYPE_CHECKING:  # numpy and scipy load only when a run has quality figures to gate
     from pytest_ttsbench.quality.gates import QualityBound, QualityCheck
@@ -691,4 +691,4 @@ def final_status(outcome: GateOutcome, status: int) -> int:
 
 
 def write_gate(path: Path, outcome: GateOutcome) -> None:
-    write_atomically(path, json.dumps(outcome.to_dict(), ensure_ascii=False, indent=2) + "\n")
+    write_atomically(path, dump_json(outcome.to_dict(), null_non_finite=True, ensure_ascii=False, indent=2) + "\n")

@@ -15,7 +15,6 @@ A kit folder holds two parts that must never be mixed up:
 
 from __future__ import annotations
 
-import json
 import random
 import shutil
 from collections.abc import Sequence
@@ -31,6 +30,7 @@ from pytest_ttsbench.listening.workflow import workflow_report
 from pytest_ttsbench.run_model.reader import load_runs
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.data_paths import OutsideFolderError, inside_folder
+from pytest_ttsbench.support.json_documents import dump_json
 
 LISTENERS_DIR = "listeners"
 PRIVATE_DIR = "private"
@@ -261,7 +261,7 @@ def _drop_clip(kit: Kit, clip_id: str) -> None:
 
 
 def _write_json(path: Path, document: Any) -> None:
-    path.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    path.write_text(dump_json(document, null_non_finite=True, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
 
 def export_kit(

@@ -11,7 +11,6 @@ in name order, never ranked.
 
 from __future__ import annotations
 
-import csv
 import json
 import shutil
 import statistics
@@ -23,7 +22,9 @@ from typing import Any
 from pytest_ttsbench.listening.kit import KEY_FILE, PRIVATE_DIR
 from pytest_ttsbench.listening.scale import CLIP_DIMENSIONS, CONSISTENCY
 from pytest_ttsbench.listening.sheets import Rating, Sheet, SheetError, read_sheets
-from pytest_ttsbench.support.json_documents import load_json
+from pytest_ttsbench.support.atomic_files import write_atomically
+from pytest_ttsbench.support.json_documents import dump_json, load_json
+from pytest_ttsbench.support.outside_text import csv_text
 
 MIN_LISTENERS = 5
 REPORT_DIR = "report"
@@ -233,12 +234,11 @@ def write_report(kit: Path, sheet_paths: Sequence[Path], report: ListeningReport
             target = raw / f"{path.stem}-{n}{path.suffix}"
             n += 1
         shutil.copyfile(path, target)
-    (out / "summary.json").write_text(json.dumps(report.to_dict(), ensure_ascii=False, indent=2) + "\n", "utf-8")
+    (out / "summary.json").write_text(
+        dump_json(report.to_dict(), null_non_finite=True, ensure_ascii=False, indent=2) + "\n", "utf-8"
+    )
     (out / "summary.txt").write_text("\n".join(report_lines(report)) + "\n", "utf-8")
     rows = _unblinded_rows(key, read_sheets(sheet_paths, key))
-    with (out / "ratings-unblinded.csv").open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(
-            handle, fieldnames=["listener", "id", "system", "prompt", "generation", "dimension", "value", "sheet"]
-        )
-        writer.writeheader()
-        writer.writerows(rows)
+    columns = ["listener", "id", "system", "prompt", "generation", "dimension", "value", "sheet"]
+    table = [columns, *([row.get(name, "") for name in columns] for row in rows)]
+    write_atomically(out / "ratings-unblinded.csv", csv_text(table, lineterminator="\r\n"))

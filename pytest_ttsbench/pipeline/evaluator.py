@@ -39,6 +39,7 @@ from pytest_ttsbench.engines.base import (
     MissingCredentials,
     Synthesis,
     SynthesisRequest,
+    synthesis_problem,
 )
 from pytest_ttsbench.engines.registry import create_engine
 from pytest_ttsbench.gating.voting import vote
@@ -53,7 +54,7 @@ from pytest_ttsbench.run_model.item_content import content_sha256
 from pytest_ttsbench.run_model.results import SYNTH_ONLY, ErrorStage, ItemResult
 from pytest_ttsbench.scorers.base import ScoreContext, Scorer
 from pytest_ttsbench.scorers.registry import get_scorer
-from pytest_ttsbench.support.atomic_files import write_atomically
+from pytest_ttsbench.support.atomic_files import refused_write, write_atomically
 from pytest_ttsbench.support.cache import (
     CachedAudio,
     CachedTranscript,
@@ -370,9 +371,15 @@ class Evaluator:
                 return outcome
         started = time.perf_counter()
         try:
-            outcome.synthesis = engine.synthesize(request)
+            synthesis = engine.synthesize(request)
         except EngineError as exc:
             outcome.error = f"synthesis failed: {exc}"
+        else:
+            problem = synthesis_problem(synthesis)
+            if problem is None:
+                outcome.synthesis = synthesis
+            else:  # a third-party engine breaking its contract fails its item, never the run
+                outcome.error = f"synthesis failed: engine {engine_name!r}, item {request.item_id!r}: {problem}"
         # Anything else is a bug: it propagates (from the pool, when the test takes the clip), as before.
         outcome.seconds = time.perf_counter() - started
         return outcome
@@ -459,7 +466,8 @@ class Evaluator:
                 return None
         stored = encode_wav(decoded) if synthesis.pcm_sample_rate and decoded is not None else synthesis.audio
         media = "audio/wav" if synthesis.pcm_sample_rate else synthesis.media_type
-        self._keep_audio(clip, item, engine_name, repeat, stored, media)
+        if not self._keep_audio(clip, item, engine_name, repeat, stored, media):
+            return None
         if check is None:
             assert decoded is not None  # decoded just above whenever no cached check applies
             check = check_audio(decoded, made.request.text, self.options.audio_policy)
@@ -587,10 +595,11 @@ class Evaluator:
 
     def _keep_audio(
         self, clip: Clip, item: CaseItem, engine_name: str, repeat: int, data: bytes, media_type: str
-    ) -> None:
+    ) -> bool:
+        """Keep the clip in the audio directory; False (the clip's error recorded) when the file system refuses it."""
         clip.audio_sha256 = hashlib.sha256(data).hexdigest()
         if self.options.audio_dir is None or not data:
-            return
+            return True
         folder = self._clip_folder(self.options.audio_dir, engine_name, item.suite)
         suffix = _MEDIA_SUFFIX.get(media_type.split(";")[0].strip().lower(), ".bin")
         stem = safe_name(item.id) + (f"-r{repeat}" if repeat else "")
@@ -598,9 +607,15 @@ class Evaluator:
         path = folder / f"{stem}-{clip.audio_sha256[:12]}{suffix}"
         if path.is_symlink():  # a name safe_name made cannot leave the folder; a link put there could
             raise ValueError(f"audio path escapes the audio directory: {path} is a link")
-        if not path.exists():
-            write_atomically(path, data)
+        try:
+            if not path.exists():
+                write_atomically(path, data)
+        except OSError as exc:  # a full or read-only audio dir fails this item, with the reason; the run goes on
+            clip.error = f"the clip could not be kept in the audio directory: {refused_write(path, exc)}"
+            clip.error_stage = "audio"
+            return False
         clip.audio_path = str(path)
+        return True
 
     def _clip_folder(self, audio_dir: Path, engine_name: str, suite: str) -> Path:
         """The folder an engine's clips of a suite are kept in, resolved and checked once per run

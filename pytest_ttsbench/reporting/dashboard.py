@@ -39,6 +39,7 @@ from pytest_ttsbench.reporting.html import (
     verdict_html,
 )
 from pytest_ttsbench.reporting.leaderboard import LeaderboardEntry, entries_from_runs, entry_from_run, ranked
+from pytest_ttsbench.reporting.run_verdict import RunVerdict, run_verdict
 from pytest_ttsbench.reporting.templating import render, stylesheet
 from pytest_ttsbench.run_model.reader import Run, find_runs
 from pytest_ttsbench.run_model.results import ItemResult
@@ -71,6 +72,18 @@ CHANGE_HEADER = (
     "clip now",
 )
 ITEM_HEADER = ("run", "engine", "expected", "verdict", "heard", "evidence", "CER", "clip")
+
+
+def verdict_markup(verdict: RunVerdict) -> Markup:
+    """A run's verdict for a table cell: FAILED always with its reasons."""
+    if verdict.state == "not gated":
+        return Markup('<span class="muted">not gated</span>')
+    if verdict.state == "passed":
+        return Markup('<span class="ttsbench-gate-passed">passed</span>')
+    reasons = Markup("").join(Markup("<li>{}</li>").format(r) for r in verdict.reasons)
+    return Markup('<span class="ttsbench-gate-failed">FAILED</span><ul class="ttsbench-gate-reasons">{}</ul>').format(
+        reasons
+    )
 
 
 def item_slug(key: str) -> str:
@@ -123,6 +136,42 @@ def comparable_selection(runs: list[Run]) -> Selection:
     return Selection(ranked=full, partial=None if latest is full else latest, universe=universe)
 
 
+def previous_comparable(runs: list[Run]) -> tuple[Run | None, str]:
+    """The run the latest of ``runs`` (one engine's, oldest first) is compared with, and why that one.
+
+    Like with like: the latest earlier run of the same selection (the same scored items, and the same
+    engines in its results file). Without one, the earlier run whose selection overlaps most (the
+    latest such), said in the note, so a five-item ``-k`` run never stands in for the full run before it.
+    """
+    latest, earlier = runs[-1], runs[:-1]
+    if not earlier:
+        return None, ""
+    wanted = selected_items(latest)
+    same = [run for run in earlier if selected_items(run) == wanted and _engines_of(run) == _engines_of(latest)]
+    if same:
+        return same[-1], ""
+
+    def overlap(run: Run) -> float:
+        theirs = selected_items(run)
+        union = wanted | theirs
+        return len(wanted & theirs) / len(union) if union else 1.0
+
+    best = max(reversed(earlier), key=overlap)  # reversed: of equal overlaps, the latest
+    shared = len(wanted & selected_items(best))
+    return best, (
+        f"No earlier run selected the same {len(wanted)} item(s); compared with {best.name}, the closest "
+        f"selection ({shared} item(s) in common of its {len(selected_items(best))})."
+    )
+
+
+def _engines_of(run: Run) -> frozenset[str]:
+    """The engines a run's results file holds: part of what a run selected."""
+    header = run.header
+    if header is not None and header.selected is not None:
+        return frozenset(header.selected)
+    return frozenset({run.system})
+
+
 class Dashboard:
     """Builds the site; one instance per build."""
 
@@ -161,12 +210,15 @@ class Dashboard:
 
     def index_html(self) -> str:
         latest = self.latest_rows()
+        verdict = self.latest_verdict()
         return _page(
             "dashboard/index.html.j2",
             self.title,
+            page_title=f"{self.title}: {verdict['name']} ({verdict['engines']})",
             files=len(self.files),
             engines=self.engines,
             latest=self.runs[-1].name,
+            verdict=verdict,
             leaderboard_header=LEADERBOARD_HEADER,
             leaderboard=self.leaderboard_rows(),
             history=[
@@ -192,19 +244,26 @@ class Dashboard:
 
         return quality_trends(by_file, self._chart)
 
+    def verdict_of(self, runs: list[Run]) -> RunVerdict:
+        """One results file's verdict, from its gate file and every engine's rows."""
+        return run_verdict(runs[0].gate, [row for run in runs for row in run.items])
+
+    def latest_verdict(self) -> dict[str, Any]:
+        """What leads the page: the latest run, its engines, its verdict and every reason for it."""
+        runs = list(self.files.values())[-1]
+        return {
+            "name": runs[0].name,
+            "started": runs[0].started.strftime("%Y-%m-%d %H:%M UTC"),
+            "engines": ", ".join(sorted(run.system for run in runs)),
+            "verdict": self.verdict_of(runs),
+        }
+
     def runs_rows(self) -> list[list[Any]]:
         """Every run, newest first, with its engines, its size and its release gate's verdict."""
         rows: list[list[Any]] = []
         for runs in reversed(self.files.values()):
             run = runs[0]
-            gate: Markup
-            if run.gate is None:
-                gate = Markup('<span class="muted">not gated</span>')
-            elif run.gate.get("passed"):
-                gate = Markup('<span class="ttsbench-gate-passed">passed</span>')
-            else:
-                reasons = Markup("").join(Markup("<li>{}</li>").format(r) for r in run.gate.get("reasons") or [])
-                gate = Markup('<span class="ttsbench-gate-failed">FAILED</span><ul>{}</ul>').format(reasons)
+            gate = verdict_markup(self.verdict_of(runs))
             started = run.started.strftime("%Y-%m-%d %H:%M UTC")
             engines = ", ".join(sorted(r.system for r in runs))
             rows.append([run.name, started, engines, str(sum(len(r.items) for r in runs)), gate])
@@ -290,9 +349,11 @@ class Dashboard:
     def changes(self, engine: str) -> dict[str, Any]:
         """The regressions and fixes of an engine's latest run against its previous one."""
         runs = self.runs_with(engine)
-        if len(runs) < 2:
+        before, why = previous_comparable(runs)
+        if before is None:
             return {"engine": engine, "note": "Only one run: nothing to compare.", "provenance": [], "sections": []}
-        return {"engine": engine, **self.pair(runs[-2], runs[-1])}
+        pair = self.pair(before, runs[-1])
+        return {"engine": engine, **pair, "note": f"{why} {pair['note']}".strip()}
 
     def earlier_changes(self, engine: str) -> list[dict[str, Any]]:
         """Every earlier run against its predecessor, newest first: no run's regressions drop out of reach."""

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from pytest_ttsbench.gating.bounds import BREACHED
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.data_paths import OutsideFolderError, inside_folder
+from pytest_ttsbench.support.outside_text import workflow_command
 from pytest_ttsbench.support.text import shorten
 from pytest_ttsbench.support.yaml_documents import YAML_SUFFIXES, node_lines
 from pytest_ttsbench.verdict import explain_evidence
@@ -35,26 +36,10 @@ SUMMARY_ROWS = 20
 MAX_ANNOTATIONS = 50
 
 
-def escape_data(text: str) -> str:
-    """A workflow command's message: ``%``, ``\\r`` and ``\\n`` percent-encoded (``%`` first)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    """A workflow command's property value (file, title): as a message, and ``:`` and ``,`` too."""
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def error_command(message: str, file: str | None = None, line: int | None = None, title: str | None = None) -> str:
-    """``::error file=…,line=…,title=…::message``, each part escaped; properties that are None left out."""
-    properties = [
-        f"{key}={escape_property(str(value))}"
-        for key, value in (("file", file), ("line", line), ("title", title))
-        if value is not None
-    ]
-    return (
-        f"::error {','.join(properties)}::{escape_data(message)}" if properties else f"::error::{escape_data(message)}"
-    )
+    """``::error file=…,line=…,title=…::message``: the one workflow command of the terminal's seam
+    (support/outside_text.workflow_command), which escapes each part and marks the line as ours."""
+    return workflow_command("error", message, file=file, line=line, title=title)
 
 
 @dataclass(frozen=True)

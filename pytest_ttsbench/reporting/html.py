@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import json
 import os
 import shutil
 from collections.abc import Callable, Collection, Sequence
@@ -42,6 +41,7 @@ from pytest_ttsbench.reporting.templating import macro, render, stylesheet
 from pytest_ttsbench.reporting.terminal import SessionSummary, floor_rows, percent
 from pytest_ttsbench.run_model.results import ItemResult, result_from_report
 from pytest_ttsbench.support.data_paths import OutsideFolderError, inside_folder
+from pytest_ttsbench.support.json_documents import dump_json
 from pytest_ttsbench.support.text import safe_name
 from pytest_ttsbench.verdict import explain_evidence, quoted_spans
 
@@ -89,7 +89,7 @@ def expected_text(result: ItemResult) -> str:
     try:
         return str(get_scorer(result.scorer).expected_text(result.expected))
     except Exception:  # an unknown or renamed scorer must not break a report about old results
-        return json.dumps(result.expected, ensure_ascii=False)
+        return dump_json(result.expected, ensure_ascii=False)
 
 
 def evidence_text(result: ItemResult) -> str:
@@ -275,6 +275,15 @@ def quality_gate_html(outcome: GateOutcome | None) -> Markup | None:
     return table + notes
 
 
+GATE_MARK_CLASS = {"FAIL": "ttsbench-gate-failed", "ok": "ttsbench-gate-passed"}
+
+
+def gate_mark_html(mark: str) -> Markup:
+    """A floor's mark (FAIL, ok, too few) coloured as the verdict it is."""
+    css = GATE_MARK_CLASS.get(mark)
+    return Markup('<span class="{}">{}</span>').format(css, mark) if css else Markup("{}").format(mark)
+
+
 FLOOR_HEADER = ("gate", "engine", "suite", "category", "correct/n", "strict accuracy", "floor", "Wilson 95% CI")
 
 
@@ -292,7 +301,7 @@ def gate_html(outcome: GateOutcome | None, clips: ClipStore | None = None) -> Ma
     ]
     return render(
         "gate.html.j2",
-        floors=floor_rows(outcome),
+        floors=[[gate_mark_html(row[0]), *row[1:]] for row in floor_rows(outcome)],
         floor_header=FLOOR_HEADER,
         reasons=outcome.reasons,
         gaps=gaps if outcome.fixed_gaps or outcome.xfailed else None,
@@ -456,8 +465,21 @@ def note_existing_assets(config: pytest.Config) -> None:
         config.stash[ASSETS_EXISTED_KEY] = assets.exists()
 
 
+def report_title(engines: Sequence[str], results_path: Path | None) -> str:
+    """The report page's title: the engines and the run, not pytest-html's default of the file name."""
+    title = f"TTS benchmark: {', '.join(engines) or 'no engine'}"
+    if results_path is None:
+        return title
+    run = results_path.parent.name if results_path.name == "results.jsonl" else results_path.stem
+    return f"{title} · run {run}"
+
+
 def register_html_report(
-    config: pytest.Config, summary: SummarySource, assets_existed: bool = True, quality_columns: Sequence[str] = ()
+    config: pytest.Config,
+    summary: SummarySource,
+    assets_existed: bool = True,
+    quality_columns: Sequence[str] = (),
+    title: str | None = None,
 ) -> None:
     """Add the benchmark columns and summary to pytest-html's report, when one is being written.
 
@@ -465,13 +487,14 @@ def register_html_report(
     ``assets_existed``: whether ``assets/`` was beside the report before pytest-html started, so
     the stylesheet it writes there can be moved into the side folder without touching older files.
     ``quality_columns``: the quality measures the run takes, one sortable column each.
+    ``title``: the page's title (:func:`report_title`); pytest-html's own (the file name) when None.
     """
     report_path = html_report_path(config)
     if report_path is None or hasattr(config, "workerinput"):  # pytest-html writes on the controller only
         return
     if not config.getoption("self_contained_html", False):
         _assets_into_side_folder(config, report_path, assets_existed)
-    report = HtmlReport(config, summary, report_path, tuple(quality_columns))
+    report = HtmlReport(config, summary, report_path, tuple(quality_columns), title)
     config.pluginmanager.register(report, "ttsbench-html")
 
 
@@ -523,9 +546,15 @@ class HtmlReport:
     """pytest-html hooks: benchmark columns per row, summary tables, gate and charts on top."""
 
     def __init__(
-        self, config: pytest.Config, summary: SummarySource, report_path: Path, quality_columns: Sequence[str] = ()
+        self,
+        config: pytest.Config,
+        summary: SummarySource,
+        report_path: Path,
+        quality_columns: Sequence[str] = (),
+        title: str | None = None,
     ) -> None:
         self.config = config
+        self.title = title
         self.quality_columns = quality_columns
         self.summary = summary
         self.report_path = report_path
@@ -533,6 +562,10 @@ class HtmlReport:
         self.root = side_folder(report_path)  # clips and charts; links are relative to the page
         self.embed = bool(config.getoption("self_contained_html", False))
         self.clips = ClipStore(self.root, embed=self.embed)
+
+    def pytest_html_report_title(self, report: Any) -> None:
+        if self.title:
+            report.title = self.title
 
     def pytest_html_results_table_header(self, cells: list[str]) -> None:
         sortable, plain = Markup('<th class="sortable" data-column-type="{}">{}</th>'), Markup("<th>{}</th>")

@@ -15,10 +15,7 @@ release (each suite with the SHA-256 prefix of its case file, from the run heade
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +26,8 @@ from pytest_ttsbench.protocols import protocols_of, run_difference_tally
 from pytest_ttsbench.reporting.protocol_tally import figures_by_protocol, figures_text
 from pytest_ttsbench.reporting.terminal import percent
 from pytest_ttsbench.run_model.reader import Run
-from pytest_ttsbench.support.json_documents import load_json
+from pytest_ttsbench.support.json_documents import dump_json, load_json
+from pytest_ttsbench.support.outside_text import csv_text
 
 COLUMNS: tuple[str, ...] = (
     "rank",
@@ -299,14 +297,12 @@ def _fmt(value: float | None, missing: str) -> str:
 def render_json(entries: Iterable[LeaderboardEntry]) -> str:
     """The board as JSON, full precision; the stored form."""
     rows = [e.row(rank) for rank, e in ranked(entries)]
-    return json.dumps({"entries": rows}, ensure_ascii=False, indent=2) + "\n"
+    return dump_json({"entries": rows}, null_non_finite=True, ensure_ascii=False, indent=2) + "\n"
 
 
 def render_csv(entries: Iterable[LeaderboardEntry]) -> str:
     """The board as CSV; rates to 6 decimals, routes joined with ';'."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(COLUMNS)
+    table: list[list[object]] = [list(COLUMNS)]
     for rank, e in ranked(entries):
         row = e.row(rank)
         for name in ("strict_accuracy", "coverage", "resolved_accuracy", "shared_strict_accuracy"):
@@ -314,8 +310,8 @@ def render_csv(entries: Iterable[LeaderboardEntry]) -> str:
         row["asr_routes"] = ";".join(e.asr_routes)
         _flatten_protocols(row, e, "")
         row.update({k: "" if row[k] is None else row[k] for k in ("rank", "n", "shared_n")})
-        writer.writerow([row[c] for c in COLUMNS])
-    return buffer.getvalue()
+        table.append([row[c] for c in COLUMNS])
+    return csv_text(table)  # an engine named "=HYPERLINK(...)" stays text in a spreadsheet
 
 
 def _md_cell(value: object) -> str:

@@ -21,6 +21,7 @@ from pytest_ttsbench.run_model.results import ItemResult
 INSTALL_HINT = "pip install 'pytest-ttsbench[plots]'"
 try:
     import matplotlib
+    from matplotlib.colors import to_rgba
     from matplotlib.figure import Figure
 except ModuleNotFoundError as exc:  # charts are an extra: the main job needs none
     raise MissingDependency(f"charts need matplotlib, which is not installed: {INSTALL_HINT}", name=exc.name) from exc
@@ -49,14 +50,47 @@ def _error(bucket: Bucket) -> tuple[float, float]:
     return max(0.0, accuracy - ci[0]), max(0.0, ci[1] - accuracy)
 
 
+#: characters of tick label an inch holds, kept low so a browser's wider fallback font still fits:
+#: the SVG keeps text as text, drawn in whatever sans-serif the reader's browser has
+_CHARS_PER_INCH = 7.0
+
+
+def _tick_label(group: str) -> str:
+    """A group's label on two lines (``suite/`` over ``category``), so long names sit level and whole."""
+    for separator in ("/", ": "):
+        head, found, tail = group.partition(separator)
+        if found and head and tail:
+            return f"{head}{separator.strip()}\n{tail}"
+    return group
+
+
+def _count_colour(rgba: tuple[float, float, float, float]) -> str:
+    """Black or white, whichever contrasts more with a bar's colour (WCAG relative luminance)."""
+
+    def channel(value: float) -> float:
+        return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
+
+    luminance = 0.2126 * channel(rgba[0]) + 0.7152 * channel(rgba[1]) + 0.0722 * channel(rgba[2])
+    # contrast with white (1.05 / (L + 0.05)) against contrast with black ((L + 0.05) / 0.05)
+    return "white" if 1.05 / (luminance + 0.05) > (luminance + 0.05) / 0.05 else "black"
+
+
 def grouped_bars_svg(bars: Sequence[Bar], title: str, xlabel: str) -> bytes:
-    """Grouped bars of strict accuracy (0-100 %) with Wilson intervals, as SVG bytes."""
+    """Grouped bars of strict accuracy (0-100 %) with Wilson intervals, as SVG bytes.
+
+    Group labels are level, on two lines where they have a suite, and the figure is wide enough for
+    the longest line under each group, so no label runs past the chart's edge; each bar's count is
+    drawn in black or white, whichever contrasts more with the bar.
+    """
     groups = list(dict.fromkeys(bar.group for bar in bars))
     series = list(dict.fromkeys(bar.series for bar in bars))
     lookup = {(bar.group, bar.series): bar.bucket for bar in bars}
     width = 0.8 / max(1, len(series))
-    inches = max(5.0, 1.5 + len(groups) * (0.9 + 0.5 * len(series)))
-    figure = Figure(figsize=(inches, 3.4), layout="constrained")
+    labels_text = [_tick_label(group) for group in groups]
+    longest = max((len(line) for label in labels_text for line in label.split("\n")), default=0)
+    per_group = max(0.9 + 0.5 * len(series), (longest + 2) / _CHARS_PER_INCH)
+    inches = max(5.0, 1.5 + len(groups) * per_group)
+    figure = Figure(figsize=(inches, 3.6), layout="constrained")
     axes = figure.add_subplot()
     for index, name in enumerate(series):
         xs, heights, low, high, labels = [], [], [], [], []
@@ -71,10 +105,10 @@ def grouped_bars_svg(bars: Sequence[Bar], title: str, xlabel: str) -> bytes:
             high.append(100 * up)
             labels.append(f"{bucket.correct}/{bucket.n}")
         container = axes.bar(xs, heights, width * 0.92, yerr=[low, high], capsize=3, label=name)
-        axes.bar_label(container, labels=labels, fontsize=7, padding=2, label_type="center")
-    # Slant the group labels when they would not fit side by side (about 7 characters an inch).
-    crowded = sum(len(group) for group in groups) > 7 * (inches - 1.5)
-    axes.set_xticks(range(len(groups)), groups, rotation=20 if crowded else 0, ha="right" if crowded else "center")
+        colour = _count_colour(to_rgba(container.patches[0].get_facecolor())) if container.patches else "black"
+        axes.bar_label(container, labels=labels, fontsize=8, padding=2, label_type="center", color=colour)
+    axes.set_xticks(range(len(groups)), labels_text, fontsize=9)
+    axes.set_xlim(-0.5, len(groups) - 0.5)
     axes.set_ylim(0, 105)
     axes.set_ylabel("strict accuracy (%)")
     axes.set_xlabel(xlabel)

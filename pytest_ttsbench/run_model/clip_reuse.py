@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.support.cache import READ_FAILED, WRITE_FAILED
 from pytest_ttsbench.support.plugin_options import REUSE_CHOICES as REUSE_CHOICES
 
 DEFAULT_REUSE = "local"
@@ -82,6 +83,16 @@ class CacheUse:
     damaged: Counter[str] = field(default_factory=Counter)
 
     @property
+    def damaged_entries(self) -> Counter[str]:
+        """Entry kind → damaged entries found (each a miss)."""
+        return Counter({kind: n for kind, n in self.damaged.items() if not kind.startswith(_FAILED)})
+
+    @property
+    def failed(self) -> Counter[str]:
+        """``write failed: <kind>`` / ``read failed: <kind>`` → cache accesses the file system refused."""
+        return Counter({kind: n for kind, n in self.damaged.items() if kind.startswith(_FAILED)})
+
+    @property
     def clips_reused(self) -> int:
         return sum(counts["hit"] for counts in self.clips.values())
 
@@ -110,7 +121,8 @@ class CacheUse:
             },
             "transcripts": {"reused": self.transcripts["hit"], "total": sum(self.transcripts.values())},
             "quality": {"reused": self.quality["hit"], "total": sum(self.quality.values())},
-            "damaged_entries": dict(sorted(self.damaged.items())),
+            "damaged_entries": dict(sorted(self.damaged_entries.items())),
+            "failed": dict(sorted(self.failed.items())),
         }
 
     def line(self) -> str | None:
@@ -130,13 +142,25 @@ class CacheUse:
                 f"; {self.clips_not_read} clip(s) of engines that are not reproducible made afresh, "
                 "not read from the cache (--tts-cache-reuse=all reads them, except against a baseline)"
             )
-        if self.damaged:
-            found = ", ".join(f"{count} {kind}" for kind, count in sorted(self.damaged.items()))
+        if self.damaged_entries:
+            found = ", ".join(f"{count} {kind}" for kind, count in sorted(self.damaged_entries.items()))
             text += f"; damaged cache entries ignored and made again: {found}"
+        text += self._failed_text()
         if self.clips_reused:
             text += "; --tts-cache=off asks the engines afresh"
         return text
 
+    def _failed_text(self) -> str:
+        if not self.failed:
+            return ""
+        writes = sum(n for kind, n in self.failed.items() if kind.startswith(WRITE_FAILED))
+        reads = sum(self.failed.values()) - writes
+        parts = [f"{writes} cache write(s)"] * bool(writes) + [f"{reads} cache read(s)"] * bool(reads)
+        return f"; {' and '.join(parts)} failed (the file system refused them): the run went on without them"
+
+
+#: what a failed cache read or write is counted under (support/cache.py READ_FAILED / WRITE_FAILED)
+_FAILED = (READ_FAILED, WRITE_FAILED)
 
 # a row's cache source → the cache entry kind it read (every other source is a route's transcript)
 _KINDS = {"audio": "audio", "quality": "quality"}

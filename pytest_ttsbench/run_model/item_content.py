@@ -16,8 +16,9 @@ carry; ``text`` and ``scorer`` were once optional and are compared only where bo
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import TYPE_CHECKING, Any
+
+from pytest_ttsbench.support.json_documents import dump_json
 
 if TYPE_CHECKING:
     from pytest_ttsbench.run_model.results import ItemResult
@@ -31,7 +32,7 @@ _SOMETIMES_ABSENT = frozenset({"text", "scorer"})
 
 def canonical(value: Any) -> str:
     """One spelling of a JSON value: sorted keys, tuples as lists, no spaces."""
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+    return dump_json(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
 
 
 def content_sha256(row: ItemResult) -> str:

@@ -27,7 +27,6 @@ files can share one folder.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,7 +38,7 @@ from pytest_ttsbench.config import Settings
 from pytest_ttsbench.run_model.results import is_claim_file, iter_results
 from pytest_ttsbench.support.atomic_files import write_atomically
 from pytest_ttsbench.support.data_paths import OutsideFolderError, inside_folder
-from pytest_ttsbench.support.json_documents import load_json
+from pytest_ttsbench.support.json_documents import dump_json, load_json
 from pytest_ttsbench.support.package_data import packs_root
 from pytest_ttsbench.support.yaml_documents import YAML_SUFFIXES
 
@@ -182,7 +181,7 @@ def write_manifest(
         "owned_dirs": sorted({_key(folder, base) if folder != base else "." for folder in folders}),
         "files": dict(sorted(files.items())),
     }
-    write_atomically(target, json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+    write_atomically(target, dump_json(document, null_non_finite=True, ensure_ascii=False, indent=2) + "\n")
     return target
 
 
@@ -255,6 +254,8 @@ def verify_manifest(path: Path, project: Path | None = None) -> Verification:
         recorded_project = document.get("project")
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ManifestError(f"{path}: not a readable manifest: {exc}") from exc
+    if not isinstance(listed, Mapping) or not all(isinstance(entry, Mapping) for entry in listed.values()):
+        raise ManifestError(f"{path}: not a readable manifest: field 'files' must map each file to its entry")
     base = path.parent.resolve()
     roots = [Path(p) for p in (project, recorded_project, Path.cwd()) if p]
     inputs = frozenset(key for key, entry in listed.items() if entry.get("role") == "input")

@@ -19,6 +19,7 @@ from typing import Any
 from pytest_ttsbench.run_model.manifest import RUN_RESULTS_NAME, ManifestError, verify_recorded_run, write_manifest
 from pytest_ttsbench.run_model.provenance import RunHeader, differences, header_path, read_header, write_header
 from pytest_ttsbench.run_model.reader import results_file
+from pytest_ttsbench.run_model.reruns import claimed_output
 from pytest_ttsbench.run_model.results import ItemResult, read_results, write_results
 from pytest_ttsbench.run_model.sharding import parse_shard
 
@@ -170,10 +171,11 @@ def output_results_path(out: Path) -> Path:
 def write_merged(run: MergedRun, out: Path) -> Path:
     """Write the merged results and their run header; returns the results file."""
     results = output_results_path(out)
-    if results.exists():
-        raise MergeError(f"{results}: already exists; merge into a new file or folder")
-    write_header(header_path(results), run.header)
-    write_results(results, run.rows)
-    if not run.unverified:  # what the merged run is, for every later reader to check
-        write_manifest(results, inputs=())
+    with claimed_output(results, "ttsbench merge"):
+        if results.exists():
+            raise MergeError(f"{results}: already exists; merge into a new file or folder")
+        write_header(header_path(results), run.header)
+        write_results(results, run.rows)
+        if not run.unverified:  # what the merged run is, for every later reader to check
+            write_manifest(results, inputs=())
     return results

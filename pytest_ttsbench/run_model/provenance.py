@@ -24,7 +24,6 @@ of those changes mean a verdict change may be the recognizer's rather than the v
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import re
@@ -36,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from pytest_ttsbench.support.atomic_files import write_atomically
-from pytest_ttsbench.support.json_documents import load_json
+from pytest_ttsbench.support.json_documents import dump_json, load_json
 from pytest_ttsbench.support.package_versions import installed_version
 from pytest_ttsbench.support.text import shorten
 
@@ -201,7 +200,7 @@ class RunHeader:
 
 
 def write_header(path: Path, header: RunHeader) -> None:
-    write_atomically(path, json.dumps(header.to_dict(), ensure_ascii=False, indent=2) + "\n")
+    write_atomically(path, dump_json(header.to_dict(), null_non_finite=True, ensure_ascii=False, indent=2) + "\n")
 
 
 def read_header(results_path: Path) -> RunHeader | None:
@@ -252,7 +251,7 @@ def differences(before: RunHeader, after: RunHeader) -> list[str]:
 def _show(value: Any) -> str:
     if value is None:
         return "(none)"
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    text = dump_json(value, ensure_ascii=False) if not isinstance(value, str) else value
     return text if len(text) <= 80 else text[:77] + "..."
 
 

@@ -19,10 +19,10 @@ The claim comes before the check for rows, because a run's file only appears wit
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import json
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from typing import Any
 from pytest_ttsbench.config import EngineProfile
 from pytest_ttsbench.run_model.results import ItemResult, claim_path, read_results
 from pytest_ttsbench.support.file_lock import FileClaim, FileClaimed, claim_file
+from pytest_ttsbench.support.json_documents import dump_json
 
 
 class RerunError(ValueError):
@@ -59,6 +60,26 @@ def claim_results_file(results_path: Path, engines: Sequence[str]) -> FileClaim:
         ) from None
     except OSError as exc:
         raise RerunError(f"--tts-results {results_path}: cannot claim it for this run ({exc})") from None
+
+
+@contextlib.contextmanager
+def claimed_output(results_path: Path, command: str) -> Iterator[None]:
+    """Hold the claim on ``results_path`` while ``command`` (``ttsbench merge``, ``rescore --out``,
+    ``baseline save``) writes it, as a run holds its ``--tts-results``: a run or another command
+    writing the same file is refused with :class:`RerunError` naming it, never interleaved."""
+    try:
+        claim = claim_file(claim_path(results_path), command)
+    except FileClaimed as exc:
+        raise RerunError(
+            f"{results_path}: another process is writing this results file ({exc.holder}); "
+            "wait for it to finish, or choose another"
+        ) from None
+    except OSError as exc:
+        raise RerunError(f"{results_path}: cannot claim it for {command} ({exc})") from None
+    try:
+        yield
+    finally:
+        claim.release()
 
 
 def check_existing(path: Path, append: bool, resume: bool) -> None:
@@ -99,7 +120,7 @@ def engine_config_id(profile: EngineProfile, asr: Mapping[str, Any]) -> str:
         "options": profile.options,
         "asr": asr,
     }
-    text = json.dumps(described, sort_keys=True, default=str, ensure_ascii=False)
+    text = dump_json(described, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 

@@ -13,8 +13,8 @@ readers that open a clip named by a results file open it only inside the file's 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import json
 import os
 import threading
 from collections.abc import Iterable, Iterator
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pytest_ttsbench.support.atomic_files import write_atomically
-from pytest_ttsbench.support.json_documents import JsonLine, load_json, read_json_lines
+from pytest_ttsbench.support.json_documents import JsonLine, dump_json, finite_or_null, load_json, read_json_lines
 from pytest_ttsbench.support.redaction import scrubbed_fields
 from pytest_ttsbench.support.schema_check import schema_errors
 from pytest_ttsbench.support.text import shorten
@@ -31,6 +31,9 @@ from pytest_ttsbench.verdict import OUTCOMES, Outcome
 
 #: Evidence key of a row written by a synthesize-only run: a clip, not a verdict.
 SYNTH_ONLY = "synth_only"
+
+#: Evidence key listing the fields written as ``null`` because they were NaN or infinite.
+NON_FINITE = "non_finite"
 
 #: Where a failed clip stopped: the engine could not be built, synthesis failed, the audio failed
 #: its checks, or every ASR route failed. Typed, so readers never parse the message.
@@ -141,8 +144,17 @@ class ItemResult:
         return f"{self.id}/{self.target}" if self.target is not None else self.id
 
     def to_json(self) -> str:
-        """The row as one JSON line, every secret this process has read redacted."""
-        return json.dumps(scrubbed_fields(self), ensure_ascii=False, sort_keys=False)
+        """The row as one JSON line, every secret this process has read redacted.
+
+        A figure that came out NaN or infinite (a clip's RMS, a quality measure) is written as
+        ``null``, and the row's evidence names it under :data:`NON_FINITE` (the reason), so the
+        line stays strict JSON.
+        """
+        fields_, nulled = finite_or_null(scrubbed_fields(self))
+        if nulled:
+            evidence = fields_["evidence"] if isinstance(fields_.get("evidence"), dict) else {}
+            fields_["evidence"] = {**evidence, NON_FINITE: nulled}
+        return dump_json(fields_, ensure_ascii=False, sort_keys=False)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ItemResult:
@@ -218,11 +230,15 @@ class ResultsWriter:
             self._handle.flush()
 
     def close(self) -> None:
+        """Sync and close the file; an ``OSError`` (a full disk) is raised once the handle is closed."""
         with self._lock:
-            if not self._handle.closed:
-                self._handle.flush()
-                os.fsync(self._handle.fileno())
-            self._handle.close()
+            try:
+                if not self._handle.closed:
+                    self._handle.flush()
+                    os.fsync(self._handle.fileno())
+            finally:
+                with contextlib.suppress(OSError):  # the flush above failed already: raised as that
+                    self._handle.close()
 
 
 class ResultsFileError(ValueError):

@@ -61,15 +61,15 @@ CURRENCIES: dict[str, Currency] = {
         _c("KRW", ("₩", "KRW"), en="won", zh="韩元 韩币"),
         _c("RUB", ("₽", "RUB"), zh="卢布"),
         _c("THB", ("฿", "THB"), zh="泰铢 泰币"),
-        _c("EGP", ("EGP",), ("ar",), ar="جنيه قرش"),
-        _c("SAR", ("﷼", "SAR"), ("ar",), ar="ريال هللة"),
-        _c("AED", ("AED",), ("ar",), ar="درهم دراهم فلس"),
-        _c("KWD", ("KWD",), ("ar",), ar="دينار دنانير فلس"),
+        _c("EGP", ("EGP", "ج.م"), ("ar",), ar="جنيه قرش"),
+        _c("SAR", ("﷼", "SAR", "ر.س"), ("ar",), ar="ريال هللة"),
+        _c("AED", ("AED", "د.إ"), ("ar",), ar="درهم دراهم فلس"),
+        _c("KWD", ("KWD", "د.ك"), ("ar",), ar="دينار دنانير فلس"),
         _c("LBP", ("LBP",), ("ar",), ar="ليرة ليرات"),
     )
 }
 #: ``$`` and ``¥`` are matched as marks only in the languages that write them for one currency.
-_MARKS_BY_LANGUAGE = {"en": {"USD": ("$",), "JPY": ("¥",)}, "ar": {"USD": ("$",)}}
+_MARKS_BY_LANGUAGE = {"en": {"USD": ("$",), "JPY": ("¥",)}, "ar": {"USD": ("$",)}, "zh": {}}
 
 
 @cache
@@ -144,12 +144,58 @@ def _after_clitic(folded_word: str, folded_stem: str) -> bool:
     return any(folded_word.startswith(c) and folded_word[len(c) :].startswith(folded_stem) for c in _AR_CLITICS)
 
 
+#: In Chinese, $ is any dollar and ¥ the yuan or the yen (the semantic scorer reads them the same way).
+_ZH_SYMBOLS = {"$": ("USD", "HKD", "CAD", "AUD", "NZD", "SGD", "TWD"), "¥": ("CNY", "JPY"), "￥": ("CNY", "JPY")}
+
+
+_ZH_AFTER_AMOUNT = ("刀", "欧", "块", "块钱")
+_ZH_AMOUNT_END = set("0123456789零〇一二两三四五六七八九十百千万亿半")
+
+
+@cache
+def _zh_forms() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Every Chinese name and mark of a currency, longest first, so 港元 is read before 元."""
+    forms: list[tuple[str, tuple[str, ...]]] = [(n, (code,)) for code in CURRENCIES for n in names(code, "zh")]
+    forms += [(m.upper(), (code,)) for code, c in CURRENCIES.items() for m in c.marks]
+    forms += list(_ZH_SYMBOLS.items())
+    return tuple(sorted(forms, key=lambda form: len(form[0]), reverse=True))
+
+
+def _said_zh(text: str) -> set[str]:
+    """The currencies a Chinese text names: each name or mark read longest first, left to right."""
+    upper = "".join(ch.upper() if ch.isascii() else ch for ch in text)
+    found: set[str] = set()
+    pos = 0
+    while pos < len(upper):
+        for form, codes in _zh_forms():
+            latin = form.isascii() and form.isalpha()
+            if not upper.startswith(form, pos) or (latin and _latin_around(upper, pos, form)):
+                continue
+            if form in _ZH_AFTER_AMOUNT and not (pos and upper[pos - 1] in _ZH_AMOUNT_END):
+                continue  # 刀 (knife), 欧洲, 块 (a piece): a currency only right after an amount
+            found.update(codes)
+            pos += len(form)
+            break
+        else:
+            pos += 1
+    return found
+
+
+def _latin_around(text: str, pos: int, form: str) -> bool:
+    """A Latin code (USD) that is only part of a longer Latin word."""
+    before = text[pos - 1 : pos]
+    after = text[pos + len(form) : pos + len(form) + 1]
+    return (before.isascii() and before.isalpha()) or (after.isascii() and after.isalpha())
+
+
 #: Names of sub-units: they say which currency only where no currency itself is named ("two
 #: dollars one penny" names the dollar, whatever the penny).
 _SUB_UNIT_NAMES = frozenset({"pence", "penny", "cent", "cents", "paise", "paisa", "هللة", "قرش", "فلس"})
 
 
 def _said(text: str, language: str, *, sub_units: bool = True) -> set[str]:
+    if language in ("zh", "cmn"):
+        return _said_zh(text)
     if language not in ("en", "ar"):
         return set()
     says = _names_in_words([w.lower() for w in _WORD.findall(text)], language)
@@ -162,10 +208,13 @@ def _said(text: str, language: str, *, sub_units: bool = True) -> set[str]:
 
 
 def currency_mismatch(written: str, transcript: str, language: str) -> tuple[set[str], set[str]] | None:
-    """(written currencies, heard currencies) when the transcript names only other currencies, else None."""
+    """(written currencies, heard currencies) when the transcript names another currency and leaves
+    a written one unsaid, else None."""
     primary = language.lower().split("-")[0]
     wanted = _said(written, primary)
     heard = _said(transcript, primary, sub_units=False) or _said(transcript, primary)
-    if wanted and heard and not wanted & heard:
+    if wanted and heard - wanted and wanted - heard:
+        # another currency heard, and a written one not: $100 read 一百欧元, or 100美元兑700人民币
+        # read 一百欧元兑七百人民币
         return wanted, heard
     return None

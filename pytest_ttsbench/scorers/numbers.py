@@ -31,7 +31,14 @@ from pytest_ttsbench.registry import Registry
 from pytest_ttsbench.scorers.base import ScoreContext, Scorer
 from pytest_ttsbench.scorers.currencies import currency_mismatch
 from pytest_ttsbench.scorers.measures import measure_mismatch
-from pytest_ttsbench.scorers.number_tokens import Material, MaterialFinder, NumberParser, NumberToken, numeral_material
+from pytest_ttsbench.scorers.number_tokens import (
+    RATIO_UNITS,
+    Material,
+    MaterialFinder,
+    NumberParser,
+    NumberToken,
+    numeral_material,
+)
 from pytest_ttsbench.verdict import Verdict
 
 #: language (a BCP-47 primary subtag) → number parser; third parties add theirs by entry point.
@@ -52,7 +59,12 @@ PARSERS: Registry[NumberParser] = Registry(
 MATERIAL_FINDERS: Registry[MaterialFinder] = Registry(
     "number material finder",
     "pytest_ttsbench.number_material",
-    {"en": "pytest_ttsbench.scorers.numbers_en:number_material"},
+    {
+        "en": "pytest_ttsbench.scorers.numbers_en:number_material",
+        "ar": "pytest_ttsbench.scorers.numbers_ar:number_material",
+        "zh": "pytest_ttsbench.scorers.numbers_zh:number_material",
+        "cmn": "pytest_ttsbench.scorers.numbers_zh:number_material",
+    },
 )
 
 
@@ -173,7 +185,7 @@ class _Candidate:
 
 def _runs(tokens: list[NumberToken], text: str, max_digits: int) -> list[tuple[str, tuple[int, ...]]]:
     """Every run of integer tokens heard back to back (one token or more), with its joined digits."""
-    integer = [i for i, t in enumerate(tokens) if _is_plain_integer(t.value)]
+    integer = [i for i, t in enumerate(tokens) if _is_plain_integer(t.value) and t.joins]
     follows = {i: [j for j in integer if _back_to_back(tokens[i], tokens[j], text)] for i in integer}
     runs: list[tuple[str, tuple[int, ...]]] = []
 
@@ -272,6 +284,37 @@ def match_values(expected: list[str], tokens: list[NumberToken], text: str) -> t
     return matched, missing
 
 
+def usable_tokens(tokens: list[NumberToken], written: list[NumberToken] | None) -> list[NumberToken]:
+    """The heard tokens that may stand for an expected value, given the tokens of the written text.
+
+    A token counted in a unit (a ratio, a currency's sub-unit) stands only for a value the text
+    writes in that unit: 千分之五 is 5‰, which the ``5`` of ``5%`` is not. A plain token does not
+    stand for a value the text writes only in a sub-unit (五块 is not the 5 of 5毛). Without the
+    written text (None) every token may stand.
+    """
+    if written is None:
+        return tokens
+    units = {t.unit for t in written if t.unit}
+    return [t for t in tokens if (t.unit in units if t.unit else not _only_in_sub_units(t.value, written))]
+
+
+def _only_in_sub_units(value: str, written: list[NumberToken]) -> bool:
+    """Whether the text writes ``value`` only as a count of a currency's sub-unit (the 5 of 5毛):
+    then a plain 5 (五块, five yuan) is another amount, not that one."""
+    counts = [t.unit for t in written if same_value(t.value, value)]
+    return bool(counts) and all(unit and unit not in RATIO_UNITS and unit != "/" for unit in counts)
+
+
+def _other_unit_note(
+    expected: list[str], tokens: list[NumberToken], usable: list[NumberToken], transcript: str, missing: int
+) -> str:
+    """Why a value is missing when it was heard, but only counted in a unit the text does not write."""
+    if len(usable) == len(tokens) or len(match_values(expected, tokens, transcript)[1]) >= missing:
+        return ""
+    others = sorted({t.value + t.unit for t in tokens if t not in usable})
+    return f"heard counted in another unit than the text writes: {', '.join(others)}"
+
+
 class NumbersScorer(Scorer):
     name: ClassVar[str] = "numbers"
     expect_schema: ClassVar[Mapping[str, Any]] = {
@@ -304,8 +347,9 @@ class NumbersScorer(Scorer):
             tokens = [t for t in tokens if t.kind != "month"]
         spans = unread_spans(transcript, tokens, material_finder_for(context.language)(transcript))
         readable = [t for t in tokens if _outside(t, spans)]
-        matched, missing = match_values(list(expect["values"]), readable, transcript)
-        heard = tuple(t.value for t in tokens)
+        usable = usable_tokens(readable, parser(context.text) if context.text.strip() else None)
+        matched, missing = match_values(list(expect["values"]), usable, transcript)
+        heard = tuple(t.value + t.unit for t in tokens)
         if missing and spans:
             return Verdict(
                 "unknown",
@@ -316,7 +360,8 @@ class NumbersScorer(Scorer):
                 note="number words the scorer cannot read stand where a value may be",
             )
         if missing:
-            return Verdict("wrong", matched=tuple(matched), missing=tuple(missing), heard=heard)
+            note = _other_unit_note(list(expect["values"]), readable, usable, transcript, len(missing))
+            return Verdict("wrong", matched=tuple(matched), missing=tuple(missing), heard=heard, note=note)
         for kind, mismatch in (("currency", currency_mismatch), ("measure", measure_mismatch)):
             other = mismatch(context.text, transcript, context.language)
             if other is not None:

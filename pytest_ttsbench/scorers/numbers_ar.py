@@ -30,7 +30,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from pytest_ttsbench.scorers.number_tokens import NumberToken
+from pytest_ttsbench.scorers.number_tokens import Material, NumberToken
 
 # --- spelling ---------------------------------------------------------------------------------
 
@@ -80,6 +80,8 @@ class _Entry:
     count: int = 1
     fraction: Decimal | None = None
     minutes: int = 0
+    numerator: int = 1
+    denominator: int = 0
 
 
 _LEXICON: dict[str, _Entry] = {}
@@ -174,9 +176,15 @@ for _value, (_masculine, _feminine) in _ORDINALS.items():
 _add(["حادي"], _Entry("ordinal", 1, weak=True))
 _add(["حادية"], _Entry("ordinal", 1, feminine=True, weak=True))
 _add(["فاصلة", "نقطة"], _Entry("point"))
-_add(["نصف"], _Entry("fraction", fraction=Decimal("0.5"), minutes=30))
-_add(["ربع"], _Entry("fraction", fraction=Decimal("0.25"), minutes=15))
-_add(["ثلث"], _Entry("fraction", minutes=20))
+_add(["نصف"], _Entry("fraction", fraction=Decimal("0.5"), minutes=30, denominator=2))
+_add(["ربع"], _Entry("fraction", fraction=Decimal("0.25"), minutes=15, denominator=4))
+_add(["ثلث"], _Entry("fraction", minutes=20, denominator=3))
+_add(["سدس"], _Entry("fraction", denominator=6))
+_add(["ثلثان", "ثلثين", "ثلثي"], _Entry("fraction", numerator=2, denominator=3))  # not ثلثا: ثلثًا
+# The plurals of the fractions, counted: ثلاثة أرباع is 3/4, سبعة أعشار 7/10. Alone they are no
+# number (أثمان is also "prices"); only a count before them makes them one.
+for _value, _word in enumerate(("أثلاث", "أرباع", "أخماس", "أسداس", "أسباع", "أثمان", "أتساع", "أعشار"), start=3):
+    _add([_word], _Entry("parts", denominator=_value))
 _add(["و"], _Entry("and"))
 _add(["إلا"], _Entry("except"))
 
@@ -192,6 +200,9 @@ _NOT_NUMBERS = {fold(w) for w in ("لست", "ولست", "فلست", "ألست")}
 # never ordinals (أولًا is "firstly"), and only behind و/ف, so لستا stays a verb.
 _TANWEEN_KINDS = {"unit", "ten", "tens", "hundred", "hundreds", "scale", "fraction"}
 _HOUR_NOUN = fold("ساعة")
+_MINUTE = fold("دقيقة")
+_MINUTE_PLURALS = {fold("دقائق")}
+_MINUTE_DUALS = {fold("دقيقتين"), fold("دقيقتان")}
 _PERCENT_AFTER = fold("في")
 _MONTH_NOUN = fold("شهر")  # شهر صفر is a month, not zero
 #: "minus": ناقص between two numbers is a subtraction (a range read ناقص is not the range).
@@ -220,6 +231,7 @@ _COUNTED_NOUNS = {
     "كيلومتر": ["كيلومترات"],
     "كيلوغرام": ["كيلوغرامات"],
     "لتر": ["لترات"],
+    "هدف": ["أهداف"],
 }
 
 
@@ -228,15 +240,84 @@ _DEGREE_WORDS = {fold(w) for w in ("درجة", "درجات", "درجتين", "د
 _BELOW_WORDS = {fold(w) for w in ("تحت", "دون")}
 _ZERO_WORDS = {fold(w) for w in ("الصفر",)}
 _CURRENCY_NOUNS = ("دولار", "دينار", "درهم", "ريال", "جنيه", "ليرة", "يورو")
-#: Sub-units, each with how many make the unit (a fils is 1/1000 of a dinar, 1/100 of a dirham).
-_SUB_UNITS = {
-    "سنت": (["سنتات"], 100),
-    "هللة": (["هللات"], 100),
-    "قرش": (["قروش"], 100),
-    "فلس": (["فلوس"], 1000),
-    "بنس": (["بنسات"], 100),
-    "يوروسنت": ([], 100),
+#: Sub-units: their plurals, and how many make the unit of each currency they divide ("" for any).
+#: These are the ISO 4217 minor units of the currencies so named: a fils is 1/1000 of a Kuwaiti,
+#: Bahraini, Jordanian or Iraqi dinar and 1/100 of a dirham; a halala 1/100 of a riyal; a qirsh
+#: (piastre) 1/100 of a pound; a millime 1/1000 of a Tunisian dinar or Egyptian pound; a baisa
+#: 1/1000 of an Omani riyal.
+_SUB_UNITS: dict[str, tuple[list[str], dict[str, int]]] = {
+    "سنت": (["سنتات"], {"": 100}),
+    "هللة": (["هللات"], {"": 100}),
+    "قرش": (["قروش"], {"": 100}),
+    "فلس": (["فلوس"], {"دينار": 1000, "درهم": 100}),
+    "بنس": (["بنسات"], {"": 100}),
+    "يوروسنت": ([], {"": 100}),
+    "مليم": (["مليمات", "ملاليم"], {"": 1000}),
+    "بيسة": (["بيسات"], {"": 1000}),
 }
+#: Words that say an hour is in the morning (no 12 hours on) after it: الثالثة صباحًا.
+_MORNING_WORDS = {fold(w) for w in ("صباحا", "صباحًا", "الصباح", "صباح", "فجرا", "الفجر")}
+#: The ratios said after a number: في المئة / بالمئة is per cent, في الألف / بالألف per mille.
+_RATIO_NOUNS = {fold("المئة"): "%", fold("المائة"): "%", fold("الألف"): "‰"}
+_RATIO_WORDS = {fold("بالمئة"): "%", fold("بالمائة"): "%", fold("بالألف"): "‰"}
+_RATIO_SIGNS = {"%": "%", "٪": "%", "‰": "‰", "؉": "‰", "‱": "‱"}
+_OVER = fold("على")  # سبعة عشر على ثلاثة: 17/3
+_OF = fold("من")  # ثمانية وثمانون من مئة: 88/100
+#: Score words: بثلاثية نظيفة is 3-0, بهدفين نظيفين 2-0, بهدف مقابل لا شيء 1-0.
+_SCORE_WORDS = {
+    fold(w): n
+    for w, n in (
+        ("هدف", 1), ("هدفين", 2), ("هدفان", 2), ("ثنائية", 2), ("ثلاثية", 3), ("رباعية", 4),
+        ("خماسية", 5), ("سداسية", 6), ("سباعية", 7),
+    )
+}  # fmt: skip
+_CLEAN_SHEET = {fold(w) for w in ("نظيفة", "نظيف", "نظيفين", "نظيفان", "نظيفا")}
+_AGAINST = fold("مقابل")
+_NOTHING = fold("لا")  # لا شيء
+
+
+@dataclass(frozen=True)
+class _Fraction:
+    """A fraction said in words: its parts, the items (first, last) each was said in, its last item."""
+
+    numerator: int
+    denominator: int
+    numerator_span: tuple[int, int]
+    denominator_span: tuple[int, int]
+    last: int
+    over: bool = False  # said with على, which a score uses too
+
+
+#: Words that spell a count and, with other vowels, a fraction: (numerator, denominator).
+_HOMOGRAPH_FRACTIONS = {
+    fold(w): parts
+    for w, parts in (
+        ("خمس", (1, 5)), ("سبع", (1, 7)), ("تسع", (1, 9)), ("ثمن", (1, 8)), ("عشر", (1, 10)),
+        ("خمسين", (2, 5)), ("سبعين", (2, 7)), ("تسعين", (2, 9)), ("ثمنين", (2, 8)), ("عشرين", (2, 10)),
+    )
+}  # fmt: skip
+
+
+def _unclitic(word: str) -> list[str]:
+    """A folded word and what is left of it after each clitic it may start with (الدينار → دينار)."""
+    return [word, *(word[len(p) :] for p in _PREFIXES if word.startswith(p) and len(word) > len(p) + 1)]
+
+
+def _finite(value: Decimal, denominator: int) -> Decimal | None:
+    """The fraction's value when it has a finite decimal (3/4 = 0.75; 1/3 has none)."""
+    while denominator % 2 == 0:
+        denominator //= 2
+    while denominator % 5 == 0:
+        denominator //= 5
+    return value if denominator == 1 else None
+
+
+def _per(tokens: list[NumberToken], unit: str) -> list[NumberToken]:
+    """Tokens said per cent or per mille; 5 per mille is also 0.5 per cent (an overlapping token)."""
+    found = [replace(t, unit=unit) for t in tokens if not t.unit]
+    if unit == "‰":
+        found += [replace(t, value=_format(Decimal(t.value) / 10), unit="%") for t in tokens if not t.unit]
+    return found
 
 
 def _dual_forms(singular: str) -> list[str]:
@@ -252,11 +333,37 @@ _CURRENCY_FORMS = {
     for singular in _CURRENCY_NOUNS
     for form in [fold(singular), *(fold(p) for p in _COUNTED_NOUNS.get(singular, [])), *_dual_forms(singular)]
 }
+#: folded sub-unit form (singular, plural, dual) → its singular, folded.
 _SUB_UNIT_FORMS = {
-    form: divisor
-    for singular, (plurals, divisor) in _SUB_UNITS.items()
+    form: fold(singular)
+    for singular, (plurals, _divisors) in _SUB_UNITS.items()
     for form in [fold(singular), *(fold(p) for p in plurals), *_dual_forms(singular)]
 }
+_SUB_UNIT_DIVISORS = {
+    fold(singular): {fold(k): v for k, v in divisors.items()} for singular, (_, divisors) in _SUB_UNITS.items()
+}
+
+
+def _divisor(sub_unit: str, currency: str | None) -> int | None:
+    """How many of ``sub_unit`` (folded singular) make the ``currency`` (folded singular), or None
+    when that depends on a currency the transcript does not name."""
+    divisors = _SUB_UNIT_DIVISORS[sub_unit]
+    if "" in divisors:
+        return divisors[""]
+    return divisors.get(currency or "")
+
+
+#: Currencies whose sub-unit is always a hundredth, so a count said after و alone is one.
+_HUNDREDTHS_CURRENCIES = {fold(w) for w in ("دولار", "يورو", "ريال", "درهم", "جنيه", "ليرة")}
+#: The nationality after a currency's name (دينار كويتي, ريال سعودي): a nisba adjective.
+_NATIONALITIES = {
+    fold(w)
+    for w in (
+        "كويتي", "بحريني", "أردني", "عراقي", "ليبي", "تونسي", "جزائري", "سعودي", "قطري", "عماني",
+        "يمني", "إماراتي", "مغربي", "مصري", "سوداني", "لبناني", "سوري", "أمريكي", "أميركي", "كندي",
+        "أسترالي", "استرليني", "إسترليني",
+    )
+}  # fmt: skip
 _COUNTED_SINGULAR = {fold(w) for w in _COUNTED_NOUNS}
 _COUNTED_PLURAL = {fold(p) for plurals in _COUNTED_NOUNS.values() for p in plurals}
 _COUNTED_DUAL = {dual for w in _COUNTED_NOUNS for dual in _dual_forms(w)}
@@ -319,6 +426,9 @@ def _is_word_char(ch: str) -> bool:
     return unicodedata.category(ch)[0] in "LM"
 
 
+_AND_ONE = fold("واحد")
+
+
 def _sentence_starts(text: str) -> list[int]:
     """Offsets where a new sentence begins; a dot between digits is a decimal point, not an end."""
     starts = [0]
@@ -359,6 +469,8 @@ def _items(text: str) -> list[_Item]:
                 origin.append(k)
         key = "".join(chars)
         found = _lookup(key) if key else None
+        if key == _AND_ONE and text[i + 1 : i + 2] in "أإ":
+            found = ("و", _LEXICON[key[1:]])  # وأحد عشر is "and eleven", not واحد عشر
         prefix, entry = found if found else ("", None)
         stem_start = origin[len(prefix)] if key else i
         items.append(_Item(stem_start, j, i, key, prefix, entry, _sentence_of(starts, i)))
@@ -380,8 +492,9 @@ def _in_context(items: list[_Item], n: int) -> _Item:
         return replace(item, entry=None)  # ثانية alone is "a second" of time
     if entry.kind == "unit" and entry.value == 0 and previous.endswith(_MONTH_NOUN):
         return replace(item, entry=None)
-    if entry.kind == "hundred" and (item.prefix.endswith("بال") or (article and previous == _PERCENT_AFTER)):
-        return replace(item, entry=None)  # بالمئة / في المئة: per cent, not 100
+    per = entry.kind == "hundred" or (entry.kind == "scale" and entry.value == 1000 and entry.count == 1)
+    if per and (item.prefix.endswith("بال") or (article and previous == _PERCENT_AFTER)):
+        return replace(item, entry=None)  # بالمئة / في المئة: per cent, not 100; في الألف per mille
     if entry.kind == "scale" and entry.count == 1 and stem in _CONSTRUCT_DUALS and _is_construct(items, n):
         # ألفا دولار, مليونا نسمة: the dual in construct (its ن dropped before a noun) is two of the
         # scale. After a count (عشرون ألفًا), before و and a number (ألفا ومئتين) or with nothing
@@ -455,8 +568,9 @@ class _Reader:
 
     # -- cardinals --
 
-    def cardinal(self, i: int, *, hour: bool = False, in_fraction: bool = False) -> _Phrase | None:
-        """The longest cardinal starting at items[i], or None when items[i] starts none."""
+    def cardinal(self, i: int, *, hour: bool = False, in_fraction: bool = False, limit: int = -1) -> _Phrase | None:
+        """The longest cardinal starting at items[i] (ending at items[limit] or before, if given),
+        or None when items[i] starts none."""
         e = self.items[i].entry
         # total: groups already multiplied by a scale word; scale: the smallest scale used so far
         # (a later one must be smaller); hundreds + below: the group under 1000 being built;
@@ -481,7 +595,7 @@ class _Reader:
         while (link := self.next(end)) is not None:
             how, j = link
             f = self.items[j].entry
-            if f is None:
+            if f is None or 0 <= limit < j:
                 break
             group = hundreds + below
             if how == "space":  # joins without و: teens, split hundreds, scale words, فاصلة
@@ -602,10 +716,28 @@ class _Reader:
         if how == "space" and e is not None and e.kind == "except":
             after = self.next(j)
             f = self.entry(after[1]) if after else None
+            earlier = _Phrase(Decimal(int(hour.value) - 1 if hour.value > 1 else 12), hour.first, hour.last)
             if after and after[0] == "space" and f and f.kind == "fraction" and f.minutes in (15, 20):
-                earlier = int(hour.value) - 1 if hour.value > 1 else 12
-                return _Phrase(Decimal(earlier), hour.first, hour.last), 60 - f.minutes, after[1]
+                return earlier, 60 - f.minutes, after[1]
+            short = self._minutes_short(after[1]) if after and after[0] == "space" else None
+            if short is not None:
+                return earlier, 60 - short[0], short[1]
         return hour, None, hour.last
+
+    def _minutes_short(self, j: int) -> tuple[int, int] | None:
+        """(minutes, last item) of what إلا takes off the hour: خمس دقائق, عشرًا, دقيقتين, دقيقة."""
+        item = self.items[j]
+        if item.entry is None and not item.prefix:
+            if item.key in _MINUTE_DUALS:
+                return 2, j
+            if item.key == _MINUTE:
+                return 1, j
+            return None
+        count = self.cardinal(j)
+        if count is None or not 1 <= count.value <= 30 or count.value != count.value.to_integral_value():
+            return None
+        noun = self._link_word(count.last, {_MINUTE, *_MINUTE_PLURALS})
+        return int(count.value), count.last if noun is None else noun
 
     def _heads_a_phrase(self, j: int) -> bool:
         """True when a fraction without the article governs the definite noun after it (ونصف الطلاب:
@@ -618,6 +750,29 @@ class _Reader:
         noun = self.items[link[1]]
         # Words outside the lexicon carry no parsed clitic: their article is read off the spelling.
         return _has_article(noun.prefix) or (noun.entry is None and noun.key.startswith("ال") and len(noun.key) > 3)
+
+    def _number_follows(self, k: int) -> bool:
+        """Whether a number comes right after items[k] (past spaces, a colon or و): the minutes."""
+        if k + 1 >= len(self.items):
+            return False
+        nxt = self.items[k + 1]
+        gap = self.text[self.items[k].end : nxt.word_start]
+        return nxt.entry is not None and nxt.entry.kind not in ("and", "except") and set(gap) <= set(" :\u00a0")
+
+    def _told_as_time(self, i: int) -> bool:
+        """True when a feminine ordinal with the article is followed by إلا, والنصف/والربع/والثلث or
+        و and minutes: الثالثة إلا خمس دقائق is a time of day even where no ساعة is said."""
+        hour = self.ordinal(i, hour=True) if _has_article(self.items[i].prefix) else None
+        link = self.next(hour.last) if hour is not None else None
+        if link is None:
+            return False
+        following = self.items[link[1]]
+        if link[0] == "space":
+            return following.entry is not None and following.entry.kind == "except"
+        if following.entry is not None and following.entry.kind == "fraction":
+            return _has_article(following.prefix)
+        minutes = self.cardinal(link[1])  # الثالثة وخمس دقائق
+        return minutes is not None and self._link_word(minutes.last, {_MINUTE, *_MINUTE_PLURALS}) is not None
 
     def _after_hour_noun(self, i: int) -> bool:
         """True when items[i] follows الساعة directly: الساعة ثلاثة is an hour."""
@@ -642,9 +797,20 @@ class _Reader:
             clock = item.sentence in self.clock
             phrase: _Phrase | None = None
             hour = False
-            if e is not None and e.kind == "fraction" and (scaled := self._fraction_of_scale(i)) is not None:
-                tokens.append(scaled[0])
-                i = scaled[1] + 1
+            reading = self._fraction_reading(i) or self._score_word(i)
+            if reading is not None:
+                found, last = reading
+                if self._after_minus(i):  # سالب ثلاثة أرباع: the fraction is negative, said on its value
+                    found = [replace(t, value=_negate(t.value)) if t.unit != "/" or t is found[0] else t for t in found]
+                ratio = self._ratio_after(last)
+                if ratio is not None:
+                    found, last = _per(found, ratio[0]), ratio[1]
+                tokens.extend(found)
+                i = last + 1
+                continue
+            if e is None and (homograph := self._homograph_fraction(i, i)):
+                tokens.extend(homograph)  # ثمن: a price, or an eighth where the text writes a fraction
+                i += 1
                 continue
             if e is None:
                 counted = self._counted_noun_alone(i)
@@ -655,12 +821,11 @@ class _Reader:
             elif e.kind == "digits":
                 phrase, hour = self._digits(i), clock
             elif e.kind == "ordinal":
-                hour = clock and e.feminine
+                hour = e.feminine and (clock or self._told_as_time(i))
                 phrase = self.ordinal(i, hour=hour)
             else:
-                hour = clock and (
-                    self._after_hour_noun(i) or (e.kind == "unit" and e.value == 1 and _has_article(item.prefix))
-                )
+                one = e.kind == "unit" and e.value == 1 and _has_article(item.prefix)  # الواحدة
+                hour = (clock and (self._after_hour_noun(i) or one)) or (one and self._told_as_time(i))
                 phrase = self.cardinal(i, hour=hour)
             if phrase is None:
                 i += 1
@@ -681,20 +846,248 @@ class _Reader:
                 last, end = below, self.items[below].end
             if self._after_minus(i) != (below is not None):
                 value = value[1:] if value.startswith("-") else "-" + value
-            tokens.append(NumberToken(value, item.start, end))
+            if not hour and (counted := self._sub_unit_count(value, i, last)) is not None:
+                tokens.extend(counted[0])  # خمسون فلسًا: 50 fils, and 0.05 where the dinar is named
+                i = counted[1] + 1
+                continue
+            found = [NumberToken(value, item.start, end), *self._homograph_fraction(i, phrase.last)]
+            if hour:
+                found += self._afternoon(phrase, value, item.start, end)
+            ratio = self._ratio_after(last)
+            if ratio is not None:
+                tokens.extend(_per(found, ratio[0]))
+                i = ratio[1] + 1
+                continue
+            tokens.extend(found)
             if i == hour_last + 1 and item.prefix == "و" and len(value) == 1:
                 # minutes after the hour (السادسة وخمس دقائق): 6:05 writes them with two digits
                 tokens.append(NumberToken("0" + value, item.start, self.items[phrase.last].end))
             if hour:
                 hour_last = last
+            if hour and minute is None and value.isdigit() and int(value) <= 24 and not self._number_follows(last):
+                # الساعة الثالثة: a whole hour, 3:00 (the 00 never runs into the hour: 300 it is not)
+                tokens.append(NumberToken("00", end, end, joins=False))
             if minute is not None:
-                tokens.append(NumberToken(str(minute), self.items[last].start, self.items[last].end))
+                # over every word from the one after the hour (إلا خمس دقائق), so none is left unread
+                said_from = self.items[min(phrase.last + 1, last)].start
+                tokens.append(NumberToken(str(minute), said_from, self.items[last].end))
             elif not hour and (fraction := self._fraction_after_counted(phrase.last)) is not None:
                 # ثلاث ساعات ونصف: three hours and a half, 3.5 (kept next to the plain 3).
                 amount, fraction_end = fraction
                 tokens.append(NumberToken(_format(phrase.value + amount), item.start, fraction_end))
             i = last + 1
         return tokens
+
+    # -- fractions: ثلاثة أرباع, ثلثين, سبعة عشر على ثلاثة, mixed numbers, و … من مئة --
+
+    def _simple_fraction(self, j: int) -> _Fraction | None:
+        """A fraction starting at items[j]: a bare one (نصف, ثلثين), a count of parts (ثلاثة أرباع)
+        or a count over a count (سبعة عشر على ثلاثة)."""
+        item = self.items[j]
+        e = item.entry
+        if e is None:
+            return None
+        if e.kind == "fraction" and e.denominator and not _has_article(item.prefix):
+            return _Fraction(e.numerator, e.denominator, (j, j), (j, j), j)
+        if e.kind not in _COUNTING_KINDS or e.kind == "digits":
+            return None
+        count = self.cardinal(j, in_fraction=True)
+        if count is None or count.value != count.value.to_integral_value():
+            return None
+        link = self.next(count.last)
+        f = self.entry(link[1]) if link else None
+        if link and link[0] == "space" and f is not None and f.kind == "parts":
+            return _Fraction(int(count.value), f.denominator, (j, count.last), (link[1], link[1]), link[1])
+        over = self._link_word(count.last, {_OVER})
+        below = self.next(over) if over is not None else None
+        if below is None or below[0] != "space":
+            return None
+        denominator = self.cardinal(below[1], in_fraction=True)
+        if denominator is None or denominator.value == 0:
+            return None
+        span = (below[1], denominator.last)
+        return _Fraction(int(count.value), int(denominator.value), (j, count.last), span, denominator.last, over=True)
+
+    def _fraction_reading(self, i: int) -> tuple[list[NumberToken], int] | None:
+        """Tokens and last item of a fraction, a mixed number or a decimal said in hundredths at items[i]."""
+        e = self.items[i].entry
+        if e is None or self.items[i].prefix not in ("", "ب", "ل", "و"):
+            return None
+        if e.kind == "fraction" and self.items[i].prefix == "و":
+            return None  # ونصف after something: read with what it qualifies
+        fraction = self._simple_fraction(i)
+        if fraction is not None:
+            return self._fraction_tokens(fraction, None)
+        if e.kind == "digits":
+            return self._written_fraction(i)
+        if e.kind not in (*_COUNTING_KINDS, "scale"):
+            return None
+        whole = self.cardinal(i)
+        if whole is None:
+            return None
+        hundredths = self._in_hundredths(i, whole)
+        if hundredths is not None:
+            return hundredths
+        link = self.next(whole.last)
+        if link is None or link[0] != "and" or whole.value != whole.value.to_integral_value():
+            return None
+        fraction = self._simple_fraction(link[1])
+        if fraction is None:
+            return None
+        return self._fraction_tokens(fraction, whole)
+
+    def _homograph_fraction(self, i: int, last: int) -> list[NumberToken]:
+        """خمس is five or, with other vowels, a fifth (خُمس); سبعين seventy or two sevenths. Without
+        marks a transcript cannot tell, so the fraction's parts and value are given too, counted in
+        ``/``: they stand only for a fraction the text writes."""
+        item = self.items[i]
+        parts = _HOMOGRAPH_FRACTIONS.get(item.key) if i == last and not item.prefix else None
+        if parts is None:
+            return []
+        numerator, denominator = parts
+        value = _finite(Decimal(numerator) / Decimal(denominator), denominator)
+        as_value = [NumberToken(_format(value), item.start, item.end, "/")] if value is not None else []
+        return [
+            NumberToken(str(numerator), item.start, item.start, "/", joins=False),
+            NumberToken(str(denominator), item.start, item.end, "/", joins=False),
+            *as_value,
+        ]
+
+    def _written_fraction(self, i: int) -> tuple[list[NumberToken], int] | None:
+        """3/4 and 5 2/3 as written: the parts, counted in ``/``, and the value where it is finite."""
+        whole = None
+        j = i
+        link = self.next(i)
+        if link is not None and link[0] == "space" and self.items[link[1]].digits is not None:
+            whole, j = _Phrase(Decimal(self.items[i].digits or "0"), i, i), link[1]
+        top, k = self.items[j], j + 1
+        if k >= len(self.items) or self.items[k].digits is None or self.text[top.end : self.items[k].start] != "/":
+            return None
+        numerator, denominator = int(top.digits or "0"), int(self.items[k].digits or "0")
+        if denominator == 0 or "." in f"{top.digits}{self.items[k].digits}":
+            return None
+        if self.text[top.start - 1 : top.start] == "/" or self.text[self.items[k].end : self.items[k].end + 1] == "/":
+            return None  # 28/5/2026 is a date
+        return self._fraction_tokens(_Fraction(numerator, denominator, (j, j), (k, k), k), whole)
+
+    def _fraction_tokens(self, fraction: _Fraction, whole: _Phrase | None) -> tuple[list[NumberToken], int]:
+        """The parts as said (counted in ``/``: they stand only for a fraction the text writes) and,
+        where it is finite, the value over the same words, times a scale word after it."""
+        unit = "" if fraction.over else "/"  # ثلاثة على واحد may be a score: its parts are plain
+        spans = [fraction.numerator_span, fraction.denominator_span]
+        values = [fraction.numerator, fraction.denominator]
+        if whole is not None:
+            spans.insert(0, (whole.first, whole.last))
+            values.insert(0, int(whole.value))
+        tokens = [
+            NumberToken(str(v), self.items[a].start, self.items[b].end, unit, joins=False)
+            for v, (a, b) in zip(values, spans, strict=True)
+        ]
+        if fraction.numerator_span == fraction.denominator_span:
+            # ثلثين says both parts in one word: the numerator is given no width, so that the two
+            # tokens do not overlap (overlapping tokens are other readings of the same words)
+            tokens[-2] = replace(tokens[-2], end=tokens[-2].start)
+        last = fraction.last
+        value = _finite(Decimal(fraction.numerator) / Decimal(fraction.denominator), fraction.denominator)
+        if value is not None:
+            link = self.next(last)
+            scale = self.entry(link[1]) if link and link[0] == "space" else None
+            if link and scale is not None and scale.kind == "scale" and scale.count == 1 and whole is None:
+                value, last = value * scale.value, link[1]
+            total = value + (whole.value if whole is not None else 0)
+            first = spans[0][0]
+            tokens.append(NumberToken(_format(total), self.items[first].start, self.items[last].end))
+        return tokens, last
+
+    def _in_hundredths(self, i: int, phrase: _Phrase) -> tuple[list[NumberToken], int] | None:
+        """ستة وثمانية وثمانون من مئة: a whole, و, and a count of tenths, hundredths … (6.88).
+
+        Where the words split more than one way (مئة وواحد وخمسون من مئة: 101.50 or 100.51), each
+        way is a reading of its own, over the same words.
+        """
+        tokens: list[NumberToken] = []
+        last = -1
+        for limit in range(phrase.last, i - 1, -1):
+            whole = self.cardinal(i, limit=limit)
+            link = self.next(limit)
+            if whole is None or whole.last != limit or link is None or link[0] != "and":
+                continue
+            part = self.cardinal(link[1])
+            denominator = self._denominator_after(part.last) if part is not None else None
+            if part is None or denominator is None or not 0 <= part.value < denominator.value:
+                continue
+            value = whole.value + part.value / denominator.value
+            tokens.append(NumberToken(_format(value), self.items[i].start, self.items[denominator.last].end))
+            last = max(last, denominator.last)
+        return (tokens, last) if tokens else None
+
+    def _denominator_after(self, k: int) -> _Phrase | None:
+        """من عشرة / مئة / ألف / عشرة آلاف after items[k]: the power of ten a count of decimals is in."""
+        of = self._link_word(k, {_OF})
+        link = self.next(of) if of is not None else None
+        e = self.entry(link[1]) if link and link[0] == "space" else None
+        if link is None or e is None:
+            return None
+        j = link[1]
+        if e.kind == "ten":
+            scaled = self.next(j)
+            f = self.entry(scaled[1]) if scaled and scaled[0] == "space" else None
+            if scaled and f is not None and f.kind == "scale" and f.value == 1000 and f.count == 0:
+                return _Phrase(Decimal(10000), j, scaled[1])  # عشرة آلاف
+            return _Phrase(Decimal(10), j, j)
+        if e.kind == "hundred" or (e.kind == "scale" and e.value == 1000 and e.count == 1):
+            return _Phrase(Decimal(e.value), j, j)
+        return None
+
+    def _score_word(self, i: int) -> tuple[list[NumberToken], int] | None:
+        """A score said with its words: بثلاثية نظيفة (3-0), بهدفين نظيفين (2-0), the هدف after
+        مقابل (هدفين مقابل هدف: 2-1) and مقابل لا شيء (0)."""
+        item = self.items[i]
+        stem = item.key[1:] if item.key.startswith("ب") and item.key[1:] in _SCORE_WORDS else item.key
+        if item.entry is None and stem in _SCORE_WORDS:
+            goals = NumberToken(str(_SCORE_WORDS[stem]), item.start, item.end)
+            clean = self._link_word(i, _CLEAN_SHEET)
+            if clean is not None:
+                return [goals, NumberToken("0", self.items[clean].start, self.items[clean].end)], clean
+            if self._link_word(i, {_AGAINST}) is not None:
+                return [goals], i
+        before = self.items[i - 1] if i > 0 else None
+        if before is None or before.key != _AGAINST or not self._spaces(before.end, item.word_start):
+            return None
+        if item.entry is None and item.key in _SCORE_WORDS:
+            return [NumberToken(str(_SCORE_WORDS[stem]), item.start, item.end)], i
+        if item.key == _NOTHING and self._link_word(i, {fold("شيء")}) is not None:
+            return [NumberToken("0", item.start, self.items[i + 1].end)], i + 1
+        return None
+
+    def _ratio_after(self, last: int) -> tuple[str, int] | None:
+        """(unit, last item) of the ratio said after items[last]: في المئة (%), بالألف / في الألف (‰), or
+        a sign written next to the digits (5%, %5, ٪, ‰)."""
+        link = last + 1
+        if link < len(self.items) and self._spaces(self.items[last].end, self.items[link].word_start):
+            key = self.items[link].key
+            if key in _RATIO_WORDS:
+                return _RATIO_WORDS[key], link
+            if key == _PERCENT_AFTER and link + 1 < len(self.items):
+                per = self.items[link + 1].key
+                if per in _RATIO_NOUNS and self._spaces(self.items[link].end, self.items[link + 1].word_start):
+                    return _RATIO_NOUNS[per], link + 1
+        said = self.items[last]
+        after = self.text[said.end : said.end + 1]
+        before = self.text[said.start - 1 : said.start] if said.start else ""
+        if said.digits is not None and (after in _RATIO_SIGNS or before in _RATIO_SIGNS):
+            return _RATIO_SIGNS[after or before] if after in _RATIO_SIGNS else _RATIO_SIGNS[before], last
+        return None
+
+    def _afternoon(self, phrase: _Phrase, value: str, start: int, end: int) -> list[NumberToken]:
+        """The hour 12 hours on (الثالثة is 15:00 as often as 3:00), unless a morning word follows it."""
+        if not value.isdigit() or not 1 <= int(value) <= 11:
+            return []
+        sentence = self.items[phrase.last].sentence
+        following = self.items[phrase.last + 1 : phrase.last + 6]
+        if any(it.key in _MORNING_WORDS and it.sentence == sentence for it in following):
+            return []
+        return [NumberToken(str(int(value) + 12), start, end)]
 
     def _fraction_of_scale(self, i: int) -> tuple[NumberToken, int] | None:
         """نصف مليون (500000), ربع مليون (250000): a bare half or quarter of a scale word after it."""
@@ -730,31 +1123,56 @@ class _Reader:
         return None if below is None else self._link_word(below, _ZERO_WORDS)
 
     def _with_sub_units(self, phrase: _Phrase) -> tuple[Decimal, int] | None:
-        """(amount, last item) of a whole amount and its sub-units: ثلاثة دولارات وخمسون سنتًا = 3.50.
-
-        Only when both the currency and the sub-unit are named; the sub-unit's count is a number
-        under its divisor (100, or 1000 fils to the dinar).
-        """
+        """(amount, last item) of a whole amount and its sub-units: ثلاثة دولارات وخمسون سنتًا = 3.50."""
         currency = self._link_word(phrase.last, set(_CURRENCY_FORMS))
         if currency is None or phrase.value != phrase.value.to_integral_value():
             return None
-        link = self.next(currency)
+        return self._and_sub_units(phrase.value, currency)
+
+    def _and_sub_units(self, whole: Decimal, currency: int) -> tuple[Decimal, int] | None:
+        """(amount, last item) of ``whole`` units of the currency named at items[currency] and the
+        sub-units after it: ديناران ومئتان وخمسون فلسًا = 2.250 (1000 fils to the dinar).
+
+        The sub-unit's count is a number under its divisor. Said without the sub-unit's name
+        (درهم إماراتي وعشرون), the count is in hundredths, for the currencies that have them only.
+        """
+        named = self.items[currency].key
+        unit = _CURRENCY_FORMS.get(named, _CURRENCY_FORMS.get(named[:-1]))
+        adjective = self._link_word(currency, _NATIONALITIES)
+        link = self.next(currency if adjective is None else adjective)
         if link is None or link[0] != "and":
             return None
         count = self.cardinal(link[1])
-        if count is None:
+        if count is None or count.value != count.value.to_integral_value():
             return None
         sub = self._link_word(count.last, set(_SUB_UNIT_FORMS))
         if sub is None:
+            said_alone = count.last + 1 >= len(self.items) or self.next(count.last) is None
+            if not said_alone or unit not in _HUNDREDTHS_CURRENCIES or not 0 < count.value < 100:
+                return None
+            return whole + count.value / 100, count.last
+        noun = self.items[sub].key
+        divisor = _divisor(_SUB_UNIT_FORMS.get(noun, _SUB_UNIT_FORMS.get(noun[:-1], "")), unit)
+        if divisor is None or not 0 < count.value < divisor:
+            return None
+        return whole + count.value / divisor, sub
+
+    def _sub_unit_count(self, value: str, i: int, last: int) -> tuple[list[NumberToken], int] | None:
+        """خمسون فلسًا, تسعة وتسعون سنتًا: a count of sub-units alone. It is that count, in the
+        sub-unit (it stands for a value the text writes in fils), and, where the transcript says
+        which currency (or the sub-unit divides only one way), the amount in the unit: 0.99."""
+        sub = self._link_word(last, set(_SUB_UNIT_FORMS))
+        if sub is None or not value.isdigit():
             return None
         noun = self.items[sub].key
-        divisor = _SUB_UNIT_FORMS.get(noun, _SUB_UNIT_FORMS.get(noun[:-1], 100))
-        unit = self.items[currency].key
-        if divisor == 1000 and _CURRENCY_FORMS.get(unit, _CURRENCY_FORMS.get(unit[:-1])) != fold("دينار"):
-            divisor = 100  # the fils of a dirham: 100 to the unit
-        if not 0 < count.value < divisor:
-            return None
-        return phrase.value + count.value / divisor, sub
+        singular = _SUB_UNIT_FORMS.get(noun, _SUB_UNIT_FORMS.get(noun[:-1], ""))
+        start, end = self.items[i].start, self.items[sub].end
+        tokens = [NumberToken(value, start, end, singular)]
+        named = {_CURRENCY_FORMS[k] for it in self.items for k in _unclitic(it.key) if k in _CURRENCY_FORMS}
+        divisor = _divisor(singular, next(iter(named)) if len(named) == 1 else None)
+        if divisor is not None and int(value) < divisor:
+            tokens.append(NumberToken(_format(Decimal(value) / divisor), start, end))
+        return tokens, sub
 
     def _after_minus(self, i: int) -> bool:
         """True when ناقص/سالب stands right before items[i]."""
@@ -799,6 +1217,8 @@ class _Reader:
         single = item.key in _COUNTED_SINGULAR and not item.prefix
         if not dual and not single:
             return None
+        if stem in _CURRENCY_FORMS and (priced := self._and_sub_units(Decimal(2 if dual else 1), i)) is not None:
+            return [NumberToken(_format(priced[0]), item.word_start, self.items[priced[1]].end)], priced[1] + 1
         after = self.next(i)
         fraction = self._bare_fraction(after[1]) if after is not None and after[0] == "and" else None
         tokens = []
@@ -821,6 +1241,10 @@ class _Reader:
         return _Phrase(value, i, i)
 
 
+def _negate(value: str) -> str:
+    return value[1:] if value.startswith("-") else "-" + value
+
+
 def _format(value: Decimal) -> str:
     if value == value.to_integral_value():
         return str(int(value))
@@ -830,3 +1254,43 @@ def _format(value: Decimal) -> str:
 def parse_numbers(text: str) -> list[NumberToken]:
     """Every number in an Arabic transcript, in order, with its offsets into ``text``."""
     return _Reader(text).read()
+
+
+#: Lexicon kinds that are no number by themselves: و, إلا, فاصلة, and the fraction plurals (أثمان is
+#: also "prices").
+_NOT_MATERIAL = ("and", "except", "point", "parts")
+
+
+def number_material(text: str) -> list[Material]:
+    """The number-like material of an Arabic transcript, read by :func:`parse_numbers` or not: each
+    digit run and each number word the context leaves a number (not أحد "someone", الاثنين
+    "Monday", في المئة). A fraction with a clitic (الربع الأخير, ونصف الطلاب) and a plural scale
+    word (ملايين النسمات) say no amount by themselves."""
+    found: list[Material] = []
+    for item in _items(text):
+        entry = item.entry
+        if entry is None:
+            if any(form in _JOINER_WORDS for form in _unclitic(item.key)):
+                found.append(Material(item.word_start, item.end, joiner=True))
+            continue
+        vague = (entry.kind == "fraction" and item.prefix) or (entry.kind == "scale" and entry.count == 0)
+        if entry.weak or entry.kind in _NOT_MATERIAL or vague:
+            found.append(Material(item.word_start, item.end, joiner=True))
+            continue
+        if item.word_start < item.start:  # the clitic (و, ب, ال …) joins, the number word is material
+            found.append(Material(item.word_start, item.start, joiner=True))
+        found.append(Material(item.start, item.end))
+    return found
+
+
+#: The words a reading takes in around its numbers (و, إلا, من مئة, the currency and its sub-unit,
+#: دقائق, في المئة, تحت الصفر, the words of a score …): material only between numbers, never unread
+#: by themselves.
+_JOINER_WORDS = frozenset(
+    {
+        *_CURRENCY_FORMS, *_SUB_UNIT_FORMS, *_COUNTED_SINGULAR, *_COUNTED_PLURAL, *_COUNTED_DUAL,
+        *_NATIONALITIES, *_DEGREE_WORDS, *_BELOW_WORDS, *_ZERO_WORDS, *_SCORE_WORDS, *_CLEAN_SHEET,
+        *_RATIO_NOUNS, *_RATIO_WORDS, *_MINUTE_PLURALS, *_MINUTE_DUALS, *_HOMOGRAPH_FRACTIONS,
+        _MINUTE, _AGAINST, _NOTHING, _OF, _OVER, _PERCENT_AFTER, fold("شيء"), "الصفر",
+    }
+)  # fmt: skip

@@ -151,7 +151,7 @@ _DIGIT_VALUES = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "�
 def implied_positives(positives: list[str]) -> list[str]:
     """Readings the accepted ones imply: a range of two neighbouring digits said the everyday way,
     the two digits together (四到五天 → 四五天, 二到三 → 两三 and 二三), which no listener takes for
-    one number (forty-five is 四十五)."""
+    one number (forty-five is 四十五); and a lone 2 said 两 or 二 before 比 or a unit (二比零 → 两比零)."""
     implied: list[str] = []
     for reading in positives:
         for index, ch in enumerate(reading):
@@ -167,8 +167,29 @@ def implied_positives(positives: list[str]) -> list[str]:
                 implied.append(head + low + high + tail)
                 if low == "二":
                     implied.append(head + "两" + high + tail)
+    implied += [variant for reading in positives for variant in _two_said_both_ways(reading)]
     accepted = {readings_canon(r) for r in positives}
     return [r for r in dict.fromkeys(implied) if readings_canon(r) not in accepted]
+
+
+# Where a lone 2 is said 两 as readily as 二: before a score's 比 and before 百千万亿 (两比零, 两千).
+_TWO_BEFORE = frozenset("比百千万亿")
+
+
+def _two_said_both_ways(reading: str) -> list[str]:
+    """The reading with a lone 二 said 两, or a 两 said 二, where both say 2: 二比零 / 两比零, 二千 / 两千.
+
+    Only a 2 that is a number by itself (no digit before it: 十二比零 stays), before 比 or a unit.
+    """
+    variants: list[str] = []
+    for index, ch in enumerate(reading):
+        if ch not in "二两" or reading[index + 1 : index + 2] not in _TWO_BEFORE or not reading[index + 1 : index + 2]:
+            continue
+        if index and reading[index - 1] in _NUMBER_CHARS:
+            continue
+        other = "两" if ch == "二" else "二"
+        variants.append(reading[:index] + other + reading[index + 1 :])
+    return variants
 
 
 def _ends_number(reading: str, index: int) -> bool:

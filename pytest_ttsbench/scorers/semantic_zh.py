@@ -31,7 +31,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar
 
@@ -39,7 +39,14 @@ from pytest_ttsbench.scorers.base import ScoreContext, Scorer
 from pytest_ttsbench.scorers.currencies import CURRENCIES as CURRENCY_TABLE
 from pytest_ttsbench.scorers.currencies import names
 from pytest_ttsbench.scorers.numbers import same_value
-from pytest_ttsbench.scorers.numbers_zh import DIGIT_WORDS, ZhNumber, normalize, parse_spans
+from pytest_ttsbench.scorers.numbers_zh import (
+    ZhNumber,
+    colloquial_amount,
+    fraction_value,
+    normalize,
+    parse_spans,
+    unit_decimal,
+)
 from pytest_ttsbench.verdict import Verdict
 
 LANGUAGES = ("zh", "cmn")
@@ -74,12 +81,6 @@ _GENERIC = ("元", "块钱", "块")
 # word of its own (欧洲, 欧盟, 欧美).
 _AFTER_ONLY = ("刀", "欧")
 _NOT_AFTER_SHORT_NAME = set("洲盟美式亚版")
-# Yuan, jiao and fen said the colloquial way: 三块五 is 3.5, 三块五毛八 3.58, 两元五角 2.5.
-# A 零 stands where the jiao are skipped (十二块零五分 is 12.05), as in any number; then 分 must
-# be said, since 十二块零五 could end anywhere.
-_YUAN_THEN_JIAO = re.compile(
-    r"\s*(?:块钱|块|元)(?:([一二两三四五六七八九])(?:[毛角])?|零(?=[一二三四五六七八九]分))(?:([一二三四五六七八九])分?)?"
-)
 
 
 def _upper_ascii(text: str) -> str:
@@ -302,8 +303,10 @@ _FAHRENHEIT_BEFORE = "华氏"
 def _unit_readings(text: str, numbers: Sequence[ZhNumber]) -> list[UnitReading]:
     readings: list[UnitReading] = []
     for number in numbers:
-        if number.kind in ("percent", "fraction"):
+        if number.kind == "percent" or (number.kind == "fraction" and fraction_value(number) is None):
             continue
+        if number.kind == "fraction":  # 四分之三升 is 0.75 L
+            number = replace(number, value=fraction_value(number) or number.value)
         pos = number.end
         while pos < len(text) and text[pos].isspace():
             pos += 1
@@ -315,7 +318,10 @@ def _unit_readings(text: str, numbers: Sequence[ZhNumber]) -> list[UnitReading]:
             found = (f"{found[0]}/h" if found[0] == "km" else found[0], 1, found[2])
         if found is not None:
             unit, power, end = found
-            readings.append(UnitReading(number.value, unit, power, text[number.start : end]))
+            # 一米八 is 1.8 m, 两公里半 2.5 km: the tenths or the half said after the unit (numbers_zh)
+            measured = unit_decimal(text, number) if pos == number.end else None
+            value, end = (measured[0], max(end, measured[1])) if measured else (number.value, end)
+            readings.append(UnitReading(value, unit, power, text[number.start : end]))
         # 三千米 may be 3000 m or 3 km: when the number ends in 千 and 千 starts a unit, try both.
         if number.kind == "integer" and text[number.end - 1] == "千":
             kilo = _unit_at(text, number.end - 1)
@@ -635,9 +641,10 @@ def _score_currency(text: str, expect: Mapping[str, Any], numbers: Sequence[ZhNu
     wanted = f"{amount} {'/'.join(allowed)}"
     if "CNY" in allowed:
         for number in numbers:
-            colloquial = _yuan_and_jiao(text, number) or _jiao_and_fen(text, number)
-            if colloquial is not None and same_value(amount, colloquial[0]):
-                return Verdict("correct", matched=(wanted,), heard=(f"{colloquial[0]} CNY ({colloquial[1]})",))
+            colloquial = colloquial_amount(text, number)
+            if colloquial is not None and same_value(amount, colloquial.value):
+                heard_as = text[number.start : colloquial.end].strip()
+                return Verdict("correct", matched=(wanted,), heard=(f"{colloquial.value} CNY ({heard_as})",))
     candidates = [n for n in numbers if n.kind not in ("percent", "fraction") and same_value(amount, n.value)]
     pairs: list[str] = []
     for number in candidates:
@@ -657,38 +664,6 @@ def _score_currency(text: str, expect: Mapping[str, Any], numbers: Sequence[ZhNu
         heard=tuple(pairs),
         note=f"amount heard, but no reading of {' or '.join(allowed)} next to it",
     )
-
-
-# An amount under one yuan, in jiao (and fen): 三毛五 is 0.35, 五毛钱 0.5, 两角 0.2; in fen only
-# with 钱 after it (八分钱 is 0.08; 八分 alone may be minutes or points).
-_JIAO_THEN_FEN = re.compile(r"[毛角](?:([一二三四五六七八九])分?)?(?:钱)?")
-_FEN_ONLY = re.compile(r"分钱")
-
-
-def _jiao_and_fen(text: str, number: ZhNumber) -> tuple[str, str] | None:
-    """(amount, words heard) of an amount said in jiao and fen only, else None."""
-    if number.kind not in ("integer", "digits") or not number.value.isdigit() or not 1 <= int(number.value) <= 9:
-        return None
-    digit = Decimal(number.value)
-    if match := _JIAO_THEN_FEN.match(text, number.end):
-        fen = DIGIT_WORDS[match.group(1)] if match.group(1) else 0
-        return _plain(digit / 10 + Decimal(fen) / 100), text[number.start : match.end()]
-    if match := _FEN_ONLY.match(text, number.end):
-        return _plain(digit / 100), text[number.start : match.end()]
-    return None
-
-
-def _yuan_and_jiao(text: str, number: ZhNumber) -> tuple[str, str] | None:
-    """(amount, words heard) of a yuan amount said with its jiao (and fen) after 块/元, else None."""
-    if number.kind not in ("integer", "digits") or number.value.startswith("-"):
-        return None
-    match = _YUAN_THEN_JIAO.match(text, number.end)
-    if match is None:
-        return None
-    jiao = DIGIT_WORDS[match.group(1)] if match.group(1) else 0
-    fen = DIGIT_WORDS[match.group(2)] if match.group(2) else 0
-    amount = Decimal(number.value) + Decimal(jiao) / 10 + Decimal(fen) / 100
-    return _plain(amount), text[number.start : match.end()]
 
 
 def _score_formula(text: str, expect: Mapping[str, Any], numbers: Sequence[ZhNumber]) -> Verdict:

@@ -52,6 +52,7 @@ from pytest_ttsbench.run_model.results import (
     ResultsWriter,
 )
 from pytest_ttsbench.run_model.sharding import ShardError, parse_shard
+from pytest_ttsbench.session.output_failures import INTERNAL_ERROR, OutputFailures, restore_sigterm, stop_on_sigterm
 from pytest_ttsbench.support.cache import CacheError, ClipCache, parse_size, resolve_cache_dir
 from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE
 from pytest_ttsbench.support.json_documents import load_json
@@ -228,6 +229,11 @@ class BenchSession:
     _evaluator: Evaluator | None = None
     #: bounds whose scope no loaded case file defines, found by a pytest-xdist worker (bound_scope_errors)
     scope_errors: list[str] = field(default_factory=list)
+    #: the first write of the run's outputs the file system refused (output_failures.py)
+    outputs: OutputFailures = field(default_factory=OutputFailures)
+    #: pytest's session, once it started: stopped, and its exit status set, when an output cannot be written
+    pytest_session: pytest.Session | None = None
+    _sigterm: Any = None  # the SIGTERM handler attach() replaced (restored on close)
 
     @property
     def evaluator(self) -> Evaluator:
@@ -263,9 +269,22 @@ class BenchSession:
 
         A resumed row (``write=False``) is in the results file already: it counts, it is not written again.
         """
-        if write and not self.recorder.started_writing:
-            self.write_header()  # a killed run still says what it ran with
-        self.recorder.record(result, write=write)
+        results_path = self.config.results_path
+        if write and not self.recorder.started_writing and not self.outputs.failed and results_path is not None:
+            with self.outputs.writing(header_path(results_path)):
+                self.write_header()  # a killed run still says what it ran with
+        # kept in memory first, whatever the disk says: the gate still counts it
+        with self.outputs.writing(results_path):
+            self.recorder.record(result, write=write and not self.outputs.failed)
+        if self.outputs.failed and self.pytest_session is not None:
+            self.pytest_session.shouldstop = self.outputs.reason()  # no more work whose rows cannot be kept
+
+    def attach(self, session: pytest.Session) -> None:
+        """The pytest session starting: kept, to stop it and set its status should an output fail to be
+        written; from now on SIGTERM ends a benchmark run as Ctrl-C does (output_failures.py)."""
+        self.pytest_session = session
+        if self.config.engine_names and not self.config.is_worker:
+            self._sigterm = stop_on_sigterm()
 
     def write_header(self) -> None:
         """Write (or complete) the run header beside the results file; see provenance.py."""
@@ -306,29 +325,37 @@ class BenchSession:
             self._close()
         finally:  # the results file is this run's until the manifest beside it is written
             if self.config.results_claim is not None:
-                self.config.results_claim.release()
+                with self.outputs.writing(self.config.results_path):
+                    self.config.results_claim.release()
+        restore_sigterm(self._sigterm)
+        if self.outputs.failed:  # after pytest's own last words: the one line, and status 3
+            self.outputs.tell()
+            if self.pytest_session is not None:
+                self.pytest_session.exitstatus = INTERNAL_ERROR
 
     def _close(self) -> None:
         # Only a session that ran (it wrote rows, or reached its gate) has a run to describe; one refused
         # at configuration (an existing results file, say) must not touch what is there.
         ran = self.recorder._writer is not None or self.recorder.gate is not None
-        self.recorder.close()
+        config = self.config
+        with self.outputs.writing(config.results_path):
+            self.recorder.close()
         if self._evaluator is not None:
             self._evaluator.close()
-        config = self.config
         if not config.is_worker and config.cache is not None and config.cache_max_bytes is not None:
             config.cache.prune(config.cache_max_bytes)
         # --- run manifest: checksums of the run's inputs and outputs (see manifest.py) ---
-        if ran and not config.is_worker and config.results_path is not None:
-            from pytest_ttsbench.run_model.manifest import write_session_manifest
+        if ran and not config.is_worker and config.results_path is not None and not self.outputs.failed:
+            from pytest_ttsbench.run_model.manifest import manifest_path, write_session_manifest
 
-            write_session_manifest(
-                config.settings,
-                config.results_path,
-                config.audio_dir,
-                config.engine_names,
-                self.recorder.suite_files.values(),
-            )
+            with self.outputs.writing(manifest_path(config.results_path)):
+                write_session_manifest(
+                    config.settings,
+                    config.results_path,
+                    config.audio_dir,
+                    config.engine_names,
+                    self.recorder.suite_files.values(),
+                )
 
     # --- what the plugin's hooks ask of the session (plugin.py stays hooks only) ---------------------
 
@@ -534,8 +561,9 @@ class BenchSession:
             return None
         if config.cache is not None:
             recorder.collected.cache_damaged = dict(config.cache.damaged)
-        if recorder.results:
-            self.write_header()  # complete now: every case file and language of the run is known
+        if recorder.results and not self.outputs.failed and config.results_path is not None:
+            with self.outputs.writing(header_path(config.results_path)):
+                self.write_header()  # complete now: every case file and language of the run is known
         if config.synth_only or config.lists_only:
             # A synthesize-only run has clips, not verdicts; a listing (--co, --setup-plan) ran nothing:
             # neither has anything to gate, and no gate file claims a verdict for them.
@@ -548,14 +576,20 @@ class BenchSession:
             from pytest_ttsbench.quality.similarity import between_generations  # reads the kept clips
 
             outcome.quality_spreads = between_generations(outcome.quality_spreads, recorder.results)
-        write_gate_updates(outcome)
+        with self.outputs.writing(None):
+            write_gate_updates(outcome)
+        if self.outputs.failed:
+            outcome.reasons.append(self.outputs.reason())
         outcome.exitstatus = final_status(outcome, exitstatus)
         if self.scope_errors:  # found by the xdist workers, which ran nothing: the usage error given without -n
             outcome.exitstatus = int(pytest.ExitCode.USAGE_ERROR)
             sys.stderr.write("ERROR: " + "\n".join(self.scope_errors) + "\n")
         recorder.gate = outcome
         if config.results_path is not None:
-            write_gate(gate_path(config.results_path), outcome)
+            with self.outputs.writing(gate_path(config.results_path)):
+                write_gate(gate_path(config.results_path), outcome)
+        if self.outputs.failed:
+            outcome.exitstatus = INTERNAL_ERROR
         return outcome
 
 

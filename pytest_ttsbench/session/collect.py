@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
-import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -19,10 +18,11 @@ from pytest_ttsbench.cases.model import CaseItem, Suite, Target
 from pytest_ttsbench.cases.packs import Pack, pack_node_path, pack_of_file
 from pytest_ttsbench.cases.pins import pin_problem
 from pytest_ttsbench.gating.bounds import SuiteScope, case_file_source
-from pytest_ttsbench.gating.snapshots import one_line
 from pytest_ttsbench.run_model.results import RESULT_PROPERTY, RESUMED_PROPERTY, SYNTH_ONLY, UNAVAILABLE_PROPERTY
 from pytest_ttsbench.scorers.registry import get_scorer
 from pytest_ttsbench.session.benchmark import BENCH_KEY
+from pytest_ttsbench.support.json_documents import dump_json
+from pytest_ttsbench.support.outside_text import shown
 from pytest_ttsbench.support.text import shown_path
 from pytest_ttsbench.verdict import explain_evidence, quoted_spans
 
@@ -222,7 +222,7 @@ class CaseTest(pytest.Item):
             reason = bench.evaluator.unavailable_reason(self.engine)
             if reason is not None:
                 # The gate counts engines that measured nothing (gating/coverage.py); the controller learns why.
-                self.user_properties.append((UNAVAILABLE_PROPERTY, json.dumps([self.engine, reason])))
+                self.user_properties.append((UNAVAILABLE_PROPERTY, dump_json([self.engine, reason])))
                 raise _skip_here(reason)
             result = bench.evaluator.evaluate(self.case, self.target, self.engine, self.repeat)
             result.node_id, result.case_line = self.nodeid, self.case.line
@@ -324,24 +324,24 @@ def failure_message(result: ItemResult, expected: str, base: Path | None = None)
     if result.verdict == "error":
         why = str(result.error)
     else:
-        why = explain_evidence(evidence) or json.dumps(evidence, ensure_ascii=False)
+        why = explain_evidence(evidence) or dump_json(evidence, ensure_ascii=False)
     flags = f" [asr flags: {', '.join(result.asr_flags)}]" if result.asr_flags else ""
-    # Each text on one line: what an engine or recognizer returned never starts a line of its own
-    # (a CI log reads a line starting "::" as a command).
+    # Every part below came from outside (a provider's message, the item's text, what ASR heard):
+    # each is one escaped line, so none can write to the terminal or start a CI workflow command.
     lines = [
-        f"{result.verdict} on {result.engine}: {one_line(why)}{flags}",
-        f"  text:     {one_line(result.text)}",
-        f"  expected: {one_line(expected)}",
+        f"{result.verdict} on {shown(result.engine)}: {shown(why)}{shown(flags)}",
+        f"  text:     {shown(result.text)}",
+        f"  expected: {shown(expected)}",
     ]
     if result.transcripts and len(result.transcripts) > 1:
         for route, text in result.transcripts.items():
-            lines.append(f"  heard ({route}, {result.route_verdicts.get(route, '?')}): {one_line(text)}")
+            lines.append(f"  heard ({shown(route)}, {result.route_verdicts.get(route, '?')}): {shown(text)}")
     else:
-        lines.append(f"  heard:    {one_line(result.transcript) if result.transcript is not None else '(nothing)'}")
+        lines.append(f"  heard:    {shown(result.transcript) if result.transcript is not None else '(nothing)'}")
     if evidence.get("unread"):
-        lines.append(f"  unread:   {quoted_spans(evidence['unread'])}")
+        lines.append(f"  unread:   {shown(quoted_spans(evidence['unread']))}")
     if result.audio_path:
-        lines.append(f"  audio:    {shown_path(result.audio_path, base)}")
+        lines.append(f"  audio:    {shown(shown_path(result.audio_path, base))}")
     return "\n".join(lines)
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from pytest_ttsbench.quality.measures import measure_names
 from pytest_ttsbench.reporting.gate_item import gate_is_armed, gate_reports
-from pytest_ttsbench.reporting.html import ASSETS_EXISTED_KEY, register_html_report
+from pytest_ttsbench.reporting.html import ASSETS_EXISTED_KEY, register_html_report, report_title
 from pytest_ttsbench.reporting.progress import register_progress
 from pytest_ttsbench.reporting.terminal import write_run_sections
 from pytest_ttsbench.session.benchmark import (
@@ -49,6 +49,7 @@ from pytest_ttsbench.session.selection import (
     selection_of,
     worker_report,
 )
+from pytest_ttsbench.support.outside_text import guard_terminal
 from pytest_ttsbench.support.redaction import install_log_redaction
 
 
@@ -58,6 +59,9 @@ def _bench(config: pytest.Config) -> BenchSession:
 
 @pytest.hookimpl(trylast=True)  # after pytest-html's, whose report writer the HTML report adjusts
 def pytest_configure(config: pytest.Config) -> None:
+    # Under everything the run prints: outside text (a provider's message, a transcript) reaches the
+    # terminal and a CI log escaped, and only our own workflow commands start a line with "::".
+    guard_terminal(config.pluginmanager.get_plugin("terminalreporter"))
     install_log_redaction()  # before any adapter logs: httpx/httpcore DEBUG records quote headers
     if getattr(config, "workerinput", None) is None:
         check_rootdir_not_moved(config)
@@ -67,7 +71,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[OWN_FOLDERS_KEY] = run_folders(config, bench_config)
     config.pluginmanager.register(_ReportListener(bench), "ttsbench-recorder")
     measures = measure_names(bench_config.quality_sets) if bench_config.engine_names else ()
-    register_html_report(config, bench.summary, config.stash.get(ASSETS_EXISTED_KEY, True), measures)
+    title = report_title(bench_config.engine_names, bench_config.results_path)
+    register_html_report(config, bench.summary, config.stash.get(ASSETS_EXISTED_KEY, True), measures, title)
     register_progress(config, bench_config.engine_names)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(), "ttsbench-xdist")
@@ -188,6 +193,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     bench = _bench(item.config)
     if bench.config.engine_names and bench.config.prefetch and not bench.config.lists_only:
         prefetch_ahead(bench, upcoming_items(item.session, item))
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _bench(session.config).attach(session)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

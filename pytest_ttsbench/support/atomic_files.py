@@ -37,3 +37,10 @@ def write_atomically(path: Path, data: bytes | str, *, mode: int = 0o666) -> Non
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+
+
+def refused_write(path: Path | str, exc: OSError) -> str:
+    """``cannot write PATH: [Errno 28] No space left on device``: a write the file system refused, in one line."""
+    where = str(path) if path else str(exc.filename or "(unknown file)")
+    errno = f"[Errno {exc.errno}] " if exc.errno is not None else ""
+    return f"cannot write {where}: {errno}{exc.strerror or exc}"

@@ -46,6 +46,7 @@ from typing import Any, Literal
 
 from pytest_ttsbench.support.atomic_files import write_atomically
 from pytest_ttsbench.support.checked_numbers import NON_NEGATIVE, NumberError, parse_number
+from pytest_ttsbench.support.json_documents import dump_json
 from pytest_ttsbench.support.plugin_options import CACHE_MODES as MODES
 from pytest_ttsbench.support.plugin_options import DEFAULT_CACHE_MODE as DEFAULT_MODE
 
@@ -140,7 +141,7 @@ class DamagedEntry:
 
 
 def _digest(material: Mapping[str, Any]) -> str:
-    canonical = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    canonical = dump_json(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -253,7 +254,7 @@ def resolve_cache_dir(option: str | None, configured: str | None, base_dir: Path
 
 def _seal_line(kind: str, key: str, body: bytes) -> bytes:
     seal = {"entry": kind, "format": KEY_VERSION, "key": key, "sha256": hashlib.sha256(body).hexdigest()}
-    return json.dumps(seal, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+    return dump_json(seal, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
 def seal_entry(kind: str, key: str, body: bytes) -> bytes:
@@ -301,10 +302,17 @@ def _touch(path: Path) -> None:
         os.utime(path)
 
 
+#: prefixes of the keys :attr:`ClipCache.damaged` counts failed reads and writes under, per entry kind
+#: (``write failed: audio``): carried with the damaged entries from xdist workers to the gate
+READ_FAILED = "read failed: "
+WRITE_FAILED = "write failed: "
+
+
 class ClipCache:
     """The cache folder, read and written according to ``mode`` (``off``, ``read``, ``write``, ``readwrite``).
 
-    :attr:`damaged` counts, per kind, the entries this process found damaged (each a miss).
+    :attr:`damaged` counts, per kind, the entries this process found damaged (each a miss), and the
+    reads and writes the file system refused (keys :data:`READ_FAILED` / :data:`WRITE_FAILED` + kind).
     """
 
     def __init__(self, root: Path, mode: str = DEFAULT_MODE) -> None:
@@ -334,7 +342,10 @@ class ClipCache:
         path = self._path(kind, key, _SUFFIX[kind])
         try:
             data = path.read_bytes()
-        except OSError:
+        except (FileNotFoundError, NotADirectoryError):
+            return None, "miss"
+        except OSError:  # unreadable (permissions, an I/O error): counted, and the run goes on without it
+            self.count_damaged(f"{READ_FAILED}{kind}")
             return None, "miss"
         body = open_entry(kind, key, data)
         if body is None:
@@ -348,8 +359,14 @@ class ClipCache:
         return self.reads and self._path(kind, key, _SUFFIX[kind]).is_file()
 
     def write_entry(self, kind: str, key: str, body: bytes) -> None:
-        # Owner-only, as tempfile.mkstemp made every cache entry before this helper.
-        write_atomically(self._path(kind, key, _SUFFIX[kind]), seal_entry(kind, key, body), mode=0o600)
+        """Store an entry; a write the file system refuses (full, read-only) is counted, never raised:
+        the cache is an optimisation, and the run goes on without it."""
+        try:
+            # Owner-only, as tempfile.mkstemp made every cache entry before this helper.
+            write_atomically(self._path(kind, key, _SUFFIX[kind]), seal_entry(kind, key, body), mode=0o600)
+        except OSError:
+            self.count_damaged(f"{WRITE_FAILED}{kind}")
+            return
         if not self._tagged:
             tag_cache_folder(self.root)
             self._tagged = True
@@ -389,7 +406,7 @@ class ClipCache:
         if entry.checks is not None:
             meta["checks"] = entry.checks
         # json.dumps escapes newlines inside strings, so the metadata is exactly one line.
-        header = json.dumps(meta, default=str, ensure_ascii=True).encode("ascii")
+        header = dump_json(meta, default=str, ensure_ascii=True, null_non_finite=True).encode("ascii")
         self.write_entry("audio", key, header + b"\n" + entry.audio)
 
     def _read_json_entry(self, kind: str, key: str) -> tuple[Any, ReadStatus]:
@@ -427,7 +444,7 @@ class ClipCache:
         if not self.writes:
             return
         body = {"text": entry.text, "flags": list(entry.flags), "language": entry.language, "details": entry.details}
-        self.write_entry("transcripts", key, json.dumps(body, default=str).encode("utf-8"))
+        self.write_entry("transcripts", key, dump_json(body, default=str, null_non_finite=True).encode("utf-8"))
 
     # --- quality figures (quality/meter.py) -----------------------------------------------------
 
@@ -445,7 +462,7 @@ class ClipCache:
     def put_quality(self, key: str, figures: Mapping[str, float | None]) -> None:
         if not self.writes:
             return
-        self.write_entry("quality", key, json.dumps({"figures": dict(figures)}).encode("utf-8"))
+        self.write_entry("quality", key, dump_json({"figures": dict(figures)}, null_non_finite=True).encode("utf-8"))
 
     # --- parsed case files (yaml_documents.py) ---------------------------------------------------
     # Used in every mode but ``off``: a parse is not a measurement, and an entry is checked on read.
@@ -457,8 +474,7 @@ class ClipCache:
 
     def put_parsed(self, key: str, body: bytes) -> None:
         if self.mode != "off":
-            with contextlib.suppress(OSError):  # a read-only cache: parse every time
-                self.write_entry("parsed", key, body)
+            self.write_entry("parsed", key, body)  # a read-only cache: counted, parsed every time
 
     # --- housekeeping --------------------------------------------------------------------------
 
@@ -517,7 +533,10 @@ class ClipCache:
         for _, size, path in sorted(sized):
             if total <= max_bytes:
                 break
-            path.unlink(missing_ok=True)
+            try:
+                path.unlink(missing_ok=True)
+            except OSError:  # a read-only cache is left as it is
+                continue
             total -= size
             freed += size
             removed += 1

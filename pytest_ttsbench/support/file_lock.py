@@ -17,7 +17,6 @@ finds its lock is on a name no longer in the folder and tries again.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO
 
-from pytest_ttsbench.support.json_documents import load_json
+from pytest_ttsbench.support.json_documents import dump_json, load_json
 
 
 class FileClaimed(RuntimeError):
@@ -80,7 +79,7 @@ def claim_file(lock_path: Path, description: str = "") -> FileClaim:
     handle.seek(0)
     handle.truncate()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    handle.write(json.dumps({"pid": os.getpid(), "started": started, "description": description}) + "\n")
+    handle.write(dump_json({"pid": os.getpid(), "started": started, "description": description}) + "\n")
     handle.flush()
     return FileClaim(lock_path, handle)
 

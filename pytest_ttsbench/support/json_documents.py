@@ -12,6 +12,12 @@ of a duplicate is found by a second, slower walk that runs only when there is on
 source files): lines end at ``\n`` only, as JSON lines are written (``str.splitlines`` would also
 break a row at a raw U+2028 or form feed inside a string, which ``json.dumps(ensure_ascii=False)``
 writes as it is), blank lines are passed over, and each line is read by :func:`load_json`.
+
+:func:`dump_json` is the one JSON writer: every document the package writes (results rows, run
+headers, gate files, manifests, printed reports, cache entries, request bodies) is made by it,
+with ``allow_nan=False``, so nothing it writes holds ``NaN`` or ``Infinity``, which strict JSON
+parsers (and every other language's) refuse. A figure that came out non-finite is written as
+``null`` by :func:`finite_or_null`, which says where it was, so the writer can record why.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ import contextlib
 import json
 import json.decoder
 import json.scanner
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -188,3 +196,69 @@ def read_json_lines(path: Path) -> list[JsonLine]:
             continue
         read.append(JsonLine(path, number, value, unfinished=unfinished))
     return read
+
+
+class NonFiniteNumber(ValueError):
+    """A document to write holds NaN or an infinity where :func:`finite_or_null` was not asked to null it."""
+
+
+def dump_json(
+    value: Any,
+    *,
+    indent: int | None = None,
+    sort_keys: bool = False,
+    ensure_ascii: bool = False,
+    separators: tuple[str, str] | None = None,
+    default: Callable[[Any], Any] | None = None,
+    null_non_finite: bool = False,
+) -> str:
+    """``value`` as strict JSON text: the one JSON writer of the package.
+
+    ``NaN`` and the infinities are refused (:class:`NonFiniteNumber`) instead of written as the
+    bare words ``NaN``/``Infinity``, which are not JSON: a writer that may meet them cleans its
+    document with :func:`finite_or_null` first, to record where, or passes ``null_non_finite``
+    (a printed report, whose reader sees a missing figure as missing).
+    """
+    if null_non_finite:
+        value = finite_or_null(value)[0]
+    try:
+        return json.dumps(
+            value,
+            indent=indent,
+            sort_keys=sort_keys,
+            ensure_ascii=ensure_ascii,
+            separators=separators,
+            default=default,
+            allow_nan=False,
+        )
+    except ValueError as exc:
+        if "Out of range float" not in str(exc):
+            raise
+        where = ", ".join(finite_or_null(value)[1]) or "a value"
+        raise NonFiniteNumber(f"not written: {where} is not a finite number (NaN or infinite)") from None
+
+
+def finite_or_null(value: Any, where: str = "") -> tuple[Any, list[str]]:
+    """``value`` with every NaN or infinite float replaced by ``None``, and the dotted paths of those replaced.
+
+    Mappings, lists and tuples are walked (a tuple comes back as a list, as JSON writes it);
+    anything else is returned as it is.
+    """
+    if isinstance(value, float):
+        return (value, []) if math.isfinite(value) else (None, [where or "(value)"])
+    if isinstance(value, dict):
+        cleaned: dict[Any, Any] = {}
+        found: list[str] = []
+        for key, item in value.items():
+            cleaned[key], inner = finite_or_null(item, f"{where}.{key}" if where else str(key))
+            found += inner
+        return (cleaned, found) if found else (value, [])
+    if isinstance(value, (list, tuple)):
+        items: list[Any] = []
+        found = []
+        for index, item in enumerate(value):
+            clean, inner = finite_or_null(item, f"{where}[{index}]")
+            items.append(clean)
+            found += inner
+        return (items, found) if found else (value, [])
+    return value, []

@@ -24,6 +24,8 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
+from pytest_ttsbench.support.json_documents import dump_json
+
 if TYPE_CHECKING:
     from pytest_ttsbench.support.cache import ClipCache
 
@@ -238,7 +240,7 @@ def load_yaml_cached(text: str, cache: ClipCache | None) -> Any:
             cache.count_damaged("parsed")  # sealed, yet not JSON: never trusted
     data = load_yaml(text)
     try:
-        stored = json.dumps(data, ensure_ascii=False)
+        stored = dump_json(data, ensure_ascii=False)
     except (TypeError, ValueError):
         return data
     if json.loads(stored) == data:

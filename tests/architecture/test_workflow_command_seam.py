@@ -1,5 +1,6 @@
-"""Every GitHub workflow command the package prints is built by ``reporting/github.error_command``
-(issue 38, point 3), which escapes what it quotes; a command written by hand elsewhere would let
+"""Every GitHub workflow command the package prints is built by ``support/outside_text.workflow_command``
+(issue 38, point 3; ``reporting/github.error_command`` calls it), which escapes what it quotes and
+marks the line as ours for the terminal's guard; a command written by hand elsewhere would let
 a transcript or a file name end it early or forge another.
 
 The package's source is scanned for string literals that start a workflow command (``::error``,
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest_ttsbench
 
 PACKAGE = Path(pytest_ttsbench.__file__).parent
-SEAM = "reporting/github.py"
+SEAM = "support/outside_text.py"
 EXEMPT = {"cli/init.py": "the generated workflow's own shell steps"}
 COMMAND = re.compile(r"::(error|warning|notice|debug|group|endgroup|add-mask|stop-commands)\b")
 
@@ -44,5 +45,5 @@ def test_only_the_seam_writes_workflow_commands() -> None:
         if (name := path.relative_to(PACKAGE).as_posix()) not in (SEAM, *EXEMPT)
         and (found := workflow_commands(path.read_text(encoding="utf-8")))
     }
-    assert offenders == {}, f"build workflow commands with reporting/github.error_command: {offenders}"
-    assert workflow_commands((PACKAGE / SEAM).read_text(encoding="utf-8")), "the seam itself moved"
+    assert offenders == {}, f"build workflow commands with support/outside_text.workflow_command: {offenders}"
+    assert "def workflow_command(" in (PACKAGE / SEAM).read_text(encoding="utf-8"), "the seam itself moved"

@@ -145,7 +145,8 @@ def test_init_writes_a_configuration_workflow_and_gitignore(tmp_path: Path, caps
     assert "--tts-engine=espeak" in steps and "ttsbench dashboard history/runs" in steps
     assert "schedule" in workflow.read_text(encoding="utf-8")
     assert (tmp_path / ".gitignore").read_text(encoding="utf-8").startswith("dist/\n")
-    assert ".ttsbench/" in (tmp_path / ".gitignore").read_text(encoding="utf-8").splitlines()
+    ignored = (tmp_path / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert ".ttsbench/" in ignored and "ttsbench-dashboard/" in ignored  # runs, and the dashboard's default folder
 
 
 @pytest.mark.parametrize("engines", [["openai", "polly"], ["doubao"], ["espeak", "azure", "gemini"]])

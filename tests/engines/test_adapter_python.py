@@ -153,7 +153,7 @@ def test_every_return_form_becomes_audio() -> None:
     ("result", "match"),
     [
         ("a string", "returned str"),
-        ((np.zeros(10), 0), "sample rate must be a positive integer"),
+        ((np.zeros(10), 0), "sample rate 0 Hz is outside"),
         ((np.zeros((2, 10)), 16000), "must be mono"),
         ((np.array([0.0, np.nan]), 16000), "NaN"),
         ((np.zeros(10, dtype=np.int32), 16000), "float or int16"),

@@ -96,3 +96,55 @@ def test_page_in_chromium(site: Path, browser: Browser, page: str, charts: int, 
     name = "dashboard-" + ("index" if page == "index.html" else "items" if page.endswith("index.html") else "item")
     shot = browser.screenshot(artifacts_dir(tmp_path) / f"{name}.png")
     assert shot.stat().st_size > 5_000
+
+
+FIRST_SCREEN = r"""
+(() => {
+  const box = (el) => { const r = el.getBoundingClientRect(); return {top: r.top, left: r.left, right: r.right}; };
+  const verdict = document.getElementById('ttsbench-verdict');
+  const board = [...document.querySelectorAll('h2')].find((h) => h.textContent.startsWith('Leaderboard'));
+  return {
+    viewport: [window.innerWidth, window.innerHeight],
+    verdict: box(verdict),
+    state: verdict.querySelector('.ttsbench-gate-failed, .ttsbench-gate-passed').textContent,
+    reasons: [...verdict.querySelectorAll('.ttsbench-gate-reasons li')].map(
+      (li) => ({text: li.textContent, ...box(li)})),
+    leaderboard: box(board),
+    // headers whose longest word (hyphens and slashes may break) is wider than the cell: words split
+    squashed: [...document.querySelectorAll('table.data th')].filter((th) => {
+      const word = th.textContent.split(/[\s\-\/]+/).reduce((a, b) => (b.length > a.length ? b : a), '');
+      const probe = document.createElement('span');
+      probe.style.whiteSpace = 'nowrap';
+      probe.style.font = getComputedStyle(th).font;
+      probe.textContent = word;
+      document.body.appendChild(probe);
+      const needed = probe.getBoundingClientRect().width;
+      probe.remove();
+      const style = getComputedStyle(th);
+      return needed > th.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) + 0.5;
+    }).map((th) => th.textContent),
+  };
+})()
+"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(1400, 900), (390, 844)])
+def test_first_screen_is_the_latest_verdict_with_its_reasons(
+    site: Path, browser: Browser, width: int, height: int, tmp_path: Path
+) -> None:
+    """Measured in the browser: the latest run's verdict and its first reason start within the first
+    screen, above the leaderboard, at a desktop and at a phone width. The second night has an item
+    that is wrong on purpose, so it failed; a FAILED must say why. No table header is squashed."""
+    browser.open((site / "index.html").as_uri(), width=width, height=height)
+    facts = browser.evaluate(FIRST_SCREEN)
+    assert browser.errors() == []
+    assert facts["viewport"] == [width, height]
+    verdict, reasons = facts["verdict"], facts["reasons"]
+    assert facts["state"] == "FAILED"
+    assert reasons, "a FAILED without reasons"
+    assert 0 <= verdict["top"] < height
+    assert reasons[0]["top"] < height, reasons[0]
+    assert verdict["top"] < facts["leaderboard"]["top"]
+    assert all(reason["left"] >= 0 and reason["right"] <= width for reason in reasons), reasons
+    assert facts["squashed"] == []  # tables scroll in their box instead of splitting words
+    browser.screenshot(artifacts_dir(tmp_path) / f"dashboard-first-screen-{width}.png", max_height=height)

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from plugin_projects import NUMERALS, write_project
 
-from pytest_ttsbench.reporting.github import error_command, escape_data, escape_property
+from pytest_ttsbench.reporting.github import error_command
 
 CASE_FILE = "cases/demo-numerals.yaml"
 CASES = NUMERALS.replace("thresholds: {default: 0.5}", "thresholds: {default: 0.5, min_n: 1}")
@@ -21,15 +21,14 @@ def _unescape(text: str) -> str:
     return urllib.parse.unquote(text)
 
 
-@given(st.text())
-def test_escaped_text_reads_back_and_never_ends_the_command(text: str) -> None:
-    assert _unescape(escape_data(text)) == text
-    assert _unescape(escape_property(text)) == text
-    assert not {"\r", "\n"} & set(escape_data(text))
-    assert not {"\r", "\n", ":", ","} & set(escape_property(text))
+# Text without other control characters (those are shown as escapes by the terminal seam, tested in
+# tests/support/test_outside_text.py): CR, LF, "%", ":" and "," are what could end or forge a command.
+COMMAND_TEXT = st.text(st.characters(blacklist_categories=("Cc", "Cf", "Cs")) | st.sampled_from("\r\n%:,")).filter(
+    lambda text: "##[" not in text  # the runner's log-group marker, broken by the seam
+)
 
 
-@given(st.text(), st.text(min_size=1), st.integers(1, 10_000), st.text(min_size=1))
+@given(COMMAND_TEXT, COMMAND_TEXT.filter(bool), st.integers(1, 10_000), COMMAND_TEXT.filter(bool))
 def test_one_command_per_error_whatever_the_text(message: str, file: str, line: int, title: str) -> None:
     command = error_command(message, file, line, title)
     assert "\n" not in command and "\r" not in command

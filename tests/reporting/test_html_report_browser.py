@@ -209,3 +209,44 @@ def test_the_report_leads_with_the_verdict_in_readable_text(runs: dict, browser:
         low = [seen for seen in ratios[selector] if seen["ratio"] < 4.5]
         assert not low, f"{selector}: contrast below 4.5:1 for {low[:3]}"
     assert browser.errors() == []
+
+
+LEGIBILITY = """
+(() => {
+  const table = document.getElementById('results-table');
+  const headers = [...table.querySelectorAll('thead th')];
+  const box = table.getBoundingClientRect();
+  table.scrollLeft = table.scrollWidth;  // the last column, scrolled into the table's own box
+  const last = headers[headers.length - 1].getBoundingClientRect();
+  const fail = [...document.querySelectorAll('.ttsbench-floors td span')].filter((s) => s.textContent === 'FAIL');
+  return {
+    title: document.title,
+    viewport: window.innerWidth,
+    page: document.documentElement.scrollWidth,
+    table: {left: box.left, right: box.right},
+    last: {left: last.left, right: last.right, text: headers[headers.length - 1].textContent},
+    failColours: fail.map((s) => getComputedStyle(s).color),
+    // the outermost elements past the window's right edge: what makes the page scroll sideways
+    wide: [...document.body.querySelectorAll('*')].filter((el) =>
+      el.getBoundingClientRect().right > window.innerWidth + 1
+      && el.parentElement.getBoundingClientRect().right <= window.innerWidth + 1
+      && getComputedStyle(el.parentElement).overflowX === 'visible')
+      .map((el) => `${el.tagName}#${el.id}.${el.className}`).slice(0, 8),
+  };
+})()
+"""
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_the_report_is_legible_at_desktop_and_phone_width(runs: dict, browser: Browser, width: int) -> None:
+    """Measured in Chromium: the results table scrolls in its own box (the page never runs past the
+    window, the last column is reachable), FAIL is red in the floors table, and the title names the
+    engine and the run instead of the file name."""
+    browser.open(runs["linked"].as_uri(), width=width, height=900)
+    browser.wait_for(ROWS_READY)
+    facts = browser.evaluate(LEGIBILITY)
+    assert facts["title"] == "TTS benchmark: espeak · run run1"
+    assert facts["page"] <= facts["viewport"], f"the page runs past the window's edge: {facts['wide']}"
+    assert facts["table"]["right"] <= facts["viewport"]
+    assert facts["table"]["left"] <= facts["last"]["left"] and facts["last"]["right"] <= facts["table"]["right"] + 1
+    assert facts["failColours"] and set(facts["failColours"]) == {"rgb(207, 34, 46)"}  # years 1/2 under 60 %
