@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.quality.measures import DNSMOS_WINDOWINGS
+from pytest_ttsbench.support.checked_numbers import NumberError, NumberRange, checked_number
 from pytest_ttsbench.support.limits import LIMITS_SCHEMA, Limits
 from pytest_ttsbench.support.plugin_options import CONFIG_FILE
 from pytest_ttsbench.support.redaction import url_credentials_in
@@ -252,6 +253,17 @@ class EngineProfile:
     def option(self, key: str, default: Any = None) -> Any:
         return self.options.get(key, default)
 
+    def number(self, key: str, default: float | None, allowed: NumberRange) -> Any:
+        """A numeric option, finite and ``allowed`` (support/checked_numbers.py), else a ConfigError naming
+        the profile, the option and the value; ``default`` (unchecked) when the profile does not set it."""
+        value = self.options.get(key)
+        if value is None:
+            return default
+        try:
+            return checked_number(value, f"engine profile {self.name!r}: option {key}", allowed)
+        except NumberError as exc:
+            raise ConfigError(str(exc)) from None
+
 
 @dataclass(frozen=True)
 class ExternalFile:
@@ -336,7 +348,7 @@ def _schema_errors(raw: dict[str, Any]) -> list[Any]:
     # Imported here: a pytest run in a project without a configuration never pays for a schema check.
     from pytest_ttsbench.support.schema_check import schema_errors
 
-    return sorted(schema_errors(CONFIG_SCHEMA, raw), key=lambda e: list(e.path))
+    return sorted(schema_errors(CONFIG_SCHEMA, raw), key=lambda e: [str(p) for p in e.absolute_path])
 
 
 def load_settings(rootdir: Path) -> Settings:

@@ -27,6 +27,7 @@ from typing import Any
 from pytest_ttsbench.asr.base import AsrError, Transcription
 from pytest_ttsbench.audio.decoding import DecodedAudio, encode_wav
 from pytest_ttsbench.support.bounded_process import run_bounded
+from pytest_ttsbench.support.checked_numbers import POSITIVE, checked_fields
 from pytest_ttsbench.support.limits import MAX_TRANSCRIPT_BYTES
 from pytest_ttsbench.support.redaction import redact_known
 
@@ -105,4 +106,5 @@ def command_route(spec: Mapping[str, Any]) -> CommandRoute:
         raise ValueError(f"command route: unknown field(s) {', '.join(sorted(unknown))}")
     if "command" not in spec:
         raise ValueError("command route: field 'command' is required")
+    checked_fields(spec, {"timeout_s": POSITIVE}, "command route")
     return CommandRoute(**{k: v for k, v in spec.items() if k != "type" and v is not None})

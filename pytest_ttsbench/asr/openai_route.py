@@ -44,6 +44,14 @@ import httpx
 from pytest_ttsbench.asr.base import AsrError, Transcription
 from pytest_ttsbench.asr.whisper import whisper_language
 from pytest_ttsbench.audio.decoding import DecodedAudio, encode_wav
+from pytest_ttsbench.support.checked_numbers import (
+    COUNT,
+    NON_NEGATIVE,
+    POSITIVE,
+    NumberRange,
+    checked_fields,
+    checked_number,
+)
 from pytest_ttsbench.support.httpclient import ClientOptions, HttpClient, HttpResult, ProviderPolicy, join_url
 from pytest_ttsbench.support.json_documents import dump_json
 from pytest_ttsbench.support.limits import MAX_TRANSCRIPT_BYTES
@@ -53,6 +61,18 @@ from pytest_ttsbench.support.text import shorten
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "whisper-1"
 _PATH = "/audio/transcriptions"
+DEFAULT_CONCURRENCY = 1
+# More requests than this from one process would be a mistake, not a setting (a typo'd 400).
+MAX_CONCURRENCY = 64
+#: the route's numeric fields and their ranges
+NUMERIC_FIELDS = {
+    "timeout_s": POSITIVE,
+    "max_retries": COUNT,
+    "retry_min_wait_s": NON_NEGATIVE,
+    "retry_max_wait_s": NON_NEGATIVE,
+    "temperature": NON_NEGATIVE,
+    "concurrency": NumberRange(1, MAX_CONCURRENCY, integer=True),
+}
 ROUTE_KEYS = frozenset(
     {
         "type",
@@ -71,9 +91,6 @@ ROUTE_KEYS = frozenset(
         "concurrency",
     }
 )
-DEFAULT_CONCURRENCY = 1
-# More requests than this from one process would be a mistake, not a setting (a typo'd 400).
-MAX_CONCURRENCY = 64
 # What Qwen3-ASR (and MiMo) put before the transcript: the language it heard, then a tag.
 DEFAULT_STRIP_PREFIX = r"\s*language\s+[^<\n]{0,40}<asr_text>"
 
@@ -91,12 +108,9 @@ def compile_prefix(pattern: str | None, route: str) -> re.Pattern[str] | None:
 def concurrency_setting(value: Any, route: str) -> int:
     """``concurrency`` as a whole number of requests in flight, 1 to :data:`MAX_CONCURRENCY`
     (``route`` names the route in the message: ``openai route 'shared'``)."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_CONCURRENCY:
-        raise ValueError(
-            f"{route}: concurrency must be a whole number from 1 to {MAX_CONCURRENCY} "
-            f"(requests in flight at once), got {value!r}"
-        )
-    return value
+    return int(
+        checked_number(value, f"{route}: concurrency (requests in flight at once)", NUMERIC_FIELDS["concurrency"])
+    )
 
 
 def without_prefix(text: str, prefix: re.Pattern[str] | None) -> tuple[str, str | None]:
@@ -273,4 +287,5 @@ def openai_route(spec: Mapping[str, Any]) -> OpenAITranscriptionRoute:
     unknown = set(spec) - ROUTE_KEYS
     if unknown:
         raise ValueError(f"openai route: unknown field(s) {', '.join(sorted(unknown))}")
+    checked_fields(spec, NUMERIC_FIELDS, "openai route")
     return OpenAITranscriptionRoute(**{k: v for k, v in spec.items() if k != "type" and v is not None})

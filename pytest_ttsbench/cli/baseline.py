@@ -31,7 +31,7 @@ from pytest_ttsbench.run_model.manifest import (
     find_manifests,
     manifest_path,
     sha256_file,
-    verify_manifest,
+    verify_recorded_run,
 )
 from pytest_ttsbench.run_model.reader import RUNS_HELP, results_file
 from pytest_ttsbench.run_model.reruns import claimed_output
@@ -87,14 +87,11 @@ def _clear(target: Path) -> None:
 def save_baseline(run: Path, target: Path, with_audio: bool = False) -> Path:
     """Write the baseline of ``run`` into ``target``; returns the new results file."""
     source = results_file(run)
-    try:
+    try:  # a baseline is made only from a run that matches its checksum manifest
+        verify_recorded_run(source, allow_unverified=False, flag=None)
         manifests = find_manifests(source)
     except ManifestError as exc:
-        raise BaselineError(f"{exc}: a baseline is made only from a run with a checksum manifest") from exc
-    check = verify_manifest(manifests[0])
-    if not check.ok:
-        changed = ", ".join([*check.modified, *check.missing])
-        raise BaselineError(f"{manifests[0]}: the run no longer matches its manifest ({changed or 'files added'})")
+        raise BaselineError(str(exc)) from exc
     rows = read_results(source)
     if not rows:
         raise BaselineError(f"{source}: no results in this run")

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
+from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, add_allow_unverified, say_unverified
 from pytest_ttsbench.gating.baseline import (
     DEFAULT_ALPHA,
     DEFAULT_MAX_RATE,
@@ -21,19 +21,23 @@ from pytest_ttsbench.gating.baseline import (
     attach_provenance,
     compare,
     comparison_lines,
-    regression_reasons,
 )
+from pytest_ttsbench.gating.bounds import regression_gate_reasons
+from pytest_ttsbench.gating.options import ALLOW_UNMEASURED_SPEC
 from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS, require_one_protocol, runs_under
 from pytest_ttsbench.run_model.provenance import read_header
-from pytest_ttsbench.run_model.reader import RUNS_HELP, load_runs, results_file, rows_of
+from pytest_ttsbench.run_model.reader import RUNS_HELP, load_runs, results_file, rows_of, unverified_notes
 from pytest_ttsbench.run_model.text_variants import require_one_contract
+from pytest_ttsbench.support.checked_numbers import ALPHA, COUNT, SHARE, number_option
 from pytest_ttsbench.support.json_documents import dump_json
+from pytest_ttsbench.support.option_specs import add_options
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     try:
-        baseline = load_runs([Path(args.baseline)])
-        candidate = load_runs([Path(args.candidate)])
+        baseline = load_runs([Path(args.baseline)], allow_unverified=args.allow_unverified)
+        candidate = load_runs([Path(args.candidate)], allow_unverified=args.allow_unverified)
+        say_unverified("compare", unverified_notes([*baseline, *candidate]))
         if args.protocol is None:
             require_one_protocol(
                 {f"baseline {args.baseline}": rows_of(baseline), f"candidate {args.candidate}": rows_of(candidate)}
@@ -54,7 +58,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     rate = None if args.max_regression_rate >= 1 else args.max_regression_rate
     rule = RegressionRule(args.alpha, args.max_regressions, rate)
-    reasons = regression_reasons(comparison, comparison.regressions, rule)
+    # Another recognizer or decoding mode: a verdict change is not evidence against the voice (as in the gate).
+    unattributed = bool(comparison.recognizer_changes) and not args.allow_asr_change
+    blocking = [] if unattributed else comparison.regressions
+    reasons = regression_gate_reasons(comparison, blocking, rule, args.tts_allow_unmeasured_bounds)
     if args.json:
         document = comparison.to_dict()
         document["gate"] = {"rule": rule.to_dict(), "reasons": reasons}
@@ -69,21 +76,13 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             print(f"regression gate: {reason}")
     if not args.fail_on_regression:
         return EXIT_OK
-    unattributed = bool(comparison.recognizer_changes) and not args.allow_asr_change
     if comparison.regressions and unattributed:
         print(
             f"not counted as TTS regressions: {len(comparison.regressions)} verdict change(s) with another "
             "recognizer (--allow-asr-change counts them)",
             file=sys.stderr,
         )
-        return EXIT_OK
-    if comparison.missing:
-        # A target the baseline measured and the candidate did not is not known to still work.
-        print(
-            f"ttsbench compare: {len(comparison.missing)} target(s) of the baseline are missing from the candidate",
-            file=sys.stderr,
-        )
-    return EXIT_REFUSED if reasons or comparison.missing else EXIT_OK
+    return EXIT_REFUSED if reasons else EXIT_OK
 
 
 def add_command(subparsers: Any) -> None:
@@ -98,14 +97,20 @@ def add_command(subparsers: Any) -> None:
         help="exit 1 when the regressions fail the regression gate (see --alpha and the limits)",
     )
     p.add_argument(
-        "--alpha", type=float, default=DEFAULT_ALPHA, help=f"McNemar significance level (default {DEFAULT_ALPHA})"
+        "--alpha",
+        type=number_option("--alpha", ALPHA),
+        default=DEFAULT_ALPHA,
+        help=f"McNemar significance level (default {DEFAULT_ALPHA})",
     )
     p.add_argument(
-        "--max-regressions", type=int, default=None, help="fail on more than N regressions (default: no limit)"
+        "--max-regressions",
+        type=number_option("--max-regressions", COUNT),
+        default=None,
+        help="fail on more than N regressions (default: no limit)",
     )
     p.add_argument(
         "--max-regression-rate",
-        type=float,
+        type=number_option("--max-regression-rate", SHARE),
         default=DEFAULT_MAX_RATE,
         help=f"fail when more than this share of paired targets regressed; 1 switches it off "
         f"(default {DEFAULT_MAX_RATE})",
@@ -119,4 +124,6 @@ def add_command(subparsers: Any) -> None:
         action="store_true",
         help="with --fail-on-regression: count regressions even when the ASR model or decoding mode changed",
     )
+    add_options(p.add_argument, (ALLOW_UNMEASURED_SPEC,))
+    add_allow_unverified(p)
     p.set_defaults(func=_cmd_compare)

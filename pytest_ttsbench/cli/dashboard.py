@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE
+from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE, add_allow_unverified, say_unverified
 from pytest_ttsbench.registry import MissingDependency
+from pytest_ttsbench.run_model.reader import unverified_notes
 
 #: where the site goes when not told: not ``site/``, which ``mkdocs build`` owns and deletes
 DEFAULT_OUT = "ttsbench-dashboard"
@@ -23,7 +24,10 @@ def _cmd_dashboard(args: argparse.Namespace) -> int:
         print(f"ttsbench dashboard: {exc}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        index, runs = build_dashboard(Path(args.runs_dir), Path(args.out), args.title)
+        index, runs = build_dashboard(
+            Path(args.runs_dir), Path(args.out), args.title, allow_unverified=args.allow_unverified
+        )
+        say_unverified("dashboard", unverified_notes(runs))
     except (OSError, ValueError) as exc:
         print(f"ttsbench dashboard: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -46,4 +50,5 @@ def add_command(subparsers: Any) -> None:
         help=f"folder to write the site into (default: {DEFAULT_OUT}; not site/, which mkdocs build deletes)",
     )
     p.add_argument("--title", default="TTS benchmark dashboard", help="title of the site")
+    add_allow_unverified(p)
     p.set_defaults(func=_cmd_dashboard)

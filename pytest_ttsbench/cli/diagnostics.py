@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE
+from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE, add_allow_unverified
 from pytest_ttsbench.gating.diagnostics import (
     ablation,
     bootstrap_rank_intervals,
@@ -26,6 +26,7 @@ from pytest_ttsbench.gating.numeral_forms import DEFAULT_MIN_RATIO, duration_con
 from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS, protocols_of, run_difference_tally, runs_under
 from pytest_ttsbench.reporting.protocol_tally import figures_by_protocol, figures_text
 from pytest_ttsbench.run_model.reader import RUNS_HELP, Run, load_runs
+from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, POSITIVE, number_option
 from pytest_ttsbench.support.json_documents import dump_json
 
 
@@ -156,7 +157,10 @@ def comparison_lines(report: dict[str, Any]) -> list[str]:
 def run_diagnostics(args: argparse.Namespace) -> int:
     min_ratio = getattr(args, "min_duration_ratio", DEFAULT_MIN_RATIO)
     try:
-        runs = runs_under(load_runs([Path(p) for p in args.runs]), getattr(args, "protocol", None))
+        runs = runs_under(
+            load_runs([Path(p) for p in args.runs], allow_unverified=getattr(args, "allow_unverified", False)),
+            getattr(args, "protocol", None),
+        )
         reports = [diagnostics_json(run, min_ratio) for run in runs]
         comparison = comparison_json(runs, samples=getattr(args, "bootstrap", 1000)) if len(runs) > 1 else None
     except (OSError, ValueError) as exc:
@@ -190,16 +194,17 @@ def add_command(commands: Any) -> None:
     )
     p.add_argument(
         "--min-duration-ratio",
-        type=float,
+        type=number_option("--min-duration-ratio", POSITIVE),
         default=DEFAULT_MIN_RATIO,
         metavar="R",
         help=f"flag a numeral form whose clip lasts less than R x its siblings' median (default: {DEFAULT_MIN_RATIO})",
     )
     p.add_argument(
         "--bootstrap",
-        type=int,
+        type=number_option("--bootstrap", AT_LEAST_ONE),
         default=1000,
         metavar="N",
         help="bootstrap samples for the rank interval (default: 1000)",
     )
+    add_allow_unverified(p)
     p.set_defaults(func=run_diagnostics)

@@ -45,5 +45,9 @@ def add_command(commands: Any) -> None:
     p.add_argument("run", metavar="RUN", help="a results file or a run folder holding results.jsonl")
     p.add_argument("--rootdir", default=".", help="where ttsbench.yaml and known_gaps/ are (default: .)")
     add_gate_options(p.add_argument)
+    # the spelling every other subcommand takes, for the same opt-in
+    p.add_argument(
+        "--allow-unverified", dest="tts_allow_unverified", action="store_true", help="as --tts-allow-unverified"
+    )
     p.add_argument("--protocol", choices=PROTOCOLS, help=f"the verdicts gated: {PROTOCOL_HELP} (default: the run's)")
     p.set_defaults(func=_cmd_gate)

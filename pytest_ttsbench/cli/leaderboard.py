@@ -7,17 +7,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE
+from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE, add_allow_unverified, say_unverified
 from pytest_ttsbench.cli.diagnostics import run_diagnostics
 from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS, runs_under
 from pytest_ttsbench.reporting.leaderboard import entries_from_runs, merge_entries, render, update_leaderboard_file
-from pytest_ttsbench.run_model.reader import RUNS_HELP, load_runs
+from pytest_ttsbench.run_model.reader import RUNS_HELP, load_runs, unverified_notes
 from pytest_ttsbench.run_model.text_variants import require_one_contract
 
 
 def _cmd_leaderboard(args: argparse.Namespace) -> int:
     try:
-        runs = runs_under(load_runs([Path(p) for p in args.runs]), args.protocol)
+        runs = runs_under(
+            load_runs([Path(p) for p in args.runs], allow_unverified=args.allow_unverified), args.protocol
+        )
+        say_unverified("leaderboard", unverified_notes(runs))
         if not args.allow_contract_mix:
             # keyed by file and engine: two runs of one engine on one day must both be seen
             require_one_contract({f"{run.system} in {run.path}": list(run.rows) for run in runs})
@@ -48,4 +51,5 @@ def add_command(commands: Any) -> None:
     p.add_argument(
         "--allow-contract-mix", action="store_true", help="rank runs that sent different text contracts together"
     )
+    add_allow_unverified(p)
     p.set_defaults(func=_cmd_leaderboard)

@@ -13,12 +13,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE
+from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE, add_allow_unverified
 from pytest_ttsbench.listening.kit import LISTENERS_DIR, PRIVATE_DIR, KitError, export_kit
 from pytest_ttsbench.listening.report import REPORT_DIR, build_report, report_lines, write_report
 from pytest_ttsbench.listening.sheets import SheetError
 from pytest_ttsbench.listening.workflow import workflow_lines, workflow_report
 from pytest_ttsbench.run_model.reader import RUNS_HELP
+from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, WHOLE, number_option
 from pytest_ttsbench.support.json_documents import dump_json
 
 
@@ -29,7 +30,13 @@ def _print_json(document: Any) -> None:
 
 def _cmd_export(args: argparse.Namespace) -> int:
     try:
-        kit = export_kit([Path(p) for p in args.runs], Path(args.output), args.listeners, args.seed)
+        kit = export_kit(
+            [Path(p) for p in args.runs],
+            Path(args.output),
+            args.listeners,
+            args.seed,
+            allow_unverified=args.allow_unverified,
+        )
     except (KitError, OSError, ValueError) as exc:
         print(f"ttsbench listening export: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -64,7 +71,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def _cmd_workflow(args: argparse.Namespace) -> int:
     try:
-        report = workflow_report([Path(p) for p in args.runs])
+        report = workflow_report([Path(p) for p in args.runs], allow_unverified=args.allow_unverified)
     except (OSError, ValueError) as exc:
         print(f"ttsbench listening workflow: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -83,9 +90,18 @@ def add_command(commands: Any) -> None:
     export = sub.add_parser("export", help="build an anonymous listening kit from runs")
     export.add_argument("runs", nargs="+", metavar="RUN", help=RUNS_HELP)
     export.add_argument("-o", "--output", required=True, metavar="KIT", help="new folder for the kit")
-    export.add_argument("--listeners", type=int, required=True, metavar="N", help="number of listeners (pages)")
+    add_allow_unverified(export)
     export.add_argument(
-        "--seed", type=int, help="draw ids and orders from this seed (the same seed and runs rebuild the same kit)"
+        "--listeners",
+        type=number_option("--listeners", AT_LEAST_ONE),
+        required=True,
+        metavar="N",
+        help="number of listeners (pages)",
+    )
+    export.add_argument(
+        "--seed",
+        type=number_option("--seed", WHOLE),
+        help="draw ids and orders from this seed (the same seed and runs rebuild the same kit)",
     )
     export.set_defaults(func=_cmd_export)
 
@@ -101,4 +117,5 @@ def add_command(commands: Any) -> None:
     workflow = sub.add_parser("workflow", help="time to first playable audio, controls and formats per system")
     workflow.add_argument("runs", nargs="+", metavar="RUN", help=RUNS_HELP)
     workflow.add_argument("--json", action="store_true", help="print the measures as JSON")
+    add_allow_unverified(workflow)
     workflow.set_defaults(func=_cmd_workflow)

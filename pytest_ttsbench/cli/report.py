@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE
+from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE, add_allow_unverified, say_unverified
 from pytest_ttsbench.registry import MissingDependency, UnknownName
 from pytest_ttsbench.reporting.registry import REPORTS
-from pytest_ttsbench.run_model.reader import RUNS_HELP, load_runs
+from pytest_ttsbench.run_model.reader import RUNS_HELP, load_runs, unverified_notes
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -27,7 +27,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         writer = REPORTS.get(args.name)
-        runs = load_runs([Path(p) for p in args.runs])
+        runs = load_runs([Path(p) for p in args.runs], allow_unverified=args.allow_unverified)
+        say_unverified("report", unverified_notes(runs))
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
         writer(runs, out)
@@ -45,4 +46,5 @@ def add_command(subparsers: Any) -> None:
     p.add_argument("runs", nargs="*", metavar="RUN", help=RUNS_HELP)
     p.add_argument("-o", "--out", metavar="FILE", help="the file to write")
     p.add_argument("--list", action="store_true", help="name every registered report and exit")
+    add_allow_unverified(p)
     p.set_defaults(func=_cmd_report)

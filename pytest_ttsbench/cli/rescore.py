@@ -21,6 +21,7 @@ from pytest_ttsbench.run_model.reruns import claimed_output
 from pytest_ttsbench.run_model.results import ItemResult, read_results, write_results
 from pytest_ttsbench.run_model.transcripts import TranscriptsError
 from pytest_ttsbench.session.provenance_capture import rescore_header
+from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, number_option
 from pytest_ttsbench.support.json_documents import dump_json
 
 
@@ -114,7 +115,9 @@ def add_command(commands: Any) -> None:
     p.add_argument("--out", help="also write a results file (JSON lines)")
     p.add_argument("--engine", default="transcripts", help="system name recorded in results (default: transcripts)")
     p.add_argument("--protocol", choices=PROTOCOLS, default=DEFAULT_PROTOCOL, help=PROTOCOL_HELP)
-    p.add_argument("--quorum", type=int, help="routes that must agree (default: majority)")
+    p.add_argument(
+        "--quorum", type=number_option("--quorum", AT_LEAST_ONE), help="routes that must agree (default: majority)"
+    )
     p.add_argument("--breakdown", action="append", default=[], metavar="FACET", help="summarize by a facet")
     p.add_argument(
         "--guard",

@@ -38,6 +38,7 @@ from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.command_worker import WorkerFailure, persistent_worker, synthesize_with_worker
 from pytest_ttsbench.support.bounded_process import run_bounded
+from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, POSITIVE
 from pytest_ttsbench.support.limits import DEFAULT_MAX_AUDIO_BYTES
 from pytest_ttsbench.support.redaction import Redactor
 
@@ -81,20 +82,12 @@ class CommandEngine:
         self.argv = [str(a) for a in argv]
         self.cwd = Path(profile.base_dir)
         self.uses_out = any("{out}" in arg for arg in self.argv)
-        timeout = profile.option("timeout_s", DEFAULT_TIMEOUT_S)
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-            raise ConfigError(f"engine profile {profile.name!r}: timeout_s must be a positive number")
-        self.timeout_s = float(timeout)
+        self.timeout_s = float(profile.number("timeout_s", DEFAULT_TIMEOUT_S, POSITIVE))
         suffix = profile.option("out_suffix", ".wav")
         self.out_suffix = str(suffix) if str(suffix).startswith(".") else f".{suffix}"
-        rate = profile.option("pcm_sample_rate")
-        if rate is not None and (isinstance(rate, bool) or not isinstance(rate, int) or rate <= 0):
-            raise ConfigError(f"engine profile {profile.name!r}: pcm_sample_rate must be a positive integer")
+        rate = profile.number("pcm_sample_rate", None, AT_LEAST_ONE)
         self.pcm_sample_rate = rate
-        limit = profile.option("max_audio_bytes", DEFAULT_MAX_AUDIO_BYTES)
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
-            raise ConfigError(f"engine profile {profile.name!r}: max_audio_bytes must be a positive integer")
-        self.max_audio_bytes = limit
+        self.max_audio_bytes = int(profile.number("max_audio_bytes", DEFAULT_MAX_AUDIO_BYTES, AT_LEAST_ONE))
         self.media_type = str(profile.option("media_type", "audio/pcm" if rate else "audio/wav"))
         self.program = self._resolve(self.argv[0])  # last: a bad option is a ConfigError, not "missing"
         # The program inherits the environment; a key it reads (named by api_key_env) is still

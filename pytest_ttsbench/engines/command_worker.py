@@ -39,6 +39,7 @@ from typing import IO, TYPE_CHECKING, Any
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import SynthesisRequest
 from pytest_ttsbench.support.bounded_process import drain_tail
+from pytest_ttsbench.support.checked_numbers import NON_NEGATIVE
 from pytest_ttsbench.support.json_documents import dump_json
 
 if TYPE_CHECKING:
@@ -257,9 +258,7 @@ def persistent_worker(
             f"engine profile {profile.name!r}: a persistent command gets each item as a JSON line on "
             "stdin; its arguments take no placeholders"
         )
-    startup = profile.option("startup_timeout_s", timeout_s)
-    if isinstance(startup, bool) or not isinstance(startup, (int, float)) or startup < 0:
-        raise ConfigError(f"engine profile {profile.name!r}: startup_timeout_s must be a number >= 0")
+    startup = profile.number("startup_timeout_s", timeout_s, NON_NEGATIVE)
     return PersistentWorker(argv, cwd, timeout_s, float(startup), redact)
 
 

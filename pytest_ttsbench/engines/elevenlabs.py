@@ -28,6 +28,7 @@ from urllib.parse import quote
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import Synthesis, SynthesisRequest
 from pytest_ttsbench.engines.http import HttpEngine, audio_synthesis, json_bytes, key_in_header
+from pytest_ttsbench.support.checked_numbers import WHOLE
 from pytest_ttsbench.support.httpclient import ProviderPolicy
 
 if TYPE_CHECKING:
@@ -90,10 +91,7 @@ class ElevenLabsEngine(HttpEngine):
         if settings is not None and not isinstance(settings, dict):
             raise ConfigError(f"engine profile {self.name!r}: voice_settings must be a mapping")
         self.voice_settings = settings
-        seed = profile.option("seed")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise ConfigError(f"engine profile {self.name!r}: seed must be an integer")
-        self.seed = seed
+        self.seed = profile.number("seed", None, WHOLE)
         self.stream = bool(profile.option("stream", False))
 
     def synthesize(self, request: SynthesisRequest) -> Synthesis:

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_ttsbench.audio.wav import pcm16_wav
-from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
+from pytest_ttsbench.support.checked_numbers import NumberRange
 
 if TYPE_CHECKING:
     from pytest_ttsbench.config import EngineProfile
@@ -242,13 +242,7 @@ def _library_version() -> str:
 
 
 def _bounded_int(profile: EngineProfile, key: str, default: int, bounds: tuple[int, int]) -> int:
-    value = profile.option(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or not bounds[0] <= value <= bounds[1]:
-        raise ConfigError(
-            f"engine profile {profile.name!r}: option {key!r} must be an integer in "
-            f"{bounds[0]}..{bounds[1]}, got {value!r}"
-        )
-    return value
+    return int(profile.number(key, default, NumberRange(bounds[0], bounds[1], integer=True)))
 
 
 class EspeakEngine:

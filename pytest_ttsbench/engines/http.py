@@ -20,6 +20,7 @@ from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, Synthesis
 from pytest_ttsbench.engines.secrets import read_api_key
 from pytest_ttsbench.run_model.provenance import endpoint_host, provider_headers
+from pytest_ttsbench.support.checked_numbers import NumberRange
 from pytest_ttsbench.support.httpclient import (
     ClientOptions,
     HttpClient,
@@ -43,12 +44,8 @@ if TYPE_CHECKING:  # httpx loads with the first client (httpclient.py)
 
 
 def _number(profile: EngineProfile, key: str, default: float | None, *, minimum: float = 0.0) -> float | None:
-    value = profile.option(key, default)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < minimum:
-        raise ConfigError(f"engine profile {profile.name!r}: option {key} must be a number >= {minimum}, got {value!r}")
-    return float(value)
+    value = profile.number(key, default, NumberRange(minimum))
+    return None if value is None else float(value)
 
 
 @dataclass(frozen=True)
@@ -259,15 +256,8 @@ class HttpEngine:
         self, key: str, default: float | None = None, low: float | None = None, high: float | None = None
     ) -> float | None:
         """A numeric option within [low, high] (ConfigError otherwise)."""
-        value = self.profile.option(key, default)
-        if value is None:
-            return None
-        bad = isinstance(value, bool) or not isinstance(value, (int, float))
-        if bad or (low is not None and value < low) or (high is not None and value > high):
-            raise ConfigError(
-                f"engine profile {self.name!r}: option {key} must be a number in [{low}, {high}], got {value!r}"
-            )
-        return value
+        value = self.profile.number(key, default, NumberRange(low, high))
+        return None if value is None else float(value)
 
     def rate_option(self, key: str, default: int, allowed: tuple[int, ...]) -> int:
         """A sample rate among the ``allowed`` ones the provider offers (ConfigError otherwise)."""

@@ -28,6 +28,7 @@ from pytest_ttsbench.audio.wav import pcm16_wav
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
 from pytest_ttsbench.languages import primary_language
+from pytest_ttsbench.support.checked_numbers import NON_NEGATIVE
 from pytest_ttsbench.support.json_documents import load_json
 
 if TYPE_CHECKING:
@@ -158,9 +159,7 @@ class PiperEngine:
         else:
             self.model, self.config = default_model()
         for key in (*_SCALE_OPTIONS, "speaker_id"):
-            value = profile.option(key)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
-                raise ConfigError(f"engine profile {profile.name!r}: option {key!r} must be a number >= 0")
+            profile.number(key, None, NON_NEGATIVE)
         reproducible = profile.option("reproducible", True)
         if not isinstance(reproducible, bool):
             raise ConfigError(f"engine profile {profile.name!r}: option 'reproducible' must be true or false")

@@ -46,6 +46,7 @@ from pytest_ttsbench.audio.wav import pcm16_wav
 from pytest_ttsbench.config import ConfigError
 from pytest_ttsbench.engines.base import EngineError, EngineUnavailable, Synthesis, SynthesisRequest
 from pytest_ttsbench.run_model.provenance import profile_secrets
+from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE
 from pytest_ttsbench.support.json_documents import dump_json
 from pytest_ttsbench.support.redaction import Redactor, redact_known
 from pytest_ttsbench.support.text import shorten
@@ -170,10 +171,7 @@ class PythonEngine:
         options = profile.option("options", {})
         if not isinstance(options, Mapping) or not all(isinstance(k, str) for k in options):
             raise ConfigError(f"engine profile {profile.name!r}: options must be a mapping of keyword arguments")
-        concurrency = profile.option("concurrency", 1)
-        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-            raise ConfigError(f"engine profile {profile.name!r}: concurrency must be a positive integer")
-        self.concurrency = concurrency
+        self.concurrency = int(profile.number("concurrency", 1, AT_LEAST_ONE))
         # The values of the variables the profile names (api_key_env, and any *_env, the
         # factory's options included: a model's token) are scrubbed from every message.
         named = [os.environ.get(str(v), "") for k, v in options.items() if k.endswith("_env") and v]

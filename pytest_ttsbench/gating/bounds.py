@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_ttsbench.gating.baseline import Comparison, RegressionRule, regression_reasons
 from pytest_ttsbench.gating.thresholds import (
     ALL_SUITES,
     DEFAULT_KEY,
@@ -373,6 +374,32 @@ def _instances(floor: DeclaredFloor, scopes: Mapping[str, SuiteScope], playing: 
     if not found and floor.from_command_line:
         return [(ALL_SUITES, floor.key)]
     return found
+
+
+def regression_bound(comparison: Comparison, blocking: Sequence[str], rule: RegressionRule) -> tuple[Bound, list[str]]:
+    """The regression rule as one bound over the baseline's targets, and the reasons it is breached.
+
+    ``breached`` when the regressions meet the rule (``blocking``: known gaps, and verdict changes
+    another recognizer may explain, left out); else ``not measured`` when a target of the baseline
+    has no row in the candidate (deselected with ``-k``, another engine, a shard cut short): whether
+    it still works is not known, so the rule fails the gate like every bound that judged nothing
+    (:func:`unmeasured_reasons`) unless :data:`ALLOW_UNMEASURED_OPTION`; else ``held``.
+    """
+    reasons = regression_reasons(comparison, blocking, rule)
+    missing = comparison.missing
+    status = BREACHED if reasons else NOT_MEASURED if missing else HELD
+    shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    detail = f"{len(missing)} target(s) of the baseline not run: {shown}" if missing else ""
+    return Bound("regression rule", "against the baseline", "--tts-fail-on-regression", status, None, detail), reasons
+
+
+def regression_gate_reasons(
+    comparison: Comparison, blocking: Sequence[str], rule: RegressionRule, allow_unmeasured: bool
+) -> list[str]:
+    """Why the regression rule fails: the one decision of ``--tts-fail-on-regression`` (pytest, ``ttsbench
+    gate``, where the gate lists the bound among the others) and ``ttsbench compare --fail-on-regression``."""
+    bound, reasons = regression_bound(comparison, blocking, rule)
+    return reasons + unmeasured_reasons([bound], allow_unmeasured)
 
 
 def unmeasured_reasons(bounds: Sequence[Bound], allow_unmeasured: bool) -> list[str]:

@@ -23,7 +23,6 @@ from pytest_ttsbench.gating.baseline import (
     attach_provenance,
     compare,
     comparison_id,
-    regression_reasons,
 )
 from pytest_ttsbench.gating.bounds import (
     BREACHED,
@@ -36,6 +35,7 @@ from pytest_ttsbench.gating.bounds import (
     declared_floors,
     floor_bounds,
     quality_scope_problem,
+    regression_bound,
     unmeasured_reasons,
 )
 from pytest_ttsbench.gating.coverage import EngineCoverage, coverage_reasons, engine_coverage
@@ -112,6 +112,8 @@ class GateConfig:
     allow_unmeasured_bounds: bool = False
     #: the share of an engine's rows that may end in ``error`` (--tts-max-error-rate; default none)
     max_error_rate: float = 0.0
+    #: recorded runs read though they do not match their manifest (--tts-allow-unverified), each named
+    unverified: tuple[str, ...] = ()
     #: the judged bounds alone set the exit status; failed item tests are reported (--tts-gate-decides-exit)
     gate_decides_exit: bool = False
 
@@ -187,6 +189,8 @@ class GateOutcome:
     #: every bound the gate enforced, each with its status (see bounds.py)
     bounds: list[Bound] = field(default_factory=list)
     missing_shards: list[str] = field(default_factory=list)  # shards of a merged run that never ran
+    #: recorded runs read though they do not match their manifest (--tts-allow-unverified)
+    unverified: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
     exitstatus: int | None = None
     #: "<key> [<engine>]" of item tests that failed on their verdict (reported, never excused)
@@ -284,6 +288,7 @@ class GateOutcome:
             "exit_reasons": self.exit_reasons(),
             "coverage": [engine.to_dict() for engine in self.coverage],
             "missing_shards": list(self.missing_shards),
+            "unverified": list(self.unverified),
             "bounds": [bound.to_dict() for bound in self.bounds],
             "thresholds": [check.to_dict() for check in self.checks],
             "known_gaps": {
@@ -368,6 +373,7 @@ def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: 
     outcome.coverage = engine_coverage(config.engines, collected.selected, results, collected.unavailable)
     outcome.reasons.extend(coverage_reasons(outcome.coverage, config.allow_unavailable, config.max_error_rate))
     outcome.missing_shards = list(collected.missing_shards)
+    outcome.unverified = list(config.unverified)
     outcome.bounds = gate_bounds(results, config, collected, outcome)
     # Quality bounds that judged nothing have their own reasons (quality/gates.py: unjudged_bounds).
     outcome.reasons += unmeasured_reasons(
@@ -474,10 +480,7 @@ def gate_bounds(
             Bound("error rate", f"<={config.max_error_rate:g}", "--tts-max-error-rate", status, engine.engine, detail)
         )
     if config.fail_on_regression and outcome.comparison is not None:
-        failed = bool(regression_reasons(outcome.comparison, outcome.blocking_regressions, config.regression_rule))
-        bounds.append(
-            Bound("regression rule", "against the baseline", "--tts-fail-on-regression", BREACHED if failed else HELD)
-        )
+        bounds.append(regression_bound(outcome.comparison, outcome.blocking_regressions, config.regression_rule)[0])
     bounds += _snapshot_bounds(outcome)
     for shard in collected.missing_shards:
         bounds.append(
@@ -591,8 +594,8 @@ def _compare_baseline(
         # Another recognizer or decoding mode: a verdict change is not evidence against the voice.
         outcome.unattributed_regressions = outcome.blocking_regressions
         outcome.blocking_regressions = []
-    if config.fail_on_regression:
-        outcome.reasons += regression_reasons(comparison, outcome.blocking_regressions, config.regression_rule)
+    if config.fail_on_regression:  # a baseline target not run: the bound's "not measured" (gate_bounds)
+        outcome.reasons += regression_bound(comparison, outcome.blocking_regressions, config.regression_rule)[1]
 
 
 #: an item correct now, neither fixed nor a known gap (a draw, for a voice that is not reproducible)

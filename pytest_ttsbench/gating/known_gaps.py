@@ -22,6 +22,7 @@ from typing import Any
 
 from pytest_ttsbench.support.atomic_files import write_atomically
 from pytest_ttsbench.support.record_dicts import WRITTEN_WHEN_SET, record_dict
+from pytest_ttsbench.support.schema_check import schema_errors
 from pytest_ttsbench.support.text import shorten
 from pytest_ttsbench.support.yaml_documents import YamlSyntaxError, load_yaml
 
@@ -103,9 +104,7 @@ def load_known_gaps(path: Path, engine: str) -> KnownGaps:
         raise KnownGapsError(f"{path}: not valid YAML: {exc}") from exc
     if data is None:
         data = {}
-    import jsonschema
-
-    errors = sorted(jsonschema.Draft202012Validator(KNOWN_GAPS_SCHEMA).iter_errors(data), key=lambda e: list(e.path))
+    errors = sorted(schema_errors(KNOWN_GAPS_SCHEMA, data), key=lambda e: [str(p) for p in e.absolute_path])
     if errors:
         problems = []
         for error in errors:

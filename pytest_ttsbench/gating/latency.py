@@ -26,6 +26,7 @@ from typing import Any
 
 from pytest_ttsbench.gating.workflow import Latency, WorkflowFigures, workflow_figures
 from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.support.checked_numbers import NON_NEGATIVE, POSITIVE, NumberError, checked_number, parse_number
 from pytest_ttsbench.support.record_dicts import record_dict, written_as
 
 METRICS = ("p50", "p95", "first_audio_p50", "first_audio_p95")
@@ -38,14 +39,16 @@ class LatencyError(ValueError):
 
 def parse_duration(text: str | float | int, where: str) -> float:
     """``"800ms"`` → 0.8, ``"1.5s"`` → 1.5, ``2`` → 2.0 (seconds)."""
-    if isinstance(text, (int, float)) and not isinstance(text, bool):
-        if text <= 0:
-            raise LatencyError(f"{where}: a duration must be positive, got {text!r}")
-        return float(text)
-    match = _DURATION.match(str(text))
-    if not match or float(match.group(1)) <= 0:
+    number = isinstance(text, (int, float)) and not isinstance(text, bool)
+    match = None if number else _DURATION.match(str(text))
+    if not number and match is None:
         raise LatencyError(f"{where}: expected a positive duration such as 800ms or 1.5s, got {text!r}")
-    value = float(match.group(1))
+    try:
+        if match is None:
+            return float(checked_number(text, f"{where}: a duration in seconds", POSITIVE))
+        value = float(parse_number(match.group(1), f"{where}: a duration", POSITIVE))
+    except NumberError as exc:
+        raise LatencyError(str(exc)) from None
     return value / 1000 if match.group(2) == "ms" else value
 
 
@@ -160,7 +163,8 @@ def parse_compare_fail(values: Sequence[str]) -> list[SlowdownRule]:
         match = re.match(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$", amount)
         if not colon or not match:
             raise LatencyError(f"{where}: expected FIGURE:PERCENT, e.g. p95:20%")
-        rules.append(SlowdownRule(_metric(metric.strip(), where), float(match.group(1)) / 100))
+        percent = parse_number(match.group(1), f"{where}: a percentage", NON_NEGATIVE)
+        rules.append(SlowdownRule(_metric(metric.strip(), where), percent / 100))
     return rules
 
 

@@ -24,6 +24,8 @@ from pytest_ttsbench.gating.latency import config_budgets, merge_budgets, parse_
 from pytest_ttsbench.gating.snapshots import read_snapshots, snapshot_path
 from pytest_ttsbench.gating.thresholds import config_layer, parse_cli_thresholds
 from pytest_ttsbench.support.option_specs import add_options
+from pytest_ttsbench.support.plugin_options import ALLOW_UNMEASURED_SPEC as ALLOW_UNMEASURED_SPEC
+from pytest_ttsbench.support.plugin_options import ALLOW_UNVERIFIED_OPTION as ALLOW_UNVERIFIED_OPTION
 from pytest_ttsbench.support.plugin_options import GATE_OPTIONS as GATE_OPTIONS
 
 if TYPE_CHECKING:
@@ -59,6 +61,7 @@ class GateOptions:
     tts_update_known_gaps: bool = False
     tts_allow_unavailable: bool = False
     tts_baseline: str | None = None
+    tts_allow_unverified: bool = False
     tts_fail_on_regression: bool = False
     tts_regression_alpha: float = DEFAULT_ALPHA
     tts_max_regressions: int | None = None
@@ -118,6 +121,8 @@ class _Baseline:
     rows: tuple[ItemResult, ...] | None = None
     path: Path | None = None
     header: RunHeader | None = None
+    #: what the baseline's manifest says, when it was read with --tts-allow-unverified
+    unverified: tuple[str, ...] = ()
 
 
 def build_gate_config(
@@ -152,7 +157,7 @@ def build_gate_config(
     _require_baseline(options, bounds)
     if quality_sets is not None and sets_chosen is not None:
         _refuse_unmeasured(settings, engines, bounds, quality_sets, sets_chosen)
-    baseline = _read_baseline(options.tts_baseline, contract, protocol) if read_files else _Baseline()
+    baseline = _read_baseline(options, contract, protocol) if read_files else _Baseline()
     snapshots = _read_snapshot_files(settings, engines) if read_files and options.tts_snapshot != "off" else {}
     return GateConfig(
         engines=tuple(engines),
@@ -179,20 +184,14 @@ def build_gate_config(
         allow_unmeasured_bounds=options.tts_allow_unmeasured_bounds,
         max_error_rate=options.tts_max_error_rate,
         quality_sets=quality_sets,
+        unverified=baseline.unverified,
         gate_decides_exit=options.tts_gate_decides_exit or settings.gate_decides_exit,
     )
 
 
 def _regression_rule(options: GateOptions) -> RegressionRule:
-    """The regression rule's limits (and the error-rate limit), each in its range."""
+    """The regression rule's limits, each checked in its range as its option was parsed (number_option)."""
     alpha, rate, count = options.tts_regression_alpha, options.tts_max_regression_rate, options.tts_max_regressions
-    if not 0 < alpha <= 1 or not 0 <= rate <= 1 or (count is not None and count < 0):
-        raise GateOptionError(
-            f"regression gate: --tts-regression-alpha must be in (0, 1] (got {alpha}), --tts-max-regression-rate "
-            f"in [0, 1] (got {rate}), --tts-max-regressions at least 0 (got {count})"
-        )
-    if not 0 <= options.tts_max_error_rate <= 1:
-        raise GateOptionError(f"--tts-max-error-rate must be in [0, 1], got {options.tts_max_error_rate}")
     return RegressionRule(alpha=alpha, max_count=count, max_rate=None if rate >= 1 else rate)
 
 
@@ -263,19 +262,25 @@ def _refuse_unmeasured(
         raise GateOptionError(error)
 
 
-def _read_baseline(option: str | None, contract: str | None, protocol: str | None) -> _Baseline:
+def _read_baseline(options: GateOptions, contract: str | None, protocol: str | None) -> _Baseline:
     """``--tts-baseline``'s rows (the latest of each target: a file may hold appended runs), under the
-    run's protocol, refused when it holds none or sent another text contract."""
+    run's protocol, refused when it holds none, sent another text contract, or no longer matches its
+    manifest (unless ``--tts-allow-unverified``)."""
     from pytest_ttsbench.protocols import under_protocol
+    from pytest_ttsbench.run_model.manifest import verify_recorded_run
     from pytest_ttsbench.run_model.provenance import RunHeaderError, read_header
     from pytest_ttsbench.run_model.results import latest_per_target, read_results
 
+    option = options.tts_baseline
     if not option:
         return _Baseline()
     path = baseline_results_path(option)
     if not path.is_file():
         raise GateOptionError(f"--tts-baseline: no results file at {path}")
     try:
+        unverified = verify_recorded_run(
+            path, allow_unverified=options.tts_allow_unverified, flag=ALLOW_UNVERIFIED_OPTION
+        )
         rows = tuple(latest_per_target(read_results(path)))
         if protocol is not None:
             rows = tuple(under_protocol(row, protocol, f"--tts-baseline {path}") for row in rows)
@@ -290,7 +295,7 @@ def _read_baseline(option: str | None, contract: str | None, protocol: str | Non
             f"--tts-baseline: {path} sent text contract(s) {', '.join(used)}, this run sends "
             f"{contract!r}: compare runs of one contract (--tts-contract)"
         )
-    return _Baseline(rows, path, header)
+    return _Baseline(rows, path, header, tuple(f"--tts-baseline {note}" for note in unverified))
 
 
 def _read_snapshot_files(settings: Settings, engines: Sequence[str]) -> dict[str, tuple[Path, dict[str, str]]]:

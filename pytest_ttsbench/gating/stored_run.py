@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from pytest_ttsbench.config import Settings
@@ -32,8 +33,15 @@ from pytest_ttsbench.gating.gate import (
     write_gate_updates,
 )
 from pytest_ttsbench.gating.known_gaps import KnownGaps
-from pytest_ttsbench.gating.options import GateOptionError, GateOptions, MeasureSetsChoice, build_gate_config
+from pytest_ttsbench.gating.options import (
+    ALLOW_UNVERIFIED_OPTION,
+    GateOptionError,
+    GateOptions,
+    MeasureSetsChoice,
+    build_gate_config,
+)
 from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, require_one_protocol, under_protocol
+from pytest_ttsbench.run_model.manifest import UnverifiedRunError, verify_recorded_run
 from pytest_ttsbench.run_model.provenance import RunHeader, read_header
 from pytest_ttsbench.run_model.reader import gate_path
 from pytest_ttsbench.run_model.results import ItemResult, read_results
@@ -90,6 +98,17 @@ def gate_run(results_path: Path, settings: Settings, options: GateOptions, proto
     ``protocol``: whose verdicts are gated, the run's and the baseline's alike (``--protocol``);
     None: the run's own, which must be one.
     """
+    unchecked: str | None = None
+    try:
+        unverified = verify_recorded_run(
+            results_path, allow_unverified=options.tts_allow_unverified, flag=ALLOW_UNVERIFIED_OPTION
+        )
+    except UnverifiedRunError as exc:
+        if not exc.no_manifest:
+            raise
+        # A run killed midway has no manifest: gated all the same (it says what it left undone), and failed.
+        unchecked = str(exc)
+        unverified = (f"unverified: {exc}",)
     header = read_header(results_path)
     recorded = read_results(results_path)
     protocol = protocol or require_one_protocol({str(results_path): recorded}) or DEFAULT_PROTOCOL
@@ -110,6 +129,7 @@ def gate_run(results_path: Path, settings: Settings, options: GateOptions, proto
         # as the plugin refuses them when the session starts
         sets_chosen=MeasureSetsChoice("its run header", "gate a run measured with --tts-quality {sets}"),
     )
+    config = replace(config, unverified=(*unverified, *config.unverified))
     collected = recorded_collection(rows, header, settings)
     collected.verdict_failures, collected.other_failures = failed_tests(
         rows, config.known_gaps, options.tts_strict_xfail
@@ -125,6 +145,8 @@ def gate_run(results_path: Path, settings: Settings, options: GateOptions, proto
         raise GateOptionError("\n".join(errors))
     status = 1 if collected.verdict_failures or collected.other_failures else 0
     outcome = evaluate_gate(rows, config, collected)
+    if unchecked is not None:
+        outcome.reasons.append(unchecked)
     write_gate_updates(outcome)
     outcome.exitstatus = final_status(outcome, status)
     write_gate(gate_path(results_path), outcome)

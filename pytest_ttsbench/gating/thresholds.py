@@ -34,6 +34,7 @@ from typing import Any
 
 from pytest_ttsbench.gating.summary import bucket_of
 from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, SHARE, NumberError, checked_number, parse_number
 from pytest_ttsbench.support.plugin_options import FLOOR_ON as FLOOR_ON
 from pytest_ttsbench.support.record_dicts import record_dict, written_as
 
@@ -53,15 +54,17 @@ class ThresholdError(ValueError):
 
 
 def _check_floor(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise ThresholdError(f"{where}: a floor must be a number between 0 and 1, got {value!r}")
-    return float(value)
+    try:
+        return float(checked_number(value, f"{where}: a floor", SHARE))
+    except NumberError as exc:
+        raise ThresholdError(str(exc)) from None
 
 
 def _check_min_n(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ThresholdError(f"{where}: min_n must be a whole number of at least 1, got {value!r}")
-    return value
+    try:
+        return int(checked_number(value, f"{where}: min_n", AT_LEAST_ONE))
+    except NumberError as exc:
+        raise ThresholdError(str(exc)) from None
 
 
 def _check_floor_on(value: Any, where: str) -> str:
@@ -153,11 +156,9 @@ def parse_cli_thresholds(values: Sequence[str], min_n: int | None = None, floor_
                 f"--tts-threshold {entry!r}: expected [SUITE/]CATEGORY=FLOOR or [SUITE/]FIELD=VALUE=FLOOR"
             )
         try:
-            floor = _check_floor(float(number), f"--tts-threshold {entry!r}")
-        except ValueError as exc:
-            if isinstance(exc, ThresholdError):
-                raise
-            raise ThresholdError(f"--tts-threshold {entry!r}: {number!r} is not a number") from exc
+            floor = float(parse_number(number.strip(), f"--tts-threshold {entry!r}: a floor", SHARE))
+        except NumberError as exc:
+            raise ThresholdError(str(exc)) from None
         suite, slash, category = name.partition("/")
         if slash and is_slice(suite):  # a slice whose value holds a slash: not a suite scope
             suite, slash, category = "", "", name

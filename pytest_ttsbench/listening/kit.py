@@ -54,13 +54,13 @@ def _resolve_audio(row: ItemResult, results: Path) -> Path | None:
     return inside_folder(results.parent, row.audio_path)
 
 
-def _system_names(paths: Sequence[Path]) -> list[tuple[Path, str, list[ItemResult]]]:
+def _system_names(paths: Sequence[Path], allow_unverified: bool = False) -> list[tuple[Path, str, list[ItemResult]]]:
     """(results file, system name, rows) per engine per run; an engine name seen twice gets ``#2``, ``#3``."""
     seen: dict[str, int] = {}
     found = []
     for path in paths:
         try:
-            runs = load_runs([path])
+            runs = load_runs([path], allow_unverified=allow_unverified)
         except (OSError, ValueError) as exc:
             raise KitError(str(exc)) from exc
         for run in runs:
@@ -70,11 +70,11 @@ def _system_names(paths: Sequence[Path]) -> list[tuple[Path, str, list[ItemResul
     return found
 
 
-def collect_clips(paths: Sequence[Path]) -> tuple[list[SourceClip], list[MissingClip]]:
+def collect_clips(paths: Sequence[Path], allow_unverified: bool = False) -> tuple[list[SourceClip], list[MissingClip]]:
     """Every generation in the runs (targets of one clip count once), and those with no usable audio."""
     clips: list[SourceClip] = []
     missing: list[MissingClip] = []
-    for file, system, rows in _system_names(paths):
+    for file, system, rows in _system_names(paths, allow_unverified):
         done: set[tuple[str, int]] = set()
         for row in rows:
             if (row.id, row.repeat) in done:
@@ -223,7 +223,7 @@ def _organizer_notes(kit: Kit) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_kit(kit: Kit, runs: Sequence[Path]) -> None:
+def write_kit(kit: Kit, runs: Sequence[Path], allow_unverified: bool = False) -> None:
     """Write the kit's files; the audio copies first, so a failed copy is listed rather than lost."""
     listen = kit.root / LISTENERS_DIR
     private = kit.root / PRIVATE_DIR
@@ -244,7 +244,7 @@ def write_kit(kit: Kit, runs: Sequence[Path]) -> None:
         (listen / f"{plan.listener}-consistency.html").write_text(render_consistency_page(kit, plan), encoding="utf-8")
     _write_json(private / KEY_FILE, key_document(kit))
     _write_json(private / MISSING_FILE, [asdict(m) for m in kit.missing])
-    _write_json(private / WORKFLOW_FILE, workflow_report(runs).to_dict())
+    _write_json(private / WORKFLOW_FILE, workflow_report(runs, allow_unverified=allow_unverified).to_dict())
     (kit.root / "README.txt").write_text(_organizer_notes(kit), encoding="utf-8")
 
 
@@ -264,15 +264,17 @@ def _write_json(path: Path, document: Any) -> None:
     path.write_text(dump_json(document, null_non_finite=True, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
 
-def export_kit(runs: Sequence[Path], out: Path, listeners: int, seed: int | None = None) -> Kit:
+def export_kit(
+    runs: Sequence[Path], out: Path, listeners: int, seed: int | None = None, *, allow_unverified: bool = False
+) -> Kit:
     """Build a listening kit from runs into ``out`` (which must not exist or be empty)."""
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise KitError(f"{out}: already exists and is not empty; choose a new kit folder")
-    clips, missing = collect_clips(runs)
+    clips, missing = collect_clips(runs, allow_unverified)
     kit = plan_kit(clips, missing, listeners, seed, out)
     out.mkdir(parents=True, exist_ok=True)
     try:
-        write_kit(kit, runs)
+        write_kit(kit, runs, allow_unverified)
     except BaseException:
         shutil.rmtree(out, ignore_errors=True)  # no half-written kit that looks complete
         raise

@@ -75,10 +75,10 @@ def adapter_facts(system: str, provider: str) -> AdapterFacts:
     return AdapterFacts(system, provider or "unknown", controls, formats)
 
 
-def workflow_report(paths: Sequence[Path]) -> WorkflowReport:
+def workflow_report(paths: Sequence[Path], *, allow_unverified: bool = False) -> WorkflowReport:
     """Workflow measures of the runs: one row per system × prompt, one adapter entry per system."""
     report = WorkflowReport()
-    for run in load_runs(list(paths)):
+    for run in load_runs(list(paths), allow_unverified=allow_unverified):
         attempts: dict[str, dict[int, Any]] = {}
         provider = ""
         for row in run.rows:

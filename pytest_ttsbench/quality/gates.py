@@ -42,6 +42,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from pytest_ttsbench.quality.measures import MEASURES, QualityOptionError, measure
+from pytest_ttsbench.support.checked_numbers import FINITE, NON_NEGATIVE, NumberError, checked_number, parse_number
 from pytest_ttsbench.support.record_dicts import NOT_WRITTEN, record_dict, written_as
 
 if TYPE_CHECKING:  # the summaries need numpy and scipy: loaded only when a gate is evaluated
@@ -85,11 +86,11 @@ class QualityBound:
 
 
 def _number(value: Any, where: str, kind: Kind) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise QualityOptionError(f"{where}: a {kind} must be a number, got {value!r}")
-    if kind == "tolerance" and value < 0:
-        raise QualityOptionError(f"{where}: a tolerance must not be negative, got {value!r}")
-    return float(value)
+    """A bound's value: any finite number, and not negative for a tolerance (a move the wrong way)."""
+    try:
+        return float(checked_number(value, f"{where}: a {kind}", NON_NEGATIVE if kind == "tolerance" else FINITE))
+    except NumberError as exc:
+        raise QualityOptionError(str(exc)) from None
 
 
 def parse_cli_bounds(values: Sequence[str], kind: Kind) -> list[QualityBound]:
@@ -104,9 +105,9 @@ def parse_cli_bounds(values: Sequence[str], kind: Kind) -> list[QualityBound]:
         where = f"{option} {entry!r}"
         measure(parts[-1], where)
         try:
-            value = float(number)
-        except ValueError as exc:
-            raise QualityOptionError(f"{where}: {number!r} is not a number") from exc
+            value = parse_number(number.strip(), f"{where}: a {kind}")
+        except NumberError as exc:
+            raise QualityOptionError(str(exc)) from None
         bounds.append(QualityBound(kind, parts[-1], _number(value, where, kind), tuple(parts[:-1]), option))
     return bounds
 

@@ -453,7 +453,9 @@ class Dashboard:
         return _page("dashboard/item.html.j2", key, depth=1, latest=latest, header=ITEM_HEADER, rows=rows)
 
 
-def build_dashboard(runs_dir: Path, site: Path, title: str = "TTS benchmark dashboard") -> tuple[Path, list[Run]]:
+def build_dashboard(
+    runs_dir: Path, site: Path, title: str = "TTS benchmark dashboard", *, allow_unverified: bool = False
+) -> tuple[Path, list[Run]]:
     """Build the site for every run under ``runs_dir`` into ``site``; returns its ``index.html`` and the runs."""
-    runs = find_runs(runs_dir)
+    runs = find_runs(runs_dir, allow_unverified=allow_unverified)
     return Dashboard(runs, site, title).build(), runs

@@ -232,7 +232,7 @@ def gate_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:
     Each thing is said once: the floors as one table whose first column is each category's
     verdict, what else the gate looked at, then one line of outcome. Paths relative to ``base``.
     """
-    lines: list[str] = []
+    lines: list[str] = list(getattr(outcome, "unverified", []))
     if outcome.checks:
         lines += format_table(GATE_HEADER, floor_rows(outcome), figures=4)
     if outcome.xfailed or outcome.fixed_gaps or outcome.unmatched_gaps or outcome.updated_gap_files:

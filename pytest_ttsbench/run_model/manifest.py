@@ -53,6 +53,21 @@ class ManifestError(ValueError):
     """No manifest where one was expected, or one that cannot be read."""
 
 
+class UnverifiedRunError(ManifestError):
+    """A recorded run whose own files no longer match its manifest, or that has none, read without
+    :data:`ALLOW_UNVERIFIED`; the message names the manifest and each changed file."""
+
+    def __init__(self, message: str, *, no_manifest: bool = False) -> None:
+        super().__init__(message)
+        #: the run has no manifest at all: a run killed midway writes none (its session never closed)
+        self.no_manifest = no_manifest
+
+
+#: the opt-in that lets a command read a run that does not verify (``--tts-allow-unverified`` for the
+#: plugin and ``ttsbench gate``, which share the gate's options)
+ALLOW_UNVERIFIED = "--allow-unverified"
+
+
 def sha256_file(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:
@@ -181,6 +196,8 @@ class Verification:
     added: list[str] = field(default_factory=list)
     #: project inputs not found on this machine (a run downloaded without its project): not checked
     not_here: list[str] = field(default_factory=list)
+    #: the names the manifest lists as inputs (case files, configuration, replayed files)
+    inputs: frozenset[str] = frozenset()
 
     @property
     def ok(self) -> bool:
@@ -241,7 +258,8 @@ def verify_manifest(path: Path, project: Path | None = None) -> Verification:
         raise ManifestError(f"{path}: not a readable manifest: field 'files' must map each file to its entry")
     base = path.parent.resolve()
     roots = [Path(p) for p in (project, recorded_project, Path.cwd()) if p]
-    check = Verification(manifest=path, checked=len(listed))
+    inputs = frozenset(key for key, entry in listed.items() if entry.get("role") == "input")
+    check = Verification(manifest=path, checked=len(listed), inputs=inputs)
     for key in [*listed, *owned]:
         _refuse_leading_out(path, key, base, project=listed.get(key, {}).get("root") == "project")
     for key, entry in listed.items():
@@ -266,6 +284,42 @@ def verify_manifest(path: Path, project: Path | None = None) -> Verification:
             if key not in listed:
                 check.added.append(key)
     return check
+
+
+def verify_recorded_run(
+    results_path: Path, *, allow_unverified: bool, flag: str | None = ALLOW_UNVERIFIED, require_manifest: bool = True
+) -> tuple[str, ...]:
+    """The one check every reader of a recorded run makes before it reads it (a baseline, a run gated
+    again, compared, merged, ranked, reported): its own files (the results, the run header, its clips)
+    must match its manifest. An edited verdict, a dropped row or a changed header is refused, naming
+    the manifest and each file, unless ``allow_unverified`` (``flag`` names that opt-in, None where
+    there is none); then the same words come back as notes for the gate file and the terminal. A run
+    without a manifest cannot be checked: refused alike where ``require_manifest`` (what judges a
+    release: a baseline, the gate, a merge, a saved baseline), else read with a note (a comparison,
+    a leaderboard, a report: the run model's reader).
+
+    Not judged: the inputs the run read (case files and configuration evolve after a run), the
+    gate file (``ttsbench gate`` writes it again), files added beside the run (a report) and clips
+    gone (each reader reports a missing clip); a clip changed is.
+    """
+    no_manifest = False
+    try:
+        manifest = find_manifests(results_path)[0]
+    except ManifestError as exc:
+        problem, no_manifest = f"{exc}: the run cannot be checked (a run killed midway writes none)", True
+    else:
+        check = verify_manifest(manifest)
+        gate_file = results_path.with_name(f"{results_path.stem}.gate.json").name
+        records = {results_path.name, results_path.with_name(f"{results_path.stem}.run.json").name}
+        own = [f"modified: {key}" for key in check.modified if key not in check.inputs and Path(key).name != gate_file]
+        # a clip gone is the readers' to report (a missing clip); the results and the header must be there
+        own += [f"missing: {key}" for key in check.missing if Path(key).name in records]
+        if not own:
+            return ()
+        problem = f"{manifest}: the run no longer matches its manifest ({'; '.join(own)})"
+    if not allow_unverified and (require_manifest or not no_manifest):
+        raise UnverifiedRunError(problem + (f"; {flag} reads it anyway" if flag else ""), no_manifest=no_manifest)
+    return (f"unverified: {problem}",)
 
 
 # --- a pytest run --------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.run_model.manifest import RUN_RESULTS_NAME
+from pytest_ttsbench.run_model.manifest import RUN_RESULTS_NAME, ManifestError, verify_recorded_run, write_manifest
 from pytest_ttsbench.run_model.provenance import RunHeader, differences, header_path, read_header, write_header
 from pytest_ttsbench.run_model.reader import results_file
 from pytest_ttsbench.run_model.reruns import claimed_output
@@ -32,24 +32,33 @@ class MergeError(ValueError):
 class MergedRun:
     header: RunHeader
     rows: list[ItemResult]
+    #: shards read though they do not match their manifest (--allow-unverified): the merged run then gets
+    #: no manifest of its own, so it is never taken for a verified run
+    unverified: tuple[str, ...] = ()
 
 
-def _load(path: Path) -> tuple[Path, RunHeader, list[ItemResult]]:
+def _load(path: Path, allow_unverified: bool) -> tuple[Path, RunHeader, list[ItemResult], tuple[str, ...]]:
     file = results_file(path)
+    try:  # a shard that does not match its manifest (a verdict edited, a row dropped) is refused
+        unverified = verify_recorded_run(file, allow_unverified=allow_unverified)
+    except ManifestError as exc:
+        raise MergeError(str(exc)) from None
     header = read_header(file)
     if header is None:
         raise MergeError(
             f"{file}: no run header ({header_path(file).name}) beside it; only runs that have one can be merged"
         )
     rows = read_results(file)
-    return file, header, rows
+    return file, header, rows, unverified
 
 
-def merge_runs(paths: Sequence[Path], *, allow_partial: bool = False) -> MergedRun:
-    """One run from the shards at ``paths`` (results files or run folders)."""
+def merge_runs(paths: Sequence[Path], *, allow_partial: bool = False, allow_unverified: bool = False) -> MergedRun:
+    """One run from the shards at ``paths`` (results files or run folders), each checked against its manifest."""
     if not paths:
         raise MergeError("no shards given")
-    loaded = [_load(path) for path in paths]
+    read = [_load(path, allow_unverified) for path in paths]
+    loaded = [(file, header, rows) for file, header, rows, _ in read]
+    unverified = tuple(note for *_, notes in read for note in notes)
     first_file, first, _ = loaded[0]
     for file, header, _ in loaded[1:]:
         # Each shard records the Whisper models of the languages it heard; those are compared below.
@@ -82,7 +91,7 @@ def merge_runs(paths: Sequence[Path], *, allow_partial: bool = False) -> MergedR
         asr=asr,
         selected=_merged_selection([header for _, header, _ in loaded]),
     )
-    return MergedRun(header, rows)
+    return MergedRun(header, rows, unverified)
 
 
 def _merged_selection(headers: Sequence[RunHeader]) -> dict[str, int] | None:
@@ -167,4 +176,6 @@ def write_merged(run: MergedRun, out: Path) -> Path:
             raise MergeError(f"{results}: already exists; merge into a new file or folder")
         write_header(header_path(results), run.header)
         write_results(results, run.rows)
+        if not run.unverified:  # what the merged run is, for every later reader to check
+            write_manifest(results, inputs=())
     return results

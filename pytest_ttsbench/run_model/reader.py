@@ -18,6 +18,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from pytest_ttsbench.run_model.manifest import verify_recorded_run
 from pytest_ttsbench.run_model.provenance import RunHeader, RunHeaderError, read_header
 from pytest_ttsbench.run_model.repeats import POLICIES, RepeatedItem, aggregate
 from pytest_ttsbench.run_model.results import ItemResult, latest_per_target, read_results
@@ -39,6 +40,8 @@ class Run:
     repeat_policy: str = DEFAULT_REPEAT_POLICY
     gate: Mapping[str, Any] | None = None  # the run's gate sidecar, when it was gated
     header: RunHeader | None = None  # what the run was made with (``<results>.run.json``), when recorded
+    #: why the run was read though it does not match its manifest (``--allow-unverified``); empty: it matches
+    unverified: tuple[str, ...] = ()
 
     @property
     def date(self) -> str:
@@ -128,12 +131,15 @@ def run_name(path: Path) -> str:
     return path.parent.name if path.name == "results.jsonl" else path.stem
 
 
-def read_runs(path: Path, repeat_policy: str | None = None) -> list[Run]:
-    """The runs of one results file or run folder, one per engine (none for an empty file).
+def read_runs(path: Path, repeat_policy: str | None = None, *, allow_unverified: bool = False) -> list[Run]:
+    """The runs of one results file or run folder, one per engine (none for an empty file), once its
+    files are checked against its manifest (:func:`~.manifest.verify_recorded_run`).
 
     ``repeat_policy`` overrides the policy the run recorded.
     """
     file = results_file(path)
+    # a run without a manifest (written by hand, by an older version) is read, with a note
+    unverified = verify_recorded_run(file, allow_unverified=allow_unverified, require_manifest=False)
     # A file several sessions appended to (--tts-append) measures a target more than once: its
     # latest measurement stands, so no target is counted twice.
     rows = latest_per_target(read_results(file))
@@ -153,16 +159,26 @@ def read_runs(path: Path, repeat_policy: str | None = None) -> list[Run]:
             raise
         header = None  # an unreadable header costs the provenance notes, never the figures
     return [
-        Run(run_name(file), file, engine, started_at(engine_rows, file), tuple(engine_rows), policy, gate, header)
+        Run(
+            run_name(file),
+            file,
+            engine,
+            started_at(engine_rows, file),
+            tuple(engine_rows),
+            policy,
+            gate,
+            header,
+            unverified,
+        )
         for engine, engine_rows in by_engine.items()
     ]
 
 
-def load_runs(paths: Sequence[Path], repeat_policy: str | None = None) -> list[Run]:
+def load_runs(paths: Sequence[Path], repeat_policy: str | None = None, *, allow_unverified: bool = False) -> list[Run]:
     """The runs of each results file or run folder given; an empty file is an error."""
     runs: list[Run] = []
     for path in paths:
-        found = read_runs(path, repeat_policy)
+        found = read_runs(path, repeat_policy, allow_unverified=allow_unverified)
         if not found:
             raise ValueError(f"{results_file(path)}: no results in this file")
         runs.extend(found)
@@ -174,7 +190,12 @@ def rows_of(runs: Iterable[Run]) -> list[ItemResult]:
     return [row for run in runs for row in run.rows]
 
 
-def find_runs(runs_dir: Path) -> list[Run]:
+def unverified_notes(runs: Iterable[Run]) -> list[str]:
+    """What each run read with ``--allow-unverified`` says of its manifest, once per results file."""
+    return list(dict.fromkeys(note for run in runs for note in run.unverified))
+
+
+def find_runs(runs_dir: Path, *, allow_unverified: bool = False) -> list[Run]:
     """Every run under a folder of runs (``RUNS/*/results.jsonl`` and ``RUNS/*.jsonl``), oldest first.
 
     Empty results files are passed over; a folder with no results at all is an error.
@@ -182,7 +203,7 @@ def find_runs(runs_dir: Path) -> list[Run]:
     if not runs_dir.is_dir():
         raise ValueError(f"{runs_dir}: not a folder of runs")
     files = sorted(runs_dir.glob("*/results.jsonl")) + sorted(runs_dir.glob("*.jsonl"))
-    runs = [run for file in files for run in read_runs(file)]
+    runs = [run for file in files for run in read_runs(file, allow_unverified=allow_unverified)]
     if not runs:
         raise ValueError(f"{runs_dir}: no results files (expected */results.jsonl or *.jsonl)")
     return sorted(runs, key=lambda run: (run.started, run.name, run.system))

@@ -54,6 +54,7 @@ from pytest_ttsbench.run_model.results import (
 from pytest_ttsbench.run_model.sharding import ShardError, parse_shard
 from pytest_ttsbench.session.output_failures import INTERNAL_ERROR, OutputFailures, restore_sigterm, stop_on_sigterm
 from pytest_ttsbench.support.cache import CacheError, ClipCache, parse_size, resolve_cache_dir
+from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE
 from pytest_ttsbench.support.json_documents import load_json
 from pytest_ttsbench.support.text import did_you_mean, safe_name, shown_path
 from pytest_ttsbench.support.yaml_documents import YAML_SUFFIXES
@@ -437,6 +438,17 @@ class BenchSession:
         counts = Counter(engines)
         self.recorder.collected.selected = {name: counts.get(name, 0) for name in self.config.engine_names}
 
+    def note_worker_selection(self, selected: Mapping[str, int]) -> None:
+        """On the xdist controller: the test items each engine has, as the first worker's collection ends
+        (every worker collects the same; session/selection.selected_by_engine), written to the run header
+        at once, so a run killed before any worker finished still says what it selected (``ttsbench
+        gate`` judges coverage by it)."""
+        seen = self.recorder.collected
+        if seen.selected is not None or not self.config.engine_names:
+            return
+        seen.selected = dict(selected)
+        self.write_header()
+
     def check_credentials(self) -> None:
         """Every selected engine with items to run has its credentials, or the run stops now, before
         any test, with a usage error naming the variables (never a value).
@@ -597,10 +609,7 @@ def parse_engine_option(values: Sequence[str] | None) -> list[str]:
 
 def profile_repeats(profile: EngineProfile) -> int:
     """A profile's ``repeats`` option (default 1): how many generations a stochastic voice needs per item."""
-    value = profile.option("repeats", 1)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"engine profile {profile.name!r}: option 'repeats' must be an integer >= 1, got {value!r}")
-    return value
+    return int(profile.number("repeats", 1, AT_LEAST_ONE))
 
 
 def default_run_dir(base: Path, runs_dir: str, engines: Sequence[str]) -> Path:
@@ -891,9 +900,7 @@ def _read_gate(
 
 def _repeats(config: pytest.Config, settings: Settings, engines: Sequence[str]) -> int:
     """Generations per item the gate expects: ``--tts-repeats``, else the most any selected profile asks."""
-    repeats = config.getoption("tts_repeats")
-    if repeats is not None and repeats < 1:
-        raise pytest.UsageError(f"--tts-repeats must be at least 1, got {repeats}")
+    repeats = config.getoption("tts_repeats")  # at least 1: checked as it was parsed (number_option)
     try:
         # a bad profile 'repeats' stops the run here, not mid-collection
         profile_counts = [profile_repeats(settings.engines[engine]) for engine in engines]

@@ -45,6 +45,7 @@ from pytest_ttsbench.session.own_folders import OWN_FOLDERS_KEY, run_folders
 from pytest_ttsbench.session.selection import (
     keep_selected,
     merge_worker_selection,
+    selected_by_engine,
     selection_of,
     worker_report,
 )
@@ -97,6 +98,12 @@ class _XdistHooks:
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node) -> None:  # type: ignore[no-untyped-def]
         node.workerinput.update(_bench(node.config).worker_input())
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node, ids) -> None:  # type: ignore[no-untyped-def]
+        """A worker's selection as its collection ends, before any item runs (its report comes only at its end)."""
+        bench = _bench(node.config)
+        bench.note_worker_selection(selected_by_engine(ids, bench.config.engine_names))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error) -> None:  # type: ignore[no-untyped-def]

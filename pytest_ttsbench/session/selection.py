@@ -8,12 +8,14 @@ finishes (they all collect the same items; :func:`merge_worker_report`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_ttsbench.cases.loader import CASE_SUFFIXES
 from pytest_ttsbench.config import EngineProfile
 from pytest_ttsbench.languages import LanguageSkip, fits, language_skips
 
@@ -21,6 +23,29 @@ if TYPE_CHECKING:
     from pytest_ttsbench.session.benchmark import BenchConfig
 
 SELECTION_KEY = pytest.StashKey["Selection"]()
+# A benchmark item's node id: ``<case file>::<suite>[<category>/<id>...]``, the engine's name last but
+# for a repeat when several engines run (collect.case_test_name).
+_CASE_TEST = re.compile(r"^(?P<file>[^:]+)::[a-z0-9-]+\[(?P<name>.+)\]\Z")
+
+
+def selected_by_engine(node_ids: Sequence[str], engines: Sequence[str]) -> dict[str, int]:
+    """Test items per engine among collected node ids (what a pytest-xdist worker reports as its
+    collection ends), as :meth:`~pytest_ttsbench.session.benchmark.BenchSession.count_selected` counts
+    them where the items themselves are at hand. A node id not of a case file's item counts for none."""
+    counts = dict.fromkeys(engines, 0)
+    # the leftmost "-<engine>[-r<N>]" that ends the name: an item id or an engine may itself end in -r<N>
+    tail = re.compile("-(" + "|".join(map(re.escape, sorted(engines, key=len, reverse=True))) + r")(?:-r\d+)?\Z")
+    for node_id in node_ids:
+        found = _CASE_TEST.match(node_id)
+        if found is None or not found["file"].endswith((*CASE_SUFFIXES, ".jsonl")):
+            continue
+        if len(engines) == 1:
+            counts[engines[0]] += 1
+            continue
+        engine = tail.search(found["name"])
+        if engine is not None:
+            counts[engine[1]] += 1
+    return counts
 
 
 @dataclass

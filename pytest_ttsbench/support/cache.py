@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pytest_ttsbench.support.atomic_files import write_atomically
+from pytest_ttsbench.support.checked_numbers import NON_NEGATIVE, NumberError, parse_number
 from pytest_ttsbench.support.json_documents import dump_json
 from pytest_ttsbench.support.plugin_options import CACHE_MODES as MODES
 from pytest_ttsbench.support.plugin_options import DEFAULT_CACHE_MODE as DEFAULT_MODE
@@ -229,11 +230,9 @@ def parse_size(text: str | int) -> int:
     for unit in sorted(units, key=len, reverse=True):
         if raw.endswith(unit):
             number = raw[: len(raw) - len(unit)] if unit else raw
-            try:
-                value = float(number)
-            except ValueError:
-                break
-            if value < 0:
+            try:  # finite and not negative: "nanGB" and "infB" are no sizes
+                value = parse_number(number, "cache size", NON_NEGATIVE)
+            except NumberError:
                 break
             return int(value * units[unit])
     raise CacheError(f"cache size {text!r} is not a size such as 2GB, 500MB or 1073741824")

@@ -2,7 +2,8 @@
 
 pytest imports the plugin in every run of every project it is installed in, and must be told the
 options before it parses the command line; so the declarations live here, in a module that imports
-nothing but :mod:`~pytest_ttsbench.support.option_specs`, and the modules that read the options
+nothing but :mod:`~pytest_ttsbench.support.option_specs` and the number check every numeric option
+parses with (:mod:`~pytest_ttsbench.support.checked_numbers`), and the modules that read the options
 (named above each tuple: the feature that owns them) are imported only by a run that selects an
 engine (plugin.py). An option is an :class:`OptionSpec`, as both argument parsers take it:
 ``ttsbench gate`` adds :data:`GATE_OPTIONS` to its own parser, so name, default, type, choices and
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pytest_ttsbench.support.checked_numbers import ALPHA, AT_LEAST_ONE, COUNT, SHARE, number_option
 from pytest_ttsbench.support.option_specs import OptionSpec
 
 #: the project's configuration file at the rootdir (config.py), which makes a plain pytest run the plugin's business
@@ -44,6 +46,16 @@ DNSMOS_WINDOWINGS: tuple[str, ...] = ("clip", "reference")
 DEFAULT_ALPHA = 0.05
 DEFAULT_MAX_RATE = 0.10
 ALLOW_UNMEASURED_OPTION = "--tts-allow-unmeasured-bounds"
+#: reading a baseline (or, in ``ttsbench gate``, the run) that does not match its manifest
+ALLOW_UNVERIFIED_OPTION = "--tts-allow-unverified"
+#: shared with ``ttsbench compare``, whose regression rule judges missing targets as the gate does
+ALLOW_UNMEASURED_SPEC = OptionSpec(
+    ALLOW_UNMEASURED_OPTION,
+    "let bounds go 'not measured' (a floor on a category -k left out, a baseline target this run did not run, a "
+    "latency figure never taken, a shard a partial merge lacks) instead of failing the gate; a bound that "
+    "matches nothing is still refused",
+    action="store_true",
+)
 #: the opt-in that leaves the exit status to the judged bounds alone (configuration: ``gate_decides_exit``)
 GATE_DECIDES_EXIT_OPTION = "--tts-gate-decides-exit"
 FLOOR_ON = ("point", "lower")
@@ -75,7 +87,7 @@ PROGRESS_OPTIONS: tuple[OptionSpec, ...] = (
         "--tts-progress",
         f"write a progress line with an ETA every N finished tests (0: never; default: every "
         f"{DEFAULT_EVERY} when the output is not a terminal, never on a terminal)",
-        type=int,
+        type=number_option("--tts-progress", COUNT),
         default=None,
         metavar="N",
     ),
@@ -148,7 +160,12 @@ ASR_OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec("--tts-asr-device", "faster-whisper device (cpu, cuda, auto)", metavar="DEVICE"),
     OptionSpec("--tts-asr-compute-type", "faster-whisper compute type (int8, float16…)", metavar="TYPE"),
-    OptionSpec("--tts-asr-beam-size", "beam size for decoding", type=int, metavar="N"),
+    OptionSpec(
+        "--tts-asr-beam-size",
+        "beam size for decoding",
+        type=number_option("--tts-asr-beam-size", AT_LEAST_ONE),
+        metavar="N",
+    ),
     OptionSpec(
         "--tts-asr-batch-size",
         "Whisper windows of one clip decoded together: 1 = sequential, N > 1 = faster-whisper's batched "
@@ -191,7 +208,7 @@ VOTING_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--tts-quorum",
         "routes that must agree for a verdict with several ASR routes (default: majority)",
-        type=int,
+        type=number_option("--tts-quorum", AT_LEAST_ONE),
         metavar="N",
     ),
 )
@@ -266,7 +283,7 @@ GATE_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--tts-min-n",
         "a floor's bucket needs at least N targets to be gated, else it is 'too few' (default: 5)",
-        type=int,
+        type=number_option("--tts-min-n", AT_LEAST_ONE),
         metavar="N",
     ),
     OptionSpec(
@@ -274,16 +291,11 @@ GATE_OPTIONS: tuple[OptionSpec, ...] = (
         "compare floors with the point estimate or its Wilson 95%% lower bound (default: point)",
         choices=FLOOR_ON,
     ),
-    OptionSpec(
-        ALLOW_UNMEASURED_OPTION,
-        "let bounds go 'not measured' (a floor on a category -k left out, a latency figure never taken, a shard "
-        "a partial merge lacks) instead of failing the gate; a bound that matches nothing is still refused",
-        action="store_true",
-    ),
+    ALLOW_UNMEASURED_SPEC,
     OptionSpec(
         "--tts-max-error-rate",
         "the share of an engine's targets that may end in 'error' before the gate fails (default: 0, none)",
-        type=float,
+        type=number_option("--tts-max-error-rate", SHARE),
         default=0.0,
         metavar="R",
     ),
@@ -308,6 +320,12 @@ GATE_OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec("--tts-baseline", "compare with an earlier run's results file or folder", metavar="RESULTS"),
     OptionSpec(
+        ALLOW_UNVERIFIED_OPTION,
+        "read a --tts-baseline (and, in ttsbench gate, the run gated) whose files no longer match its checksum "
+        "manifest, or that has none; recorded in the gate file and said on the terminal (default: refused)",
+        action="store_true",
+    ),
+    OptionSpec(
         "--tts-fail-on-regression",
         "fail the run when the regressions against the baseline (known gaps excepted) are significant or too "
         "many (see the next three options)",
@@ -317,21 +335,21 @@ GATE_OPTIONS: tuple[OptionSpec, ...] = (
         "--tts-regression-alpha",
         f"regressions fail the gate when McNemar's exact p is below P, overall or in a category "
         f"(default: {DEFAULT_ALPHA})",
-        type=float,
+        type=number_option("--tts-regression-alpha", ALPHA),
         default=DEFAULT_ALPHA,
         metavar="P",
     ),
     OptionSpec(
         "--tts-max-regressions",
         "regressions fail the gate when there are more than N (default: no count limit)",
-        type=int,
+        type=number_option("--tts-max-regressions", COUNT),
         metavar="N",
     ),
     OptionSpec(
         "--tts-max-regression-rate",
         f"regressions fail the gate when more than R of the paired targets regressed; 1 switches it off "
         f"(default: {DEFAULT_MAX_RATE})",
-        type=float,
+        type=number_option("--tts-max-regression-rate", SHARE),
         default=DEFAULT_MAX_RATE,
         metavar="R",
     ),
@@ -383,7 +401,7 @@ REPEAT_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--tts-repeats",
         "independent generations per item (default: the profile's 'repeats', else 1)",
-        type=int,
+        type=number_option("--tts-repeats", AT_LEAST_ONE),
         default=None,
         metavar="N",
     ),

@@ -66,6 +66,7 @@ PLUGIN_IMPORT_MAY_LOAD = {
     "pytest_ttsbench.support.plugin_options",
     "pytest_ttsbench.support.yaml_documents",
     "pytest_ttsbench.support.text",  # closest names, for a mistyped option's hint
+    "pytest_ttsbench.support.checked_numbers",  # the type of every numeric option (standard library only)
 }
 #: the modules #38 found at plugin import (100+ ms of an unrelated project's ``pytest --co``)
 FOUND_IN_38 = (

@@ -115,7 +115,11 @@ def test_concurrency_is_the_profiles(project: Path) -> None:
         ({"factory": "no_such_module_xyz:load"}, ConfigError, "factory module 'no_such_module_xyz' not found"),
         ({"factory": "json:no_such_callable"}, ConfigError, "has no 'no_such_callable'"),
         ({"factory": "json:decoder", "options": []}, ConfigError, "options must be a mapping"),
-        ({"factory": "json:loads", "concurrency": 0}, ConfigError, "concurrency must be a positive integer"),
+        (
+            {"factory": "json:loads", "concurrency": 0},
+            ConfigError,
+            "option concurrency must be a whole number of at least 1",
+        ),
         ({"factory": "needs_torch:load"}, EngineUnavailable, "needs 'torch_not_installed_xyz'"),
     ],
 )

@@ -150,7 +150,10 @@ def test_an_answer_for_another_item_stops_the_worker(tmp_path, worker):
     ("options", "match"),
     [
         ({"persistent": "yes"}, "persistent must be true or false"),
-        ({"persistent": True, "startup_timeout_s": -1}, "startup_timeout_s must be a number >= 0"),
+        (
+            {"persistent": True, "startup_timeout_s": -1},
+            "option startup_timeout_s must be a number of at least 0, got -1",
+        ),
     ],
 )
 def test_bad_persistent_options(tmp_path, worker, options, match):

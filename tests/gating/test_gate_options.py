@@ -80,18 +80,36 @@ REFUSED = [
     (["--tts-latency-compare-fail", "p95:20%"], "--tts-latency-compare-fail needs --tts-baseline"),
     (["--tts-fail-on-regression"], "--tts-fail-on-regression needs --tts-baseline"),
     (["--tts-quality-tolerance", "dnsmos_ovrl=0.2"], "--tts-quality-tolerance (or quality.tolerance) needs"),
-    (["--tts-regression-alpha", "0"], "--tts-regression-alpha must be in (0, 1]"),
-    (["--tts-max-regression-rate", "1.5"], "--tts-max-regression-rate"),
-    (["--tts-max-regressions", "-1"], "--tts-max-regressions at least 0"),
-    (["--tts-max-error-rate", "2"], "--tts-max-error-rate must be in [0, 1]"),
-    (["--tts-threshold", "years=1.5"], "a floor must be a number between 0 and 1"),
+    (["--tts-threshold", "years=1.5"], "a floor must be a number in [0, 1], got '1.5'"),
+    (["--tts-threshold", "years=nan"], "a floor must be a number in [0, 1], got 'nan'"),
     (["--tts-threshold", "years"], "expected [SUITE/]CATEGORY=FLOOR"),
-    (["--tts-min-n", "0"], "min_n must be a whole number of at least 1"),
+    (["--tts-quality-ceiling", "peak_dbfs=nan"], "a ceiling must be a finite number, got 'nan'"),
+    (["--tts-quality-tolerance", "dnsmos_ovrl=-inf"], "a tolerance must be a finite number"),
+    (["--tts-latency-budget", "replay=p95:nanms"], "--tts-latency-budget"),
     (["--tts-latency-budget", "replay=p99:1s"], "--tts-latency-budget"),
     (["--tts-latency-compare-fail", "p95"], "expected FIGURE:PERCENT"),
     (["--tts-quality-floor", "nonsense=1"], "unknown quality measure"),
     (["--tts-baseline", "missing/results.jsonl"], "--tts-baseline: no results file at"),
 ]
+
+
+#: plain numeric options: refused by both parsers as they parse (support/checked_numbers.number_option)
+REFUSED_AS_PARSED = [
+    (["--tts-regression-alpha", "0"], "argument --tts-regression-alpha: must be a number in (0, 1], got '0'"),
+    (["--tts-regression-alpha", "nan"], "argument --tts-regression-alpha: must be a number in (0, 1], got 'nan'"),
+    (["--tts-max-regression-rate", "1.5"], "argument --tts-max-regression-rate: must be a number in [0, 1]"),
+    (["--tts-max-regressions", "-1"], "argument --tts-max-regressions: must be a whole number of at least 0, got '-1'"),
+    (["--tts-max-error-rate", "2"], "argument --tts-max-error-rate: must be a number in [0, 1], got '2'"),
+    (["--tts-max-error-rate", "inf"], "argument --tts-max-error-rate: must be a number in [0, 1], got 'inf'"),
+    (["--tts-min-n", "0"], "argument --tts-min-n: must be a whole number of at least 1, got '0'"),
+]
+
+
+@pytest.mark.parametrize(("argv", "message"), REFUSED_AS_PARSED)
+def test_both_parsers_refuse_a_bad_number_alike(argv: list[str], message: str) -> None:
+    errors = [_parse_error(lambda: from_pytest(argv)), _parse_error(lambda: from_cli(argv))]
+    assert errors[0] == errors[1]
+    assert errors[0] is not None and message in errors[0]
 
 
 @pytest.mark.parametrize(("argv", "message"), REFUSED)

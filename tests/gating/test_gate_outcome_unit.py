@@ -125,7 +125,7 @@ def test_floor_settings_name_their_source() -> None:
 
 def test_floor_values_and_slice_keys_are_checked_where_they_are_written() -> None:
     with pytest.raises(
-        ThresholdError, match=r"^cfg: field thresholds.years: a floor must be a number between 0 and 1, got True$"
+        ThresholdError, match=r"^cfg: field thresholds.years: a floor must be a number in \[0, 1\], got True$"
     ):
         config_layer({"years": True}, "cfg")
     with pytest.raises(ThresholdError, match=r"^cfg: field thresholds.form=: a slice is FIELD=VALUE"):
@@ -270,6 +270,7 @@ def test_the_gate_file_holds_every_section() -> None:
         "exit_reasons",
         "coverage",
         "missing_shards",
+        "unverified",
         "bounds",
         "thresholds",
         "known_gaps",

@@ -116,7 +116,7 @@ def test_a_lower_bound_floor_needs_a_margin_a_point_floor_does_not() -> None:
     [
         (["form==0.8"], {}, "a slice is FIELD=VALUE"),
         (["=arabic_indic=0.8"], {}, "a slice is FIELD=VALUE"),
-        (["form=x=2"], {}, "a floor must be a number between 0 and 1"),
+        (["form=x=2"], {}, r"a floor must be a number in \[0, 1\]"),
         ([], {"min_n": 0}, "--tts-min-n: min_n must be a whole number"),
         ([], {"floor_on": "upper"}, "--tts-floor-on: floor_on must be one of point, lower"),
     ],

@@ -140,7 +140,7 @@ def test_failed_and_missing_clips_are_listed_with_their_reason(real_run: Path, t
     )
     with (run / "results.jsonl").open("a", encoding="utf-8") as handle:
         handle.write(failed.to_json() + "\n")
-    key = _export(run, tmp_path / "kit")
+    key = _export(run, tmp_path / "kit", "--allow-unverified")  # a row appended after the run
     missing = json.loads((tmp_path / "kit" / "private" / "missing.json").read_text())
     reasons = {(m["system"], m["prompt"], m["generation"]): m["reason"] for m in missing}
     assert reasons[(lost.engine, lost.id, lost.repeat + 1)].startswith("audio file missing:")

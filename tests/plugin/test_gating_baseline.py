@@ -240,7 +240,11 @@ def test_a_malformed_baseline_is_a_usage_error_not_an_internal_error(
 ) -> None:
     write_project(pytester, cases={"demo-numerals.yaml": PLAIN_NUMERALS})
     (pytester.path / "base.jsonl").write_text(content, encoding="utf-8")
-    result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/r.jsonl", "--tts-baseline=base.jsonl")
+    args = ("--tts-engine=replay", "--tts-results=out/r.jsonl", "--tts-baseline=base.jsonl")
+    result = pytester.runpytest(*args)  # a file made by hand has no manifest
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--tts-baseline: *base.manifest.sha256.json*the run cannot be checked*"])
+    result = pytester.runpytest(*args, "--tts-allow-unverified")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*--tts-baseline: *base.jsonl*{expected}*"])
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()

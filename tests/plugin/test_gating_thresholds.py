@@ -153,7 +153,7 @@ def test_bad_floor_on_the_command_line_is_a_usage_error(pytester: pytest.Pyteste
     _project(pytester)
     result = pytester.runpytest("--tts-engine=replay", "--tts-threshold=years=1.5")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--tts-threshold 'years=1.5': a floor must be a number between 0 and 1*"])
+    result.stderr.fnmatch_lines(["*--tts-threshold 'years=1.5': a floor must be a number in [[]0, 1], got '1.5'*"])
 
 
 def test_bad_floor_in_the_configuration_names_file_and_field(pytester: pytest.Pytester) -> None:
@@ -206,3 +206,28 @@ def test_xdist_gate_matches_a_single_process_and_the_results_file(pytester: pyte
         )
         assert check["breached"] == (bucket.strict_accuracy < check["floor"])
     assert len(gate["thresholds"]) == 4
+
+
+@pytest.mark.parametrize(
+    ("where", "args", "message"),
+    [
+        ("case file", (), "*demo-numerals.yaml*field 'thresholds.years': nan is not a finite number*"),
+        ("configuration", (), "*ttsbench.yaml: field limits.max_clip_seconds: nan is not a finite number*"),
+        ("option", ("--tts-quality-ceiling=peak_dbfs=nan",), "*a ceiling must be a finite number, got 'nan'*"),
+        ("option", ("--tts-threshold=years=nan",), "*a floor must be a number in [[]0, 1], got 'nan'*"),
+    ],
+)
+def test_a_nan_bound_stops_the_run_before_it_judges_anything(
+    pytester: pytest.Pytester, where: str, args: tuple[str, ...], message: str
+) -> None:
+    """A NaN floor, limit or ceiling once passed every check (``nan < 0`` is false) and then every bucket."""
+    numerals = NUMERALS.replace("thresholds: {default: 0.5}", "thresholds: {default: 0.5, years: .nan}")
+    config = "engines:\n  replay: {type: transcripts, path: runs/replay.jsonl}\n"
+    if where == "configuration":
+        config += "limits: {max_clip_seconds: .nan}\n"
+    write_project(pytester, cases={"demo-numerals.yaml": numerals if where == "case file" else NUMERALS}, config=config)
+    result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/r.jsonl", *args)
+    assert result.ret in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED)  # a usage or collection error
+    gate_file = pytester.path / "out" / "r.gate.json"  # a case file's error fails the gate; others stop it first
+    assert not gate_file.exists() or json.loads(gate_file.read_text(encoding="utf-8"))["passed"] is False
+    pytest.LineMatcher(result.stderr.lines + result.stdout.lines).fnmatch_lines([message])

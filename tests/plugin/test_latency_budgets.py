@@ -86,7 +86,7 @@ def test_a_slowdown_against_the_baseline_beyond_the_tolerance_fails(pytester: py
     base = [make_result(engine="cloud", suite="lat", id=f"lat/{i}", synth_seconds=0.05) for i in "abc"]
     write_results(pytester.path / "base" / "results.jsonl", base)
     provider.delay = 0.6
-    options = ["--tts-engine=cloud", "--tts-baseline=base/results.jsonl"]
+    options = ["--tts-engine=cloud", "--tts-baseline=base/results.jsonl", "--tts-allow-unverified"]  # no manifest
     slower = pytester.runpytest(*options, "--tts-latency-compare-fail=p95:50%", "--tts-results=slower/results.jsonl")
     assert slower.ret == pytest.ExitCode.TESTS_FAILED
     (change,) = _gate(pytester.path, "slower")["latency"]["baseline"]

@@ -126,7 +126,13 @@ def test_merge_refuses_an_item_in_two_shards(
     header = json.loads(header_file.read_text(encoding="utf-8"))
     header["shard"] = "2/2"
     header_file.write_text(json.dumps(header), encoding="utf-8")
+    # its header was edited: merged at all only with --allow-unverified, and then refused for the overlap
     assert main(["merge", str(project / "s1"), str(project / "fake2"), "-o", str(project / "m")]) == 1
+    assert "no longer matches its manifest (modified: results.run.json)" in capsys.readouterr().err
+    assert (
+        main(["merge", str(project / "s1"), str(project / "fake2"), "-o", str(project / "m"), "--allow-unverified"])
+        == 1
+    )
     assert "is also in" in capsys.readouterr().err
 
 
@@ -175,12 +181,12 @@ def test_shards_that_heard_other_languages_merge_their_models(tmp_path: Path) ->
     ar = {"ar": {"model": "base", "weights_sha256": "bb"}}
     one = _fake_shard(tmp_path / "one", "1/2", "x", en)
     two = _fake_shard(tmp_path / "two", "2/2", "y", ar)
-    merged = merge_runs([one, two])
+    merged = merge_runs([one, two], allow_unverified=True)
     assert merged.header.asr["e"][0]["models"] == {**en, **ar}
     assert merged.header.shards == ["1/2", "2/2"] and merged.header.shard is None
     other = _fake_shard(tmp_path / "other", "2/2", "y", {"en": {"model": "tiny.en", "weights_sha256": "cc"}})
     with pytest.raises(MergeError, match="heard 'en' with another model"):
-        merge_runs([one, other])
+        merge_runs([one, other], allow_unverified=True)
 
 
 def test_the_gate_command_gates_quality_from_its_options_and_the_case_files(

@@ -220,7 +220,13 @@ def test_plugin_and_gate_command_agree_on_unlike_and_missing_baselines(
         (other, ["--tts-allow-quality-model-change"], 0, None),
         (bare, [], 1, "compared nothing"),
     ):
-        options = [f"--tts-baseline={baseline}", "--tts-quality-tolerance=speaking_rate=2", *extra]
+        # baselines rewritten from a recorded run: read with --tts-allow-unverified
+        options = [
+            f"--tts-baseline={baseline}",
+            "--tts-quality-tolerance=speaking_rate=2",
+            "--tts-allow-unverified",
+            *extra,
+        ]
         run = pytester.runpytest(
             "--tts-engine=voice", "--tts-results=run/results.jsonl", "-p", "no:cacheprovider", *options
         )
@@ -240,7 +246,7 @@ def test_plugin_and_gate_command_agree_on_unlike_and_missing_baselines(
 
     # The configuration's opt-out works for the gate command as it does in pytest.
     (root / "ttsbench.yaml").write_text(config + "quality:\n  allow_model_change: true\n", encoding="utf-8")
-    options = [f"--tts-baseline={other}", "--tts-quality-tolerance=speaking_rate=2"]
+    options = [f"--tts-baseline={other}", "--tts-quality-tolerance=speaking_rate=2", "--tts-allow-unverified"]
     run = pytester.runpytest(
         "--tts-engine=voice", "--tts-results=run/results.jsonl", "-p", "no:cacheprovider", *options
     )
@@ -258,6 +264,7 @@ def test_the_gate_command_reads_the_latest_run_of_an_appended_baseline_as_pytest
     results_file(tmp_path, "baseline", old + latest)
     results_file(tmp_path, "run", rows("v", "years", {"speaking_rate": [12.5, 12.5]}))
     options = ["--tts-baseline", str(tmp_path / "baseline.jsonl"), "--tts-quality-tolerance", "speaking_rate=2"]
+    options.append("--tts-allow-unverified")  # runs written by the test, without manifests
     assert main(["gate", str(tmp_path / "run.jsonl"), "--rootdir", str(tmp_path), *options]) == 0
     gate_file = json.loads((tmp_path / "run.gate.json").read_text(encoding="utf-8"))
     (check,) = gate_file["quality"]["gates"]

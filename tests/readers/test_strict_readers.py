@@ -142,7 +142,9 @@ def test_results_row_with_two_verdicts_is_refused_by_every_reader(run_folder: Pa
     with pytest.raises(ResultsFileError) as caught:
         read_results(results)
     assert f"{results}: line 2" in str(caught.value) and "duplicate key 'verdict'" in str(caught.value)
-    assert ttsbench(["gate", str(run_folder)]) == 2
+    assert ttsbench(["gate", str(run_folder)]) == 2  # an edited run: refused for its manifest first
+    assert "no longer matches its manifest (modified: results.jsonl)" in capsys.readouterr().err
+    assert ttsbench(["gate", str(run_folder), "--allow-unverified"]) == 2
     assert "duplicate key 'verdict'" in capsys.readouterr().err
 
 
@@ -182,7 +184,9 @@ def test_run_header_with_a_key_given_twice_is_refused(run_folder: Path, capsys) 
         read_header(run_folder / "results.jsonl")
     assert str(header) in str(caught.value) and f"duplicate key {key!r} at line {second}" in str(caught.value)
     # the run model, which passes over an unreadable header, does not pass over this one
-    assert ttsbench(["leaderboard", str(run_folder)]) == 2
+    assert ttsbench(["leaderboard", str(run_folder)]) == 2  # an edited run: refused for its manifest first
+    assert "no longer matches its manifest (modified: results.run.json)" in capsys.readouterr().err
+    assert ttsbench(["leaderboard", str(run_folder), "--allow-unverified"]) == 2
     assert f"duplicate key {key!r}" in capsys.readouterr().err
 
 
