@@ -220,7 +220,7 @@ def test_plugin_gates_quality_apart_from_accuracy(pytester: pytest.Pytester) -> 
 def test_plugin_refuses_bad_quality_input(pytester: pytest.Pytester) -> None:
     write_project(pytester, cases={"q.yaml": CASES.replace("clipping_ratio: 0.001", "clipping: 0.001")})
     result = pytester.runpytest("--tts-engine=replay", "-p", "no:cacheprovider")
-    result.stdout.fnmatch_lines(["*q.yaml: field 'quality.ceilings.clipping': unknown quality measure 'clipping'*"])
+    result.stdout.fnmatch_lines(["*q.yaml:*: field 'quality.ceilings.clipping': unknown quality measure 'clipping'*"])
     assert result.ret != 0
     write_project(pytester, cases={"q.yaml": CASES})
     result = pytester.runpytest("--tts-engine=replay", "--tts-quality=loud", "-p", "no:cacheprovider")
