@@ -287,5 +287,5 @@ def openai_route(spec: Mapping[str, Any]) -> OpenAITranscriptionRoute:
     unknown = set(spec) - ROUTE_KEYS
     if unknown:
         raise ValueError(f"openai route: unknown field(s) {', '.join(sorted(unknown))}")
-    checked_fields(spec, NUMERIC_FIELDS, "openai route")
+    checked_fields(spec, NUMERIC_FIELDS, f"openai route {spec['name']!r}" if spec.get("name") else "openai route")
     return OpenAITranscriptionRoute(**{k: v for k, v in spec.items() if k != "type" and v is not None})

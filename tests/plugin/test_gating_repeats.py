@@ -190,4 +190,4 @@ def test_repeats_must_be_positive(pytester: pytest.Pytester) -> None:
     _project(pytester)
     result = pytester.runpytest("--tts-engine=cyc", "--tts-repeats=0")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--tts-repeats must be at least 1, got 0*"])
+    result.stderr.fnmatch_lines(["*--tts-repeats: must be a whole number of at least 1, got '0'*"])

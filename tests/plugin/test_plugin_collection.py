@@ -55,7 +55,9 @@ def test_without_engine_nothing_of_ours_is_collected(pytester: pytest.Pytester) 
     )
     (pytester.path / "cases" / "broken.yaml").write_text("suite: broken\nitems: [\n", encoding="utf-8")
     pytester.makepyfile(test_plain="def test_ok():\n    assert True\n")
-    result = pytester.runpytest("-rs")
+    # In-process pytester: the package is already imported here, which pytest warns it cannot rewrite;
+    # a user's own pytest run never sees that, so it is not what this test reads.
+    result = pytester.runpytest("-rs", "-W", "ignore::pytest.PytestAssertRewriteWarning")
     result.assert_outcomes(passed=1)
     assert "ttsbench" not in result.stdout.str().replace("ttsbench-", ""), "a plain run reports nothing of ours"
     assert not (pytester.path / ".ttsbench").exists(), "a run without an engine must write nothing"
