@@ -13,6 +13,7 @@ from typing import Any
 
 from pytest_ttsbench.protocols import Protocol
 from pytest_ttsbench.scorers.base import Scorer
+from pytest_ttsbench.scorers.readings import two_said_both_ways
 from pytest_ttsbench.scorers.registry import get_scorer
 from pytest_ttsbench.scorers.text import readings_canon
 from pytest_ttsbench.verdict import Verdict
@@ -92,7 +93,11 @@ def difference_rule(scorer_name: str, expect: Mapping[str, Any], strict: Verdict
             return " + ".join(named)
     if strict.outcome == "correct" and published.outcome == "unknown":
         listed_positive = {readings_canon(r) for r in positives}
-        if any(readings_canon(r) not in listed_positive for r in strict.matched):
+        implied = [readings_canon(r) for r in strict.matched if readings_canon(r) not in listed_positive]
+        two_both_ways = {readings_canon(v) for r in positives for v in two_said_both_ways(r)}
+        if implied and all(r in two_both_ways for r in implied):
+            return "a lone 2 said 两 or 二 (两百三十, 两比零)"
+        if implied:
             return "neighbouring digits of a range said together (四五天)"
     return "canonicalization"
 

@@ -167,7 +167,7 @@ def implied_positives(positives: list[str]) -> list[str]:
                 implied.append(head + low + high + tail)
                 if low == "二":
                     implied.append(head + "两" + high + tail)
-    implied += [variant for reading in positives for variant in _two_said_both_ways(reading)]
+    implied += [variant for reading in positives for variant in two_said_both_ways(reading)]
     accepted = {readings_canon(r) for r in positives}
     return [r for r in dict.fromkeys(implied) if readings_canon(r) not in accepted]
 
@@ -176,7 +176,7 @@ def implied_positives(positives: list[str]) -> list[str]:
 _TWO_BEFORE = frozenset("比百千万亿")
 
 
-def _two_said_both_ways(reading: str) -> list[str]:
+def two_said_both_ways(reading: str) -> list[str]:
     """The reading with a lone 二 said 两, or a 两 said 二, where both say 2: 二比零 / 两比零, 二千 / 两千.
 
     Only a 2 that is a number by itself (no digit before it: 十二比零 stays), before 比 or a unit.

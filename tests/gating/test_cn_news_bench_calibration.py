@@ -41,15 +41,17 @@ PUBLISHED = {
 
 # The strict protocol on the same transcripts (correct, wrong, unknown), and the targets it judges
 # otherwise, by rule and direction (published → strict). Strict accuracy moves for aws_polly
-# (241 against 242): a Q6 heard only inside Q六六 … is no longer correct.
+# (241 against 242): a Q6 heard only inside Q六六 … is no longer correct; and for google_cloud_tts
+# (602 against 599): 230kW heard 两百三十千瓦特 is 二百三十千瓦 said with 两, which the benchmark's
+# matcher, knowing only the listed spellings, leaves unknown.
 STRICT = {
     "aliyun_tts": (468, 250, 274),
-    "google_cloud_tts": (599, 255, 138),
+    "google_cloud_tts": (602, 255, 135),
     "aws_polly": (241, 435, 316),
 }
 DIFFERENCES = {
     "aliyun_tts": {("scores read with 至", "unknown", "wrong"): 189},
-    "google_cloud_tts": {},
+    "google_cloud_tts": {("a lone 2 said 两 or 二 (两百三十, 两比零)", "unknown", "correct"): 3},
     "aws_polly": {
         ("scores read with 减", "unknown", "wrong"): 112,
         ("accepted reading heard only inside a longer number", "correct", "unknown"): 1,
