@@ -179,10 +179,16 @@ def test_concurrency_allows_parallel_requests(rig_factory):
 def test_request_rate_limit_spaces_request_starts(rig_factory):
     rig = rig_factory("openai")
     engine = rig.engine(requests_per_second=8, concurrency=4)
+    started = time.monotonic()
     assert _run_parallel(engine, 4) == []
     engine.close()
     arrivals = sorted(r.at for r in rig.fake.requests)
-    assert all(b - a >= 0.1 for a, b in itertools.pairwise(arrivals))
+    # The limiter lets the k-th request start no sooner than k/8 s after the first; a busy machine
+    # can only delay an arrival, never bring it forward, so the k-th arrival is at least k × 0.125 s
+    # (0.1 s, leaving room for the clock's resolution) after the run started. Gaps between arrivals
+    # are no measure: a late arrival shrinks the gap to the next one.
+    assert len(arrivals) == 4
+    assert all(at - started >= k * 0.1 for k, at in enumerate(arrivals)), [at - started for at in arrivals]
 
 
 def test_connection_refused_is_retried_then_reported(secret_env, tmp_path):
