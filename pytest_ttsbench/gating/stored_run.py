@@ -22,12 +22,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from pytest_ttsbench.config import Settings
-from pytest_ttsbench.gating.bounds import SuiteScope, case_file_source, declared_floors, scope_errors
+from pytest_ttsbench.gating.bounds import SuiteScope, case_file_source, fails, scope_errors
 from pytest_ttsbench.gating.gate import (
     Collected,
     GateOutcome,
     evaluate_gate,
     final_status,
+    scoped_bounds,
     scopes_of,
     write_gate,
     write_gate_updates,
@@ -135,18 +136,13 @@ def gate_run(results_path: Path, settings: Settings, options: GateOptions, proto
         rows, config.known_gaps, options.tts_strict_xfail
     )
     # A bound whose scope the run's case files do not define is refused, as the plugin refuses it.
-    errors = scope_errors(
-        declared_floors(collected.suite_thresholds, config.floor_layers, collected.suite_sources),
-        [bound for layer in config.quality_layers for bound in layer],
-        list(settings.engines),
-        scopes_of(rows, collected),
-    )
+    errors = scope_errors(scoped_bounds(config, collected), list(settings.engines), scopes_of(rows, collected))
     if errors:
         raise GateOptionError("\n".join(errors))
     status = 1 if collected.verdict_failures or collected.other_failures else 0
     outcome = evaluate_gate(rows, config, collected)
     if unchecked is not None:
-        outcome.reasons.append(unchecked)
+        outcome.judged.append(fails(unchecked))
     write_gate_updates(outcome)
     outcome.exitstatus = final_status(outcome, status)
     write_gate(gate_path(results_path), outcome)
