@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_ttsbench.gating.summary import bucket_of
+from pytest_ttsbench.figures.summary import bucket_of
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, SHARE, NumberError, checked_number, parse_number
 from pytest_ttsbench.support.plugin_options import FLOOR_ON as FLOOR_ON
