@@ -32,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
+from pytest_ttsbench.figures.summary import bucket_of
 from pytest_ttsbench.gating.bounds import (
     ALL_SUITES,
     BREACHED,
@@ -46,7 +47,6 @@ from pytest_ttsbench.gating.bounds import (
     SuiteScope,
     closest,
 )
-from pytest_ttsbench.gating.summary import bucket_of
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, SHARE, NumberError, checked_number, parse_number
 from pytest_ttsbench.support.plugin_options import FLOOR_ON as FLOOR_ON
@@ -281,7 +281,8 @@ class Floor:
         }  # fmt: skip
         detail = f"{bucket.correct}/{bucket.n}" + (f", fewer than min_n {policy.min_n}" if status == TOO_FEW else "")
         figure = "Wilson 95% lower bound" if policy.floor_on == "lower" else "strict accuracy"
-        why = f"{engine} {suite}/{key}: {figure} {measured:.1%} ({bucket.correct}/{bucket.n}) below floor {self.floor:.1%}"
+        counted = f"({bucket.correct}/{bucket.n})"
+        why = f"{engine} {suite}/{key}: {figure} {measured:.1%} {counted} below floor {self.floor:.1%}"
         return Judged(
             self.kind, name, self.source, status, engine, detail, (why,) if status == BREACHED else (), figures
         )

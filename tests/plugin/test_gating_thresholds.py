@@ -9,7 +9,7 @@ import pytest
 from plugin_projects import NEWS, NUMERALS, read_jsonl, write_project
 from result_rows import make_result
 
-from pytest_ttsbench.gating.summary import summarize
+from pytest_ttsbench.figures.summary import summarize
 from pytest_ttsbench.gating.bounds import RunFacts, SuiteScope
 from pytest_ttsbench.gating.thresholds import (
     FloorSettings,
