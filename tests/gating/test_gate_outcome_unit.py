@@ -380,7 +380,7 @@ def test_quality_bounds_are_listed_with_the_gates_statuses_and_typos_match_nothi
     from quality_rows import rows as quality_rows
 
     from pytest_ttsbench.gating.bounds import BREACHED, HELD, MATCHES_NOTHING, NOT_MEASURED
-    from pytest_ttsbench.quality.gates import QualityBound
+    from pytest_ttsbench.quality.bounds import QualityBound
 
     results = quality_rows("e", "years", {"dnsmos_ovrl": [3.5, 3.7]}) + quality_rows("e", "dates", {"snr_db": [1.0]})
     layer = (
