@@ -123,8 +123,9 @@ class ErrorRateLimit:
                 continue  # an engine with no rows at all: coverage says why
             breached = engine.error_rate > self.limit
             reasons = (error_rate_reason(engine, self.limit),) if breached else ()
-            judged.append(Judged(self.kind, f"<={self.limit:g}", "--tts-max-error-rate",
-                                 BREACHED if breached else HELD, engine.engine, f"{engine.errors} of {rows}", reasons))  # fmt: skip
+            status, detail = BREACHED if breached else HELD, f"{engine.errors} of {rows}"
+            judged.append(Judged(self.kind, f"<={self.limit:g}", "--tts-max-error-rate", status, engine.engine, detail,
+                                 reasons))  # fmt: skip
         return judged
 
 

@@ -407,26 +407,30 @@ def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: 
         for engine in config.engines:
             _check_engine_snapshots(results, config, engine, outcome, standing.get(engine, {}))
     failing = _items_under_policy(items, gap_rows, config, collected, outcome)
-    # An engine allowed to be unavailable here (--tts-allow-unavailable) is not asked its floors.
-    engines = [e for e in config.engines if not (config.allow_unavailable and e in collected.unavailable)]
-    run = RunFacts(
-        tuple(results),
-        tuple(items),
-        tuple(dict.fromkeys([*engines, *(row.engine for row in items if row.engine not in config.engines)])),
-        scopes_of(results, collected),
-        config.baseline,
-        {
-            "comparison": outcome.comparison,
-            "blocking_regressions": outcome.blocking_regressions,
-            "snapshots": [check for check in outcome.snapshots if not check.updated],
-            "items_not_correct": failing,
-            "engine_profiles": config.engine_profiles or config.engines,
-            "quality_sets": config.quality_sets,
-            "allow_quality_model_change": config.allow_quality_model_change,
-        },
+    outcome.judged = judge_all(
+        gate_bounds(config, collected, outcome), _facts(results, config, collected, outcome, failing)
     )
-    outcome.judged = judge_all(gate_bounds(config, collected, outcome), run)
     return outcome
+
+
+def _facts(
+    results: Sequence[ItemResult], config: GateConfig, collected: Collected, outcome: GateOutcome, failing: list[str]
+) -> RunFacts:
+    """What the bounds are judged over. An engine allowed to be unavailable here (--tts-allow-unavailable)
+    is not asked its floors; an engine with rows the configuration did not name is."""
+    engines = [e for e in config.engines if not (config.allow_unavailable and e in collected.unavailable)]
+    engines += [row.engine for row in outcome.items if row.engine not in config.engines]
+    extra = {
+        "comparison": outcome.comparison,
+        "blocking_regressions": outcome.blocking_regressions,
+        "snapshots": [check for check in outcome.snapshots if not check.updated],
+        "items_not_correct": failing,
+        "engine_profiles": config.engine_profiles or config.engines,
+        "quality_sets": config.quality_sets,
+        "allow_quality_model_change": config.allow_quality_model_change,
+    }
+    scopes = scopes_of(results, collected)
+    return RunFacts(tuple(results), tuple(outcome.items), tuple(dict.fromkeys(engines)), scopes, config.baseline, extra)
 
 
 def scoped_bounds(config: GateConfig, collected: Collected) -> list[ScopedBound]:
@@ -585,11 +589,17 @@ def _known_gaps(
         missing = unmatched_ids(gaps, seen)
         if missing:
             outcome.unmatched_gaps[engine] = missing
-        if config.update_known_gaps:
-            verdicts = {(r.id, r.key): r.verdict for r in items if r.engine == engine and r.auto_evaluable}
-            outcome.gap_updates.append(GapUpdate(gaps.path, engine, tuple(updated_gaps(gaps, verdicts))))
-            outcome.updated_gap_files.append(str(gaps.path))
+    if config.update_known_gaps:
+        _plan_gap_updates(items, config, outcome)
     return gap_rows
+
+
+def _plan_gap_updates(items: Sequence[ItemResult], config: GateConfig, outcome: GateOutcome) -> None:
+    """``--tts-update-known-gaps``: each engine's known-gaps file as this run's verdicts leave it."""
+    for engine, gaps in config.known_gaps.items():
+        verdicts = {(r.id, r.key): r.verdict for r in items if r.engine == engine and r.auto_evaluable}
+        outcome.gap_updates.append(GapUpdate(gaps.path, engine, tuple(updated_gaps(gaps, verdicts))))
+        outcome.updated_gap_files.append(str(gaps.path))
 
 
 def _compare_baseline(

@@ -5,7 +5,7 @@ A budget names an engine, a figure and a limit::
     --tts-latency-budget openai=p95:800ms
     --tts-latency-budget openai=p50:300ms,first_audio_p95:250ms
 
-Figures (per synthesis request, from :func:`~pytest_ttsbench.gating.workflow.workflow_figures`):
+Figures (per synthesis request, from :func:`~pytest_ttsbench.figures.workflow.workflow_figures`):
 ``p50`` and ``p95`` of the synthesis time, and ``first_audio_p50`` / ``first_audio_p95`` of the
 time to the first audio byte, which only adapters that stream report. The same budgets can be
 set in the configuration (``latency_budgets: {openai: {p95: 800ms}}``); the command line wins
@@ -24,8 +24,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from pytest_ttsbench.figures.workflow import Latency, WorkflowFigures, workflow_figures
 from pytest_ttsbench.gating.bounds import BREACHED, HELD, Judged, RunFacts
-from pytest_ttsbench.gating.workflow import Latency, WorkflowFigures, workflow_figures
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.checked_numbers import NON_NEGATIVE, POSITIVE, NumberError, checked_number, parse_number
 from pytest_ttsbench.support.record_dicts import record_dict, written_as

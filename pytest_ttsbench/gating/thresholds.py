@@ -32,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
+from pytest_ttsbench.figures.summary import bucket_of
 from pytest_ttsbench.gating.bounds import (
     ALL_SUITES,
     BREACHED,
@@ -46,7 +47,6 @@ from pytest_ttsbench.gating.bounds import (
     SuiteScope,
     closest,
 )
-from pytest_ttsbench.gating.summary import bucket_of
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, SHARE, NumberError, checked_number, parse_number
 from pytest_ttsbench.support.plugin_options import FLOOR_ON as FLOOR_ON
@@ -239,61 +239,53 @@ class Floor:
     def _buckets(self, run: RunFacts, engine: str, rows: Sequence[ItemResult]) -> list[tuple[str, str]]:
         """The (suite, key) buckets the floor is asked of for one engine: where the run played, or
         anywhere for a floor named on the command line (the user asked this run)."""
-        playing = run.playing.get(engine, set())
-        asked = self.from_command_line
         if self.key == DEFAULT_KEY:  # a rule for every category: listed where it judged
             return sorted({(r.suite, r.category) for r in rows if self.suite in (None, r.suite)})
+        playing = run.playing.get(engine, set())
+        found = [(bucket, suites) for bucket, suites in self._defined(run.scopes) if suites & playing]
+        if found or not self.from_command_line:
+            return [bucket for bucket, _ in found]
+        return [(self.suite or ALL_SUITES, self.key)]
+
+    def _defined(self, scopes: Mapping[str, SuiteScope]) -> list[tuple[tuple[str, str], set[str]]]:
+        """Each bucket the floor names, with the suites whose play puts it in question."""
         if self.suite is not None:
-            return [(self.suite, self.key)] if self.suite in playing or asked else []
+            return [((self.suite, self.key), {self.suite})]
         if is_slice(self.key):
-            defining = [s for s in run.scopes if replace(self, suite=s).scope_problem(run.scopes) is None]
-            return [(ALL_SUITES, self.key)] if asked or any(s in playing for s in defining) else []
-        found = [(s, self.key) for s in sorted(run.scopes) if self.key in run.scopes[s].categories and s in playing]
-        return found or ([(ALL_SUITES, self.key)] if asked else [])
+            defining = {s for s in scopes if replace(self, suite=s).scope_problem(scopes) is None}
+            return [((ALL_SUITES, self.key), defining)]
+        return [((s, self.key), {s}) for s in sorted(scopes) if self.key in scopes[s].categories]
 
     def _judge_bucket(
         self, run: RunFacts, engine: str, suite: str, key: str, members: Sequence[ItemResult]
     ) -> Judged | None:
         name = f"{'' if suite == ALL_SUITES else suite + '/'}{key}={self.floor:g}"
         bucket = bucket_of(members)
-        if bucket.n == 0 or bucket.strict_accuracy is None or bucket.ci95 is None:
+        if bucket.strict_accuracy is None or bucket.ci95 is None:  # no auto-evaluable target
             if self.key == DEFAULT_KEY:
                 return None
             ran = any(_in_bucket(row, suite, key) for row in run.results if row.engine == engine)
             if self.inherited and not ran:
-                return Judged(
-                    self.kind, name, self.source, NOT_SELECTED, engine, "the run's selection left its scope out"
-                )
+                left_out = "the run's selection left its scope out"
+                return Judged(self.kind, name, self.source, NOT_SELECTED, engine, left_out)
             return Judged(self.kind, name, self.source, NOT_MEASURED, engine, "nothing judged in its scope")
         policy = self.policies.of(suite)
         measured = bucket.ci95[0] if policy.floor_on == "lower" else bucket.strict_accuracy
         status = TOO_FEW if bucket.n < policy.min_n else BREACHED if measured < self.floor else HELD
         figures = {
-            "engine": engine,
-            "suite": suite,
-            "category": key,
-            "n": bucket.n,
-            "correct": bucket.correct,
-            "strict_accuracy": bucket.strict_accuracy,
-            "floor": self.floor,
-            "floor_on": policy.floor_on,
-            "measured": measured,
-            "min_n": policy.min_n,
-            "ci95": list(bucket.ci95),
+            "engine": engine, "suite": suite, "category": key, "n": bucket.n, "correct": bucket.correct,
+            "strict_accuracy": bucket.strict_accuracy, "floor": self.floor, "floor_on": policy.floor_on,
+            "measured": measured, "min_n": policy.min_n, "ci95": list(bucket.ci95),
             "status": {HELD: "passed", BREACHED: "breached", TOO_FEW: "too few to gate"}[status],
             "breached": status == BREACHED,
-        }
+        }  # fmt: skip
         detail = f"{bucket.correct}/{bucket.n}" + (f", fewer than min_n {policy.min_n}" if status == TOO_FEW else "")
         figure = "Wilson 95% lower bound" if policy.floor_on == "lower" else "strict accuracy"
-        reasons = (
-            (
-                f"{engine} {suite}/{key}: {figure} {measured:.1%} ({bucket.correct}/{bucket.n}) "
-                f"below floor {self.floor:.1%}",
-            )
-            if status == BREACHED
-            else ()
+        counted = f"({bucket.correct}/{bucket.n})"
+        why = f"{engine} {suite}/{key}: {figure} {measured:.1%} {counted} below floor {self.floor:.1%}"
+        return Judged(
+            self.kind, name, self.source, status, engine, detail, (why,) if status == BREACHED else (), figures
         )
-        return Judged(self.kind, name, self.source, status, engine, detail, reasons, figures)
 
 
 def _in_bucket(row: ItemResult, suite: str, key: str) -> bool:

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pytest_ttsbench.figures.summary import Bucket, summarize
+from pytest_ttsbench.figures.workflow import workflow_figures
 from pytest_ttsbench.gating.bounds import BREACHED, HELD, STATUSES, TOO_FEW
 from pytest_ttsbench.gating.snapshots import DRAW, FIXED, KNOWN_GAP, one_line
-from pytest_ttsbench.gating.summary import Bucket, summarize
-from pytest_ttsbench.gating.workflow import workflow_figures
 from pytest_ttsbench.run_model.pinned_recognizer import recognizer_mismatches
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.text import shown_path
