@@ -117,6 +117,28 @@ def test_the_command_line_beats_the_case_file_for_the_same_suite_slice() -> None
     assert both[("ar-a", "form=arabic_indic")]["floor"] == 0.5
 
 
+def test_the_figures_come_in_table_order_categories_then_slices_within_then_across_suites() -> None:
+    rows = ROWS + _rows("en-a", "en", "western", 2, 0, engine="d")
+    cli = ["form=arabic_indic=0.5", "ar-a/form=western=0.5", "en-a/form=western=0.5", "default=0.1"]
+    gate = GateConfig(engines=("e", "d"), floors=tuple(parse_cli_thresholds(cli)))
+    outcome = evaluate_gate(rows, gate, Collected())
+    assert [(c["engine"], c["suite"], c["category"]) for c in outcome.checks] == [
+        ("d", "en-a", "cat0"),
+        ("d", "en-a", "cat1"),
+        ("e", "ar-a", "cat0"),
+        ("e", "ar-a", "cat1"),
+        ("e", "ar-b", "cat0"),
+        ("e", "ar-b", "cat1"),
+        ("e", "en-a", "cat0"),
+        ("e", "en-a", "cat1"),
+        ("e", "ar-a", "form=western"),
+        ("d", "en-a", "form=western"),
+        ("e", "en-a", "form=western"),
+        ("e", ALL_SUITES, "form=arabic_indic"),
+    ]
+    assert outcome.to_dict()["thresholds"] == outcome.checks
+
+
 def test_a_bucket_under_min_n_is_too_few_to_gate_never_a_pass() -> None:
     rows = _rows("s", "en", "w", 0, 4)  # 0/4: far below any floor, but only four targets
     (check,) = evaluate(rows, cli=["form=w=0.9"])
