@@ -29,6 +29,7 @@ from pytest_ttsbench.gating.bounds import (
 )
 from pytest_ttsbench.gating.coverage import Coverage, EngineCoverage, ErrorRateLimit, engine_coverage, error_rate_reason
 from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome, evaluate_gate, final_status
+from pytest_ttsbench.gating.quality import QualityLimit
 from pytest_ttsbench.gating.thresholds import (
     CASE_FILE_RANK,
     CONFIG_RANK,
@@ -39,7 +40,6 @@ from pytest_ttsbench.gating.thresholds import (
     parse_cli_thresholds,
     settle_floors,
 )
-from pytest_ttsbench.gating.quality import QualityLimit
 from pytest_ttsbench.quality.bounds import QualityBound
 from pytest_ttsbench.run_model.results import ItemResult
 
