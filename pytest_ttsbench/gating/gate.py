@@ -2,12 +2,15 @@
 
 :func:`evaluate_gate` is a pure function of the results, the gate's frozen :class:`GateConfig`
 (floors, known gaps, baseline, stored snapshots: all read when the session starts) and what the
-session :class:`Collected` besides results. It writes nothing: the files a run may rewrite
-(``--tts-update-known-gaps``, ``--snapshot-update``) are listed in the outcome and written by
-:func:`write_gate_updates`, and the ``<results>.gate.json`` sidecar by :func:`write_gate`. The
-plugin calls them on the controller (the only process that holds every result under
-pytest-xdist) and :func:`final_status` to turn the outcome into the exit status; the terminal
-summary and the sidecar print the same outcome, so the three never disagree.
+session :class:`Collected` besides results. It gathers the facts once (the repeat policy, known
+gaps, the comparison with the baseline, snapshots), builds every bound the run is asked
+(:func:`gate_bounds`) and judges each once: :attr:`GateOutcome.judged` is the verdict. It writes
+nothing: the files a run may rewrite (``--tts-update-known-gaps``, ``--snapshot-update``) are
+listed in the outcome and written by :func:`write_gate_updates`, the gate file by
+:mod:`pytest_ttsbench.reporting.gate_file`. The plugin calls them on the controller (the only
+process that holds every result under pytest-xdist) and :func:`final_status` to turn the outcome
+into the exit status; the terminal, the gate file and ``ttsbench gate`` read the same judged list,
+so they never disagree.
 """
 
 from __future__ import annotations
