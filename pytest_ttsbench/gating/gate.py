@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from pytest_ttsbench.cases.known_gaps import Gap, KnownGaps, unmatched_ids, updated_gaps, write_known_gaps
 from pytest_ttsbench.gating.baseline import Comparison, RegressionRule, attach_provenance, compare, comparison_id
 from pytest_ttsbench.gating.bounds import (
     ALL_SUITES,
@@ -33,7 +34,6 @@ from pytest_ttsbench.gating.bounds import (
     judge_all,
 )
 from pytest_ttsbench.gating.coverage import Coverage, EngineCoverage, ErrorRateLimit
-from pytest_ttsbench.gating.known_gaps import Gap, KnownGaps, unmatched_ids, updated_gaps, write_known_gaps
 from pytest_ttsbench.gating.latency import LatencyBudget, LatencyChange, LatencyCheck, SlowdownRule
 from pytest_ttsbench.gating.snapshots import DRAW as SNAPSHOT_DRAW
 from pytest_ttsbench.gating.snapshots import FIXED as SNAPSHOT_FIXED
@@ -42,7 +42,6 @@ from pytest_ttsbench.gating.snapshots import (
     SnapshotCheck,
     compare_snapshots,
     received_snapshots,
-    update_snapshots,
     wordings_vary,
 )
 from pytest_ttsbench.gating.thresholds import Floor, FloorSettings, is_slice, settle_floors
@@ -50,6 +49,7 @@ from pytest_ttsbench.run_model.clip_reuse import CacheUse, cache_use
 from pytest_ttsbench.run_model.provenance import RunHeader
 from pytest_ttsbench.run_model.repeats import RepeatedItem, aggregate, nondeterministic_engines
 from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.run_model.snapshot_files import update_snapshots
 from pytest_ttsbench.support.atomic_files import write_atomically
 from pytest_ttsbench.support.json_documents import dump_json
 

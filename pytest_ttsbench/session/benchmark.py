@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_ttsbench.cases.known_gaps import KnownGaps
 from pytest_ttsbench.cases.packs import Pack, PackError, get_packs, run_packs
 from pytest_ttsbench.config import ConfigError, EngineProfile, Settings, load_settings
 from pytest_ttsbench.gating.bounds import SuiteScope, fails, scope_errors
@@ -36,7 +37,6 @@ from pytest_ttsbench.gating.gate import (
     write_gate,
     write_gate_updates,
 )
-from pytest_ttsbench.gating.known_gaps import KnownGaps
 from pytest_ttsbench.gating.options import GateOptionError, MeasureSetsChoice, build_gate_config, read_gate_options
 from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, Protocol, under_protocol
 from pytest_ttsbench.quality.measures import DEFAULT_DNSMOS_WINDOWING, DEFAULT_SETS

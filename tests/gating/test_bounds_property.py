@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from result_rows import make_result
 from test_gate_options import from_cli, from_pytest
 
+from pytest_ttsbench.cli.gate import recorded_collection
 from pytest_ttsbench.config import load_settings
 from pytest_ttsbench.gating.bounds import (
     MATCHES_NOTHING,
@@ -32,7 +33,6 @@ from pytest_ttsbench.gating.bounds import (
 )
 from pytest_ttsbench.gating.gate import Collected, evaluate_gate, scopes_of
 from pytest_ttsbench.gating.options import build_gate_config
-from pytest_ttsbench.gating.stored_run import recorded_collection
 from pytest_ttsbench.run_model.provenance import RunHeader
 from pytest_ttsbench.session.provenance_capture import build_header
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from result_rows import make_result
 
+from pytest_ttsbench.cases.known_gaps import Gap, KnownGaps
 from pytest_ttsbench.gating.coverage import EngineCoverage, unfinished_reason
 from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome, evaluate_gate, write_gate
-from pytest_ttsbench.gating.known_gaps import Gap, KnownGaps
 from pytest_ttsbench.gating.snapshots import received_snapshots
 from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, parse_cli_thresholds
 

@@ -10,7 +10,9 @@
 
 The plugin turns each gap into an ``xfail`` marker, so a known failure reads XFAIL and a fixed
 one XPASS. An item-level id also covers every target of a ``readings`` item. This module is
-plain functions: load and validate a file, match ids, and rebuild a file from a run.
+plain functions: load and validate a file, match ids, and rebuild a file from a run. Like a case
+file, a known-gaps file is an annotation of items read before the run; the gate (gating/) judges
+the ratchet with it.
 """
 
 from __future__ import annotations
