@@ -28,7 +28,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pytest_ttsbench.cases.known_gaps import KnownGaps
 from pytest_ttsbench.cli.common import EXIT_USAGE
 from pytest_ttsbench.config import ConfigError, Settings, load_settings
 from pytest_ttsbench.gating.bounds import SuiteScope, case_file_source, fails, scope_errors
@@ -60,6 +59,7 @@ from pytest_ttsbench.protocols import (
     under_protocol,
 )
 from pytest_ttsbench.reporting.terminal import gate_lines
+from pytest_ttsbench.run_model.known_gaps import KnownGaps
 from pytest_ttsbench.run_model.manifest import UnverifiedRunError, verify_recorded_run
 from pytest_ttsbench.run_model.provenance import RunHeader, RunHeaderError, read_header
 from pytest_ttsbench.run_model.reader import gate_path, results_file

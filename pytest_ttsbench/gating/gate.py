@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pytest_ttsbench.cases.known_gaps import Gap, KnownGaps, unmatched_ids, updated_gaps, write_known_gaps
 from pytest_ttsbench.gating.baseline import Comparison, RegressionRule, attach_provenance, compare, comparison_id
 from pytest_ttsbench.gating.bounds import (
     ALL_SUITES,
@@ -46,6 +45,7 @@ from pytest_ttsbench.gating.snapshots import (
 )
 from pytest_ttsbench.gating.thresholds import Floor, FloorSettings, is_slice, settle_floors
 from pytest_ttsbench.run_model.clip_reuse import CacheUse, cache_use
+from pytest_ttsbench.run_model.known_gaps import Gap, KnownGaps, unmatched_ids, updated_gaps, write_known_gaps
 from pytest_ttsbench.run_model.provenance import RunHeader
 from pytest_ttsbench.run_model.repeats import RepeatedItem, aggregate, nondeterministic_engines
 from pytest_ttsbench.run_model.results import ItemResult

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_ttsbench.cases.known_gaps import KnownGaps
 from pytest_ttsbench.cases.packs import Pack, PackError, get_packs, run_packs
 from pytest_ttsbench.config import ConfigError, EngineProfile, Settings, load_settings
 from pytest_ttsbench.gating.bounds import SuiteScope, fails, scope_errors
@@ -42,6 +41,7 @@ from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, Protocol, under_protocol
 from pytest_ttsbench.quality.measures import DEFAULT_DNSMOS_WINDOWING, DEFAULT_SETS
 from pytest_ttsbench.reporting.gate_item import GATE_NODEID
 from pytest_ttsbench.run_model.clip_reuse import ClipReuse, ReuseError, reuse_choice
+from pytest_ttsbench.run_model.known_gaps import KnownGaps
 from pytest_ttsbench.run_model.provenance import header_path, write_header
 from pytest_ttsbench.run_model.reader import gate_path
 from pytest_ttsbench.run_model.reruns import engine_config_id

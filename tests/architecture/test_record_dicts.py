@@ -20,7 +20,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from result_rows import make_result
 
-from pytest_ttsbench.cases.known_gaps import Gap
 from pytest_ttsbench.figures.summary import Bucket, RouteFigures
 from pytest_ttsbench.gating.baseline import (
     AudioChange,
@@ -42,6 +41,7 @@ from pytest_ttsbench.quality.gates import QualityCheck
 from pytest_ttsbench.quality.measures import MEASURES as QUALITY_MEASURES
 from pytest_ttsbench.quality.repeats import GenerationSpread
 from pytest_ttsbench.quality.summary import MeasureSummary
+from pytest_ttsbench.run_model.known_gaps import Gap
 from pytest_ttsbench.run_model.repeats import RepeatedItem
 from pytest_ttsbench.support.record_dicts import NOT_WRITTEN, WRITTEN_WHEN_SET, record_dict, written_as
 

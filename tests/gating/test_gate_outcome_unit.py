@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from result_rows import make_result
 
-from pytest_ttsbench.cases.known_gaps import Gap, KnownGaps
 from pytest_ttsbench.gating.coverage import EngineCoverage, unfinished_reason
 from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome, evaluate_gate, write_gate
 from pytest_ttsbench.gating.snapshots import received_snapshots
 from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, parse_cli_thresholds
+from pytest_ttsbench.run_model.known_gaps import Gap, KnownGaps
 
 
 def row(item: str, verdict: str = "correct", engine: str = "e", heard: str = "x", **fields):  # type: ignore[no-untyped-def]

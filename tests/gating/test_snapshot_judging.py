@@ -28,7 +28,6 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from result_rows import make_result
 
-from pytest_ttsbench.cases.known_gaps import Gap, KnownGaps
 from pytest_ttsbench.gating.gate import Collected, GateConfig, evaluate_gate
 from pytest_ttsbench.gating.snapshots import (
     CHANGED,
@@ -40,6 +39,7 @@ from pytest_ttsbench.gating.snapshots import (
     judge_snapshot,
     received_snapshots,
 )
+from pytest_ttsbench.run_model.known_gaps import Gap, KnownGaps
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.run_model.snapshot_files import read_snapshots, update_snapshots
 
