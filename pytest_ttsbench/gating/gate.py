@@ -54,7 +54,8 @@ from pytest_ttsbench.support.atomic_files import write_atomically
 from pytest_ttsbench.support.json_documents import dump_json
 
 if TYPE_CHECKING:  # numpy and scipy load only when a run has quality figures to gate
-    from pytest_ttsbench.quality.gates import QualityBound, QualityCheck
+    from pytest_ttsbench.gating.quality import QualityCheck
+    from pytest_ttsbench.quality.bounds import QualityBound
     from pytest_ttsbench.quality.repeats import GenerationSpread
 
 
@@ -213,7 +214,8 @@ class GateOutcome:
 
     @property
     def quality_checks(self) -> list[QualityCheck]:
-        from pytest_ttsbench.quality.gates import KINDS, MEASURE_ORDER
+        from pytest_ttsbench.gating.quality import MEASURE_ORDER
+        from pytest_ttsbench.quality.bounds import KINDS
 
         checks: list[QualityCheck] = self._measured("quality")
         return sorted(checks, key=lambda c: (c.bucket, MEASURE_ORDER[c.measure], KINDS.index(c.kind)))
@@ -438,7 +440,8 @@ def scoped_bounds(config: GateConfig, collected: Collected) -> list[ScopedBound]
     floors = settle_floors(config.floors, config.floor_settings, collected.suite_thresholds, collected.suite_sources)
     if not any(config.quality_layers) and not collected.suite_quality:
         return list(floors)
-    from pytest_ttsbench.quality.gates import case_file_layer, settle_quality
+    from pytest_ttsbench.gating.quality import settle_quality
+    from pytest_ttsbench.quality.bounds import case_file_layer
 
     return [*floors, *settle_quality([*config.quality_layers, case_file_layer(collected.suite_quality)])]
 

@@ -19,7 +19,7 @@ from result_rows import make_result
 
 from pytest_ttsbench.cli import main
 from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome, evaluate_gate
-from pytest_ttsbench.quality.gates import override_layers, unmeasured_bounds_error
+from pytest_ttsbench.quality.bounds import override_layers, unmeasured_bounds_error
 from pytest_ttsbench.reporting.html import quality_gate_html
 from pytest_ttsbench.reporting.terminal import gate_lines
 from pytest_ttsbench.run_model.provenance import header_path
@@ -37,7 +37,11 @@ def gate(
     quality_sets: tuple[str, ...] | None = ("signal",),
 ) -> GateOutcome:
     layers = override_layers(config or {}, "ttsbench.yaml", list(floors), list(ceilings), [])
-    config_ = GateConfig(quality_layers=tuple(tuple(layer) for layer in layers), quality_sets=quality_sets)
+    config_ = GateConfig(
+        engine_profiles=("espeak", "piper", "kokoro"),  # the configured profiles: a bound may name one not run
+        quality_layers=tuple(tuple(layer) for layer in layers),
+        quality_sets=quality_sets,
+    )
     return evaluate_gate(run, config_, Collected(suite_quality=suite_quality or {}))
 
 

@@ -18,7 +18,8 @@ from quality_rows import MODELS, echo_cases, echo_config, results_file, rows
 
 from pytest_ttsbench.cli import main
 from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome, evaluate_gate
-from pytest_ttsbench.quality.gates import UNRECORDED, case_file_layer, parse_cli_bounds
+from pytest_ttsbench.gating.quality import UNRECORDED
+from pytest_ttsbench.quality.bounds import case_file_layer, parse_cli_bounds
 from pytest_ttsbench.reporting.html import quality_gate_html
 from pytest_ttsbench.reporting.terminal import gate_lines
 from pytest_ttsbench.run_model.provenance import header_path
@@ -36,6 +37,7 @@ def gate(
     suite_quality: dict | None = None,
 ) -> GateOutcome:
     config = GateConfig(
+        engine_profiles=("v", "piper"),  # the configured profiles: a bound may name one this run does not have
         baseline=None if baseline is None else tuple(baseline),
         quality_layers=(tuple(parse_cli_bounds(list(tolerance), "tolerance")),),
         allow_quality_model_change=allow,
