@@ -6,7 +6,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from pytest_ttsbench.quality.gates import QualityBound
 from result_rows import make_result
 
 from pytest_ttsbench.gating.bounds import (
@@ -30,6 +29,7 @@ from pytest_ttsbench.gating.bounds import (
 )
 from pytest_ttsbench.gating.coverage import Coverage, EngineCoverage, ErrorRateLimit, engine_coverage, error_rate_reason
 from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome, evaluate_gate, final_status
+from pytest_ttsbench.gating.quality import QualityLimit
 from pytest_ttsbench.gating.thresholds import (
     CASE_FILE_RANK,
     CONFIG_RANK,
@@ -40,6 +40,7 @@ from pytest_ttsbench.gating.thresholds import (
     parse_cli_thresholds,
     settle_floors,
 )
+from pytest_ttsbench.quality.bounds import QualityBound
 from pytest_ttsbench.run_model.results import ItemResult
 
 SCOPES = {
@@ -114,7 +115,7 @@ def test_a_floor_scope_names_what_it_lacks_and_the_closest_names(suite, key, pro
 
 def test_quality_scopes_name_engines_suites_or_categories() -> None:
     def problem(*scope: str) -> str | None:
-        return QualityBound("floor", "dnsmos_ovrl", 3.0, scope).scope_problem(SCOPES, ["e"])
+        return QualityLimit(QualityBound("floor", "dnsmos_ovrl", 3.0, scope)).scope_problem(SCOPES, ["e"])
 
     assert problem("e", "r3", "years") is None
     assert problem("yeras") == "no engine, suite or category 'yeras' (closest: years)"
@@ -154,7 +155,9 @@ def test_floors_are_settled_in_precedence_order_with_their_sources_and_rivals() 
         ("r3", "times", "r3/times=0.8"),
         ("ar", "times", "default=0.5"),  # no source names times for ar: the configuration's default
         ("r3", "dates", "default=0.5"),
-        ("*", "years", None),  # a category belongs to a suite: no floor across suites
+        # across suites (asked where no played suite defines it) only a general floor on the very category
+        ("*", "years", "years=0.9"),
+        ("*", "times", None),  # never a default, never a suite's own floor
         ("r3", "form=western", None),  # a default is no floor on a slice
     ],
 )
@@ -178,7 +181,7 @@ def test_scope_errors_name_the_bound_its_source_and_the_problem_once() -> None:
         "floor yeras=0.9 (--tts-threshold) matches nothing: no category 'yeras' in any loaded case file "
         "(closest: years)"
     ]
-    assert scope_errors([typo], ["e"], SCOPES) == [
+    assert scope_errors([QualityLimit(typo)], ["e"], SCOPES) == [
         "quality floor yeras/dnsmos_ovrl=3 (--tts-quality-floor) matches nothing: no engine, suite or "
         "category 'yeras' (closest: years)"
     ]
@@ -226,12 +229,6 @@ def test_floors_give_each_bucket_one_status() -> None:
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="#35: Floor.judge drops a command-line category floor for an engine that ran nothing of the "
-    "suites defining the category (_buckets falls back to ('*', key), which Floor.covers refuses for a "
-    "category); before, it was listed 'not measured' across suites",
-)
 def test_an_engine_that_ran_nothing_is_asked_every_command_line_floor() -> None:
     results = rows("r3", "years", 5)
     judged = _judge_floors(results, parse_cli_thresholds(["years=0.9"]), {}, ("e", "f"))

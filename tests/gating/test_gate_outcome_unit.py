@@ -221,10 +221,11 @@ def test_a_breach_names_the_figure_compared() -> None:
 
 def test_the_closest_names_are_three_at_most_and_the_known_ones_twelve() -> None:
     from pytest_ttsbench.gating.bounds import SuiteScope
+    from pytest_ttsbench.gating.quality import QualityLimit
     from pytest_ttsbench.quality.bounds import QualityBound
 
     def quality_scope_problem(scope: tuple[str, ...], scopes: dict[str, SuiteScope]) -> str | None:
-        return QualityBound("floor", "dnsmos_ovrl", 3.0, scope).scope_problem(scopes, [])
+        return QualityLimit(QualityBound("floor", "dnsmos_ovrl", 3.0, scope)).scope_problem(scopes, [])
 
     close = {"s": SuiteScope.of([(f"years{i}", "en", {}) for i in range(5)])}
     assert quality_scope_problem(("years",), close) == (
@@ -475,7 +476,7 @@ def test_quality_bounds_are_listed_with_the_gates_statuses_and_typos_are_refused
         ("quality ceiling", "s/years/dnsmos_ovrl=3.1", "e", BREACHED, "", "--tts-quality-ceiling"),
     ]
     assert [check.status for check in outcome.quality_checks] == ["no figures", "ok", "breached"]
-    assert [r for r in outcome.reasons if r.startswith("quality")] == [
+    assert [r for r in outcome.reasons if r.startswith("quality:")] == [
         f"quality: {outcome.quality_checks[2].describe()}"
     ]
     # The typo is refused before anything runs, by the very bounds the gate judges, with the closest name.
@@ -504,13 +505,6 @@ def test_quality_bounds_are_listed_with_the_gates_statuses_and_typos_are_refused
     assert not [b for b in evaluate_gate(results, other, collected).judged if b.status == MATCHES_NOTHING]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="#35: QualityBound.judge returns no entry for a bound whose scope matches nothing ('not asked of "
-    "it'), so the judged list (gate file, terminal, ttsbench gate) omits a typo'd quality bound and the gate "
-    "passes over it once past the up-front check; Floor.judge lists 'matches nothing' and bounds.py promises "
-    "'the gate lists it too, so no path passes over one'; before #35 the gate's bounds listed it",
-)
 def test_a_quality_bound_whose_scope_matches_nothing_is_listed_and_fails_the_gate() -> None:
     from pytest_ttsbench.gating.bounds import MATCHES_NOTHING
 

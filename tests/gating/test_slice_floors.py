@@ -212,12 +212,6 @@ def test_bad_configuration_settings_name_the_field() -> None:
         config_floors({"ar-a": {"form=x": 1.5}}, "ttsbench.yaml")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="#35: config_floors keeps one Floor per written key, so two keys that normalize to the same slice "
-    "('form=w' and 'form = w') are two floors of equal precedence, both in force on the bucket, and the "
-    "bucket is judged twice; before, the configuration layer kept one floor per normalized key",
-)
 def test_two_configuration_keys_naming_one_slice_leave_one_floor_in_force() -> None:
     raw = {"form=w": 0.5, "form = w": 0.9}
     try:
