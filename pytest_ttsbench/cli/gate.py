@@ -39,7 +39,6 @@ from pytest_ttsbench.gating.gate import (
     final_status,
     scoped_bounds,
     scopes_of,
-    write_gate,
     write_gate_updates,
 )
 from pytest_ttsbench.gating.options import (
@@ -58,6 +57,7 @@ from pytest_ttsbench.protocols import (
     require_one_protocol,
     under_protocol,
 )
+from pytest_ttsbench.reporting.gate_file import write_gate
 from pytest_ttsbench.reporting.terminal import gate_lines
 from pytest_ttsbench.run_model.known_gaps import KnownGaps
 from pytest_ttsbench.run_model.manifest import UnverifiedRunError, verify_recorded_run

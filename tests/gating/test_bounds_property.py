@@ -52,6 +52,7 @@ from pytest_ttsbench.gating.thresholds import (
     parse_cli_thresholds,
     settle_floors,
 )
+from pytest_ttsbench.reporting.gate_file import gate_document
 from pytest_ttsbench.run_model.provenance import RunHeader
 from pytest_ttsbench.session.provenance_capture import build_header
 
@@ -255,8 +256,8 @@ def test_the_gate_never_passes_over_an_unmeasured_bound_and_both_front_ends_agre
     assert len(buckets) == len(set(buckets)), buckets
     _accounted_for(both, played={row.suite for row in rows})
     # The gate file's verdict is the gate's (no exit status yet) and errors are never verdicts.
-    assert plugin.to_dict()["passed"] == (not plugin.reasons)
-    assert plugin.to_dict()["bounds"] == [b.to_dict() for b in plugin.judged]
+    assert gate_document(plugin)["passed"] == (not plugin.reasons)
+    assert gate_document(plugin)["bounds"] == [b.to_dict() for b in plugin.judged]
     errors = sum(1 for row in rows if row.verdict == "error")
     assert plugin.coverage[0].measured == len(rows) - errors
     if rows and errors / len(rows) > error_rate:

@@ -41,6 +41,7 @@ from pytest_ttsbench.gating.thresholds import (
     settle_floors,
 )
 from pytest_ttsbench.quality.bounds import QualityBound
+from pytest_ttsbench.reporting.gate_file import gate_document
 from pytest_ttsbench.run_model.results import ItemResult
 
 SCOPES = {
@@ -364,9 +365,9 @@ def test_an_engine_whose_every_row_is_an_error_measured_nothing_even_if_unavaila
 def test_the_gate_files_verdict_is_the_exit_statuss() -> None:
     config = GateConfig(engines=("e",))
     outcome = evaluate_gate(rows(n=2), config, Collected(selected={"e": 2}))
-    assert outcome.reasons == [] and outcome.passed and outcome.to_dict()["passed"] is True
+    assert outcome.reasons == [] and outcome.passed and gate_document(outcome)["passed"] is True
     outcome.exitstatus = final_status(outcome, 1)  # an item test failed
-    assert outcome.to_dict()["passed"] is False and outcome.to_dict()["gate_passed"] is True
+    assert gate_document(outcome)["passed"] is False and gate_document(outcome)["gate_passed"] is True
     assert GateOutcome(items=[], judged=[fails("x")]).passed is False
 
 
@@ -379,7 +380,7 @@ def test_the_gate_lists_error_rate_latency_regression_and_shards_as_bounds() -> 
     kinds = {(b.kind, b.status) for b in outcome.bounds}
     assert ("error rate", BREACHED) in kinds and ("shard", NOT_MEASURED) in kinds
     assert ("latency budget", NOT_MEASURED) in kinds  # transcripts rows have no first-audio figure
-    assert outcome.missing_shards == ["2/3"] and outcome.to_dict()["missing_shards"] == ["2/3"]
+    assert outcome.missing_shards == ["2/3"] and gate_document(outcome)["missing_shards"] == ["2/3"]
     assert any("2 bound(s) not measured" in reason for reason in outcome.reasons)
     partial = Collected(selected={"e": 2}, missing_shards=["2/3"])
     allowed = evaluate_gate(rows(n=2), GateConfig(engines=("e",), allow_unmeasured_bounds=True), partial)

@@ -12,9 +12,11 @@ from result_rows import make_result
 
 from pytest_ttsbench.gating.bounds import fails
 from pytest_ttsbench.gating.coverage import EngineCoverage, unfinished_reason
-from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome, evaluate_gate, write_gate
+from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome, evaluate_gate
 from pytest_ttsbench.gating.snapshots import received_snapshots
 from pytest_ttsbench.gating.thresholds import FloorSettings, ThresholdError, config_floors, parse_cli_thresholds
+from pytest_ttsbench.reporting.gate_file import gate_document, write_gate
+from pytest_ttsbench.reporting.terminal import nondeterminism_lines
 from pytest_ttsbench.run_model.known_gaps import Gap, KnownGaps
 
 
@@ -45,14 +47,14 @@ def test_coverage_of_an_unknown_selection_names_no_total() -> None:
 
 def test_nondeterministic_engines_are_told_what_to_do() -> None:
     outcome = GateOutcome(items=[], nondeterministic={"b": (2, 3), "a": (1, 1)})
-    assert outcome.nondeterminism_lines() == [
+    assert nondeterminism_lines(outcome) == [
         "a is not deterministic: identical requests gave different audio (1 of 1 checked); set `repeats: 3` in "
         "its profile (or --tts-repeats 3) so verdicts are rates, not single draws",
         "b is not deterministic: identical requests gave different audio (2 of 3 checked); set `repeats: 3` in "
         "its profile (or --tts-repeats 3) so verdicts are rates, not single draws",
     ]
     outcome.repeats = 3
-    assert outcome.nondeterminism_lines()[0].endswith(
+    assert nondeterminism_lines(outcome)[0].endswith(
         "(1 of 1 checked); each item's verdict is taken over 3 generations"
     )
 
@@ -67,11 +69,11 @@ def test_the_gate_file_is_the_outcome_as_json_written_whole(tmp_path: Path) -> N
     outcome = evaluate_gate([row("a", heard="ça")], GateConfig(engines=("e",)), Collected(selected={"e": 1}))
     outcome.exitstatus = 0
     outcome.judged.append(fails("é"))  # written as it is, not escaped
-    assert outcome.reasons == ["é"] and outcome.to_dict()["bounds"][-1]["detail"] == "é"
+    assert outcome.reasons == ["é"] and gate_document(outcome)["bounds"][-1]["detail"] == "é"
     path = tmp_path / "deep" / "er" / "results.gate.json"
     write_gate(path, outcome)
     text = path.read_text(encoding="utf-8")
-    assert json.loads(text) == outcome.to_dict() and text.endswith("}\n") and '"é"' in text
+    assert json.loads(text) == gate_document(outcome) and text.endswith("}\n") and '"é"' in text
     assert text.startswith('{\n  "exitstatus": 0,')  # indented, in the outcome's order
     assert [p.name for p in path.parent.iterdir()] == ["results.gate.json"]  # no temporary file left
 
@@ -85,7 +87,7 @@ def test_the_baseline_comparison_is_recorded_and_only_fails_when_asked() -> None
     assert outcome.comparison is not None and outcome.reasons == []
     assert outcome.baseline_path == "/b/r.jsonl" and outcome.known_gap_ids == {"s/b"}
     assert outcome.blocking_regressions == ["s/a"] and outcome.regression_rule == config.regression_rule
-    data = outcome.to_dict()["baseline"]
+    data = gate_document(outcome)["baseline"]
     assert data["path"] == "/b/r.jsonl" and data["blocking_regressions"] == ["s/a"]
     assert evaluate_gate(results, GateConfig(engines=("e",), baseline=baseline), Collected()).baseline_path is None
     failing = evaluate_gate(
@@ -153,11 +155,11 @@ def test_strict_snapshots_fail_with_the_counts_and_the_file(tmp_path: Path) -> N
         f"e: 1 transcript(s) differ from their snapshot and 1 have none in {path} (--snapshot-update records them)"
     ]
     assert [check.engine for check in outcome.snapshots] == ["e"]  # f has neither rows nor a file
-    assert outcome.snapshot_mode == "strict" and outcome.to_dict()["snapshots"]["mode"] == "strict"
+    assert outcome.snapshot_mode == "strict" and gate_document(outcome)["snapshots"]["mode"] == "strict"
     matched = evaluate_gate([row("a", heard="one")], config, Collected(selected={"e": 1, "f": 0}))
     assert matched.reasons == [] and matched.snapshots[0].matched == ["s/a"]
     off = evaluate_gate(results, GateConfig(engines=("e",), snapshot_mode="off"), Collected())
-    assert off.snapshots == [] and "snapshots" not in off.to_dict()
+    assert off.snapshots == [] and "snapshots" not in gate_document(off)
 
 
 def test_floor_settings_name_their_source() -> None:
@@ -243,7 +245,7 @@ def test_the_closest_names_are_three_at_most_and_the_known_ones_twelve() -> None
 
 def test_nondeterminism_advice_changes_at_two_generations() -> None:
     outcome = GateOutcome(items=[], nondeterministic={"a": (1, 2)}, repeats=2)
-    assert outcome.nondeterminism_lines()[0].endswith("each item's verdict is taken over 2 generations")
+    assert nondeterminism_lines(outcome)[0].endswith("each item's verdict is taken over 2 generations")
 
 
 def test_a_recognizer_change_keeps_regressions_off_the_voice_unless_asked() -> None:
@@ -326,7 +328,7 @@ def test_the_gate_file_holds_every_section() -> None:
     )
     outcome = evaluate_gate(results, config, Collected(selected={"e": 4}))
     outcome.exitstatus = 1
-    data = outcome.to_dict()
+    data = gate_document(outcome)
     assert list(data) == [
         "exitstatus",
         "passed",
@@ -368,7 +370,7 @@ def test_the_gate_file_holds_every_section() -> None:
     assert data["coverage"] == [c.to_dict() for c in outcome.coverage]
     assert data["bounds"] == [b.to_dict() for b in outcome.bounds]
     assert data["thresholds"] == outcome.checks
-    single = GateOutcome(items=[], nondeterministic={"e": (1, 2)}).to_dict()
+    single = gate_document(GateOutcome(items=[], nondeterministic={"e": (1, 2)}))
     assert single["repeats"] == {
         "n": 1,
         "policy": "all",
@@ -406,9 +408,9 @@ def test_the_repeat_policy_fails_items_it_judges_not_correct_and_excuses_the_oth
 
 def test_the_gate_file_holds_the_quality_section_whenever_models_measured() -> None:
     outcome = GateOutcome(items=[], quality_models={"signal": "v1"})
-    assert outcome.to_dict()["quality"] == {"models": {"signal": "v1"}, "summary": [], "gates": [], "repeats": []}
+    assert gate_document(outcome)["quality"] == {"models": {"signal": "v1"}, "summary": [], "gates": [], "repeats": []}
     repeated = GateOutcome(items=[], repeats=1, repeated=[])
-    assert repeated.to_dict()["repeats"]["items"] == []
+    assert gate_document(repeated)["repeats"]["items"] == []
 
 
 def test_latency_is_compared_only_with_a_baseline_and_snapshots_only_when_on(tmp_path: Path) -> None:

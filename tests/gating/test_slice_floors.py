@@ -19,6 +19,7 @@ from pytest_ttsbench.gating.thresholds import (
     parse_cli_thresholds,
     settle_floors,
 )
+from pytest_ttsbench.reporting.gate_file import gate_document
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.stats import wilson_interval
 
@@ -136,7 +137,7 @@ def test_the_figures_come_in_table_order_categories_then_slices_within_then_acro
         ("e", "en-a", "form=western"),
         ("e", ALL_SUITES, "form=arabic_indic"),
     ]
-    assert outcome.to_dict()["thresholds"] == outcome.checks
+    assert gate_document(outcome)["thresholds"] == outcome.checks
 
 
 def test_a_bucket_under_min_n_is_too_few_to_gate_never_a_pass() -> None:
