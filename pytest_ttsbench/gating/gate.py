@@ -36,7 +36,6 @@ from pytest_ttsbench.gating.bounds import (
     judge_all,
 )
 from pytest_ttsbench.gating.coverage import Coverage, EngineCoverage, ErrorRateLimit
-from pytest_ttsbench.gating.known_gaps import Gap, KnownGaps, unmatched_ids, updated_gaps, write_known_gaps
 from pytest_ttsbench.gating.latency import LatencyBudget, LatencyChange, LatencyCheck, SlowdownRule
 from pytest_ttsbench.gating.snapshots import DRAW as SNAPSHOT_DRAW
 from pytest_ttsbench.gating.snapshots import FIXED as SNAPSHOT_FIXED
@@ -45,14 +44,15 @@ from pytest_ttsbench.gating.snapshots import (
     SnapshotCheck,
     compare_snapshots,
     received_snapshots,
-    update_snapshots,
     wordings_vary,
 )
 from pytest_ttsbench.gating.thresholds import Floor, FloorSettings, is_slice, settle_floors
 from pytest_ttsbench.run_model.clip_reuse import CacheUse, cache_use
+from pytest_ttsbench.run_model.known_gaps import Gap, KnownGaps, unmatched_ids, updated_gaps, write_known_gaps
 from pytest_ttsbench.run_model.provenance import RunHeader
 from pytest_ttsbench.run_model.repeats import RepeatedItem, aggregate, nondeterministic_engines
 from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.run_model.snapshot_files import update_snapshots
 
 if TYPE_CHECKING:  # numpy and scipy load only when a run has quality figures to gate
     from pytest_ttsbench.gating.quality import QualityCheck

@@ -35,8 +35,8 @@ import pytest
 from markupsafe import Markup, escape
 
 from pytest_ttsbench.figures.summary import Bucket, summarize
-from pytest_ttsbench.gating.baseline import provenance_lines
 from pytest_ttsbench.registry import MissingDependency
+from pytest_ttsbench.reporting.comparison import provenance_lines
 from pytest_ttsbench.reporting.templating import macro, render, stylesheet
 from pytest_ttsbench.reporting.terminal import SessionSummary, floor_rows, nondeterminism_lines, percent
 from pytest_ttsbench.run_model.results import ItemResult, result_from_report
