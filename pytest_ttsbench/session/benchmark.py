@@ -38,6 +38,7 @@ from pytest_ttsbench.gating.gate import (
 from pytest_ttsbench.gating.known_gaps import KnownGaps
 from pytest_ttsbench.gating.options import GateOptionError, MeasureSetsChoice, build_gate_config, read_gate_options
 from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, Protocol, under_protocol
+from pytest_ttsbench.plugin import benchmark_files_named
 from pytest_ttsbench.quality.measures import DEFAULT_DNSMOS_WINDOWING, DEFAULT_SETS
 from pytest_ttsbench.reporting.gate_item import GATE_NODEID
 from pytest_ttsbench.run_model.clip_reuse import ClipReuse, ReuseError, reuse_choice
@@ -57,7 +58,7 @@ from pytest_ttsbench.support.cache import CacheError, ClipCache, parse_size, res
 from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE
 from pytest_ttsbench.support.json_documents import load_json
 from pytest_ttsbench.support.text import did_you_mean, safe_name, shown_path
-from pytest_ttsbench.support.yaml_documents import YAML_SUFFIXES
+from pytest_ttsbench.support.yaml_documents import BENCHMARK_FILE_SUFFIXES
 
 if TYPE_CHECKING:  # the pipeline is imported when the evaluator is first needed
     from pytest_ttsbench.cases.model import Suite
@@ -400,7 +401,7 @@ class BenchSession:
         named without an engine is refused at configuration, see :func:`build_config`).
         """
         settings = self.config.settings
-        if not self.config.engine_names or path.suffix not in (*YAML_SUFFIXES, ".jsonl"):
+        if not self.config.engine_names or path.suffix not in BENCHMARK_FILE_SUFFIXES:
             return False
         if explicit or path.suffix == ".jsonl":
             return explicit
@@ -704,9 +705,7 @@ def build_config(config: pytest.Config) -> BenchConfig:
 def _refuse_benchmark_without_engine(config: pytest.Config, settings: Settings) -> None:
     """A case file or pack named on the command line without ``--tts-engine`` asks for a benchmark
     nothing can run: refused, naming the step that is missing (a plain ``pytest`` collects none of them)."""
-    named = [f"--tts-pack={pack}" for pack in config.getoption("tts_pack") or []]
-    if config.args_source == pytest.Config.ArgsSource.ARGS:
-        named += [arg for arg in config.args if Path(arg.split("::", 1)[0]).suffix in (*YAML_SUFFIXES, ".jsonl")]
+    named = [f"--tts-pack={pack}" for pack in config.getoption("tts_pack") or []] + benchmark_files_named(config)
     if named:
         raise pytest.UsageError(
             f"{', '.join(named)}: a benchmark runs only with an engine; add --tts-engine=NAME "

@@ -1,9 +1,10 @@
 """The plugin's entry point registers the benchmark's hooks only for a run of ours (#38: an unrelated
 project's ``pytest`` imported the session, the gate and the case loader, 100+ ms of every run).
 
-A run of ours: an engine selected, a pack or a case file named, or a project that configures the
-plugin (ttsbench.yaml, or ``[tool.ttsbench]`` in pyproject.toml). Any other run gets the options
-and nothing else; tests/architecture/test_lazy_imports.py checks what that imports.
+A run of ours: an engine selected, a pack or a case file named on the command line. Any other run
+gets the options and nothing else, in a project that configures the plugin (ttsbench.yaml, or
+``[tool.ttsbench]`` in pyproject.toml) too: its plain ``pytest`` is the team's own test run
+(README). tests/architecture/test_lazy_imports.py checks what such a run imports and reads.
 """
 
 from __future__ import annotations
@@ -40,9 +41,11 @@ def test_an_engine_selected_gets_them(pytester: pytest.Pytester, args: list[str]
     ("name", "content"),
     [("ttsbench.yaml", "engines: {}\n"), ("pyproject.toml", "[tool.ttsbench]\ncases = ['cases']\n")],
 )
-def test_a_configured_project_gets_them(pytester: pytest.Pytester, name: str, content: str) -> None:
+def test_a_configured_projects_plain_run_gets_none(pytester: pytest.Pytester, name: str, content: str) -> None:
     (pytester.path / name).write_text(content, encoding="utf-8")
-    assert _registered(pytester)
+    assert not _registered(pytester)
+    assert not _registered(pytester, "-k", "anything")
+    assert _registered(pytester, "--tts-engine=espeak")
 
 
 def test_a_case_file_named_gets_them(pytester: pytest.Pytester) -> None:
