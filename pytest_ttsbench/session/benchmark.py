@@ -454,9 +454,9 @@ class BenchSession:
         """Every selected engine with items to run has its credentials, or the run stops now, before
         any test, with a usage error naming the variables (never a value).
 
-        Not in a pytest-xdist worker (each would stop alone; the gate reports the engine as
-        unavailable instead), nor in a listing, nor where ``--tts-allow-unavailable`` lets an engine
-        that cannot run skip its items.
+        Under pytest-xdist the controller checks, as the first worker's collection ends (session/hooks.py),
+        never a worker (each would stop alone). Not in a listing, nor where ``--tts-allow-unavailable``
+        lets an engine that cannot run skip its items.
         """
         config = self.config
         if config.is_worker or config.lists_only or config.gate.allow_unavailable:
