@@ -59,3 +59,29 @@ def test_a_case_file_named_gets_them(pytester: pytest.Pytester) -> None:
 def test_the_options_are_there_either_way(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--help")
     assert "--tts-engine" in result.stdout.str() and "--tts-threshold" in result.stdout.str()
+
+
+def _command_line_parses(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
+    calls = []
+    parse = pytest.Parser.parse_known_and_unknown_args
+
+    def counted(self: pytest.Parser, *a: object, **k: object) -> object:
+        calls.append(1)
+        return parse(self, *a, **k)  # type: ignore[arg-type]
+
+    with monkeypatch.context() as patched:
+        patched.setattr(pytest.Parser, "parse_known_and_unknown_args", counted)
+        pytester.inline_run("--co", *args)
+    return len(calls)
+
+
+def test_a_run_with_nothing_to_explain_parses_its_command_line_as_pytest_alone_does(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hints for a mistyped option need a second parse of the command line; a run none of whose
+    arguments is ours to explain (support/option_specs.ours_to_explain) is spared it (benchmarks/idle_cost.py)."""
+    pytester.makepyfile(test_own="def test_own():\n    pass\n")
+    alone = _command_line_parses(pytester, monkeypatch, "-p", "no:ttsbench", "-k", "own")
+    assert _command_line_parses(pytester, monkeypatch, "-k", "own") == alone
+    # the contrast: an argument of ours is parsed once more, to explain it if pytest does not know it
+    assert _command_line_parses(pytester, monkeypatch, "-k", "own", "--tts-cache=off") == alone + 1
