@@ -53,20 +53,11 @@ def runs_a_benchmark(config: pytest.Config) -> bool:
     which imports none of the benchmark's modules and reads no file of ours."""
     if config.getoption("tts_engine") or config.getoption("tts_pack"):
         return True
+    if all(Path(str(arg).split("::", 1)[0]).suffix in ("", ".py") for arg in config.args):
+        return False  # folders and test modules name no case file: nothing more is imported to say so
+    from pytest_ttsbench.session.option_paths import benchmark_files_named
+
     return bool(benchmark_files_named(config))
-
-
-def benchmark_files_named(config: pytest.Config) -> list[str]:
-    """The command line's arguments that name a case file or an external benchmark file (a path or
-    a node id); never testpaths or the working folder, which are the project's own tests."""
-    if config.args_source != pytest.Config.ArgsSource.ARGS:
-        return []
-    named = [str(arg) for arg in config.args if Path(str(arg).split("::", 1)[0]).suffix not in ("", ".py")]
-    if not named:
-        return []  # folders and test modules: the suffixes are not even looked up
-    from pytest_ttsbench.support.yaml_documents import BENCHMARK_FILE_SUFFIXES
-
-    return [arg for arg in named if Path(arg.split("::", 1)[0]).suffix in BENCHMARK_FILE_SUFFIXES]
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -38,7 +38,6 @@ from pytest_ttsbench.gating.gate import (
 from pytest_ttsbench.gating.known_gaps import KnownGaps
 from pytest_ttsbench.gating.options import GateOptionError, MeasureSetsChoice, build_gate_config, read_gate_options
 from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, Protocol, under_protocol
-from pytest_ttsbench.plugin import benchmark_files_named
 from pytest_ttsbench.quality.measures import DEFAULT_DNSMOS_WINDOWING, DEFAULT_SETS
 from pytest_ttsbench.reporting.gate_item import GATE_NODEID
 from pytest_ttsbench.run_model.clip_reuse import ClipReuse, ReuseError, reuse_choice
@@ -53,6 +52,7 @@ from pytest_ttsbench.run_model.results import (
     ResultsWriter,
 )
 from pytest_ttsbench.run_model.sharding import ShardError, parse_shard
+from pytest_ttsbench.session.option_paths import benchmark_files_named
 from pytest_ttsbench.session.output_failures import INTERNAL_ERROR, OutputFailures, restore_sigterm, stop_on_sigterm
 from pytest_ttsbench.support.cache import CacheError, ClipCache, parse_size, resolve_cache_dir
 from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE

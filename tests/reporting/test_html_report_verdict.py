@@ -38,7 +38,9 @@ def box(page: str) -> tuple[str | None, list[str]]:
 
 
 def _floor(holds: bool) -> FloorCheck:
-    return FloorCheck("e", "s", "c", n=4, correct=4 if holds else 1, accuracy=1.0 if holds else 0.25, floor=0.5, ci95=(0.5, 1.0))
+    return FloorCheck(
+        "e", "s", "c", n=4, correct=4 if holds else 1, accuracy=1.0 if holds else 0.25, floor=0.5, ci95=(0.5, 1.0)
+    )
 
 
 @given(
@@ -67,7 +69,9 @@ def test_floors_held_but_an_item_failed_reads_failed_with_the_item(pytester: pyt
     for case_file in (pytester.path / "cases").glob("*.yaml"):
         text = case_file.read_text(encoding="utf-8")
         case_file.write_text(re.sub(r"default: [0-9.]+", "default: 0.0", text), encoding="utf-8")
-    result = pytester.runpytest("--tts-engine=replay", "--tts-results=out/r.jsonl", "--html=report/r.html", "-p", "no:xdist")
+    result = pytester.runpytest(
+        "--tts-engine=replay", "--tts-results=out/r.jsonl", "--html=report/r.html", "-p", "no:xdist"
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     gate = json.loads((pytester.path / "out" / "r.gate.json").read_text(encoding="utf-8"))
     assert gate["gate_passed"] is True and gate["passed"] is False  # the family's gate file

@@ -65,5 +65,8 @@ def test_the_report_lists_buckets_a_floor_could_not_check(tmp_path: Path, browse
     rows = {(cells[4], cells[5]): cells[0] for cells in browser.evaluate(GATE_ROWS)}
     assert rows == {("dnsmos_ovrl", "floor"): "no figures", ("speaking_rate", "floor"): "ok"}
     text = browser.evaluate("document.body.innerText")
-    assert browser.evaluate(VERDICT_WORD) == "FAILED" and "floor q-html/dnsmos_ovrl=3 (suite q-html) checked nothing" in text
+    assert (
+        browser.evaluate(VERDICT_WORD) == "FAILED"
+        and "floor q-html/dnsmos_ovrl=3 (suite q-html) checked nothing" in text
+    )
     assert not browser.errors()

@@ -79,7 +79,9 @@ ARGUMENTS = st.one_of(
     st.text(max_size=20),
     st.builds(lambda dashes, name: dashes + name, st.sampled_from(["-", "--", "---"]), st.text(max_size=16)),
     st.builds(lambda tts, rest: f"--{tts}{rest}", st.sampled_from(["tts", "TTS", "Tts", "tts-", "tts_"]), names),
-    st.builds(lambda flag, value: flag + value, st.sampled_from(sorted(OPTIONS_OF_EXTRAS)), st.sampled_from(["", "=x"])),
+    st.builds(
+        lambda flag, value: flag + value, st.sampled_from(sorted(OPTIONS_OF_EXTRAS)), st.sampled_from(["", "=x"])
+    ),
 )
 
 
