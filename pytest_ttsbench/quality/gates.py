@@ -41,6 +41,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
+from pytest_ttsbench.gating.bounds import (
+    BREACHED,
+    HELD,
+    NOT_JUDGED,
+    NOT_MEASURED,
+    Judged,
+    RunFacts,
+    SuiteScope,
+    closest,
+)
 from pytest_ttsbench.quality.measures import MEASURES, QualityOptionError, measure
 from pytest_ttsbench.support.checked_numbers import FINITE, NON_NEGATIVE, NumberError, checked_number, parse_number
 from pytest_ttsbench.support.record_dicts import NOT_WRITTEN, record_dict, written_as
@@ -67,22 +77,101 @@ ALLOW_MODEL_CHANGE_OPTION = "--tts-allow-quality-model-change"
 
 @dataclass(frozen=True)
 class QualityBound:
-    """One floor, ceiling or tolerance on a measure, for the buckets its scope matches."""
+    """One floor, ceiling or tolerance on a measure, for the buckets its scope matches: a gate bound.
+
+    Once :func:`settle_quality` has run, ``rank`` is its layer (0 the command line) and ``rivals``
+    every other bound, so it knows the buckets where it is the one in force (the first layer with a
+    matching bound, then the most scope names): precedence settled once, for every reader.
+    """
 
     kind: Kind
     measure: str
     value: float
     scope: tuple[str, ...] = ()
     source: str = ""
+    rank: int = field(default=0, compare=False)
+    rivals: tuple[QualityBound, ...] = field(default=(), compare=False, repr=False)
 
     def matches(self, bucket: Sequence[str]) -> bool:
         return all(name in bucket for name in self.scope)
 
     def describe(self) -> str:
         """``floor piper/dnsmos_ovrl=3.2 (--tts-quality-floor)``: the bound as written, and where."""
-        named = "/".join((*self.scope, self.measure))
         where = f" ({self.source})" if self.source else ""
-        return f"{self.kind} {named}={self.value:g}{where}"
+        return f"{self.kind} {self.written}{where}"
+
+    @property
+    def written(self) -> str:
+        """``piper/dnsmos_ovrl=3.2``: scope, measure and value as the user wrote them."""
+        return f"{'/'.join((*self.scope, self.measure))}={self.value:g}"
+
+    @property
+    def title(self) -> str:
+        return f"quality {self.describe()}"
+
+    def _precedence(self) -> tuple[int, int]:
+        return (self.rank, -len(self.scope))
+
+    def in_force(self, bucket: Sequence[str]) -> bool:
+        """Whether this is the bound a bucket is judged against: it matches and no rival outranks it."""
+        mine = self._precedence()
+        return self.matches(bucket) and not any(
+            rival.kind == self.kind
+            and rival.measure == self.measure
+            and rival.matches(bucket)
+            and rival._precedence() < mine
+            for rival in self.rivals
+        )
+
+    def scope_problem(self, scopes: Mapping[str, SuiteScope], engines: Sequence[str]) -> str | None:
+        """Why the scope (engine, suite or category names) matches nothing, or None."""
+        names = set(engines) | set(scopes) | {c for s in scopes.values() for c in s.categories}
+        missing = [name for name in self.scope if name not in names]
+        if not missing:
+            return None
+        return "; ".join(f"no engine, suite or category {name!r} ({closest(name, names)})" for name in missing)
+
+    def judge(self, run: RunFacts) -> list[Judged]:
+        """The bound on every bucket of the run where it is in force; one that judged none of them is
+        ``not measured``, saying why (no figures, no baseline figures, measured by other models)."""
+        buckets = [bucket for bucket in _run_buckets(run.results) if self.in_force(bucket)]
+        if not buckets:
+            return []  # its scope matches nothing of this run: not asked of it
+        kind = f"quality {self.kind}"
+        checks = [_quality_check(self, bucket, run) for bucket in buckets] if self._comparable(run) else []
+        # Measured by other models than the baseline's: no evidence about the voice, so not measured, and
+        # said once per measure set with what to do about it.
+        unlike = tuple(change.reason() for change in model_changes(c for c in checks if not c.judged))
+        judged = [
+            Judged(kind, f"{c.suite}/{c.category}/{c.measure}={c.limit:g}", c.source, _status(c), c.engine,
+                   "" if c.judged else c.status,
+                   (f"quality: {c.describe()}",) if c.breached else unlike if _status(c) == NOT_MEASURED else (), c)
+            for c in checks
+        ]  # fmt: skip
+        if not any(check.judged for check in checks):
+            why = _nothing_judged(self, buckets, checks, run)
+            reason = f"quality: {self.describe()} {why}"
+            judged.append(Judged(kind, self.written, self.source, NOT_MEASURED, None, why, (reason,)))
+        return judged
+
+    def _comparable(self, run: RunFacts) -> bool:
+        return self.kind != "tolerance" or run.baseline is not None
+
+
+def _status(check: QualityCheck) -> str:
+    if check.judged:
+        return BREACHED if check.breached else HELD
+    return NOT_MEASURED if check.status == "not comparable" else NOT_JUDGED
+
+
+def settle_quality(layers: Sequence[Sequence[QualityBound]]) -> list[QualityBound]:
+    """Every quality bound of the run, highest precedence first, each knowing its layer and rivals."""
+    seen: set[int] = set()
+    bounds: list[QualityBound] = []
+    for rank, layer in enumerate(layers):
+        bounds += [replace(b, rank=rank) for b in layer if id(b) not in seen]
+        seen |= {id(b) for b in layer}
+    return [replace(bound, rivals=tuple(b for b in bounds if b is not bound)) for bound in bounds]
 
 
 def _number(value: Any, where: str, kind: Kind) -> float:
@@ -144,16 +233,6 @@ def _entries(entries: Mapping[str, Any], kind: Kind, where: str, scope: tuple[st
         measure(str(key), field_where)
         bounds.append(QualityBound(kind, str(key), _number(value, field_where, kind), scope, where.split(":")[0]))
     return bounds
-
-
-def _pick(
-    bounds_by_layer: Sequence[Sequence[QualityBound]], kind: Kind, name: str, bucket: Sequence[str]
-) -> QualityBound | None:
-    for layer in bounds_by_layer:
-        found = [b for b in layer if b.kind == kind and b.measure == name and b.matches(bucket)]
-        if found:
-            return max(found, key=lambda b: len(b.scope))
-    return None
 
 
 #: the keys of a quality check in the gate file, in their order there
@@ -303,60 +382,48 @@ def evaluate_quality(
     baseline: Iterable[ItemResult] | None = None,
     allow_model_change: bool = False,
 ) -> list[QualityCheck]:
-    """Every bucket of the run × bounded measure, in table order, with or without a figure.
+    """Every bucket of the run × bounded measure, in table order, with or without a figure (the checks
+    the settled bounds judge; see :meth:`QualityBound.judge`)."""
+    rows = tuple(results)
+    run = RunFacts(
+        rows, rows, tuple(dict.fromkeys(r.engine for r in rows)),
+        baseline=None if baseline is None else tuple(baseline),
+        extra={"allow_quality_model_change": allow_model_change},
+    )  # fmt: skip
+    checks = [j.measured for b in settle_quality(bounds_by_layer) for j in b.judge(run) if j.measured is not None]
+    return sorted(checks, key=lambda c: (c.bucket, MEASURE_ORDER[c.measure], KINDS.index(c.kind)))
 
-    A bucket whose clips have no figure for a bounded measure is listed as ``no figures`` (not
-    judged), so the reader sees what the gate did not check. A tolerance check is listed whenever
-    a baseline is given, judged or not (see :attr:`QualityCheck.status`).
-    """
+
+MEASURE_ORDER = {m.name: i for i, m in enumerate(MEASURES)}
+
+
+def _quality_check(bound: QualityBound, bucket: Bucket, run: RunFacts) -> QualityCheck:
+    """One bucket's measure against the bound: the run's mean and, for a tolerance, the baseline's."""
     from pytest_ttsbench.quality.summary import summarize_quality
 
-    rows = list(results)
-    if not any(bounds_by_layer):
-        return []
-    summaries = summarize_quality(rows, BY)
-    bounded = {bound.measure for layer in bounds_by_layer for bound in layer}
-    before = _baseline(baseline, {r.engine for r in rows}) if baseline is not None else None
-    before_means = before.means() if before is not None else {}
-    # per measure: the provenance of each bucket here and in the baseline, worked out once
-    provenance: dict[str, tuple[dict[Bucket, tuple[str, ...]], dict[Bucket, tuple[str, ...]]]] = {}
-    checks: list[QualityCheck] = []
-    for bucket in _run_buckets(rows):
-        engine, suite, category = bucket
-        figures = summaries.get(bucket, {})
-        for name in (m.name for m in MEASURES if m.name in figures or m.name in bounded):
-            summary = figures.get(name)
-            mean = summary.mean if summary is not None else None
-            for kind in KINDS:
-                bound = _pick(bounds_by_layer, kind, name, bucket)
-                if bound is None or (kind == "tolerance" and before is None):
-                    continue
-                check = QualityCheck(
-                    engine,
-                    suite,
-                    category,
-                    name,
-                    kind,
-                    bound.value,
-                    mean,
-                    summary.n if summary is not None and mean is not None else 0,
-                    summary.ci95 if summary is not None and mean is not None else None,
-                    bound.source,
-                )
-                if kind == "tolerance" and before is not None:
-                    if name not in provenance:
-                        provenance[name] = (_bucket_models(rows, name), before.models(name))
-                    now, was_models = provenance[name]
-                    was = before_means.get(bucket, {}).get(name)
-                    check = replace(
-                        check,
-                        baseline=was.mean if was is not None else None,
-                        models=now.get(bucket, ()),
-                        baseline_models=was_models.get(bucket, ()),
-                        allow_model_change=allow_model_change,
-                    )
-                checks.append(check)
-    return checks
+    summary = run.once("quality summaries", lambda: summarize_quality(run.results, BY)).get(bucket, {})
+    figures = summary.get(bound.measure)
+    mean = figures.mean if figures is not None else None
+    engine, suite, category = bucket
+    check = QualityCheck(
+        engine, suite, category, bound.measure, bound.kind, bound.value, mean,
+        figures.n if figures is not None and mean is not None else 0,
+        figures.ci95 if figures is not None and mean is not None else None,
+        bound.source,
+    )  # fmt: skip
+    if bound.kind != "tolerance" or run.baseline is None:
+        return check
+    before = run.once("quality baseline", lambda: _baseline(run.baseline or (), {r.engine for r in run.results}))
+    was = run.once("quality baseline means", before.means).get(bucket, {}).get(bound.measure)
+    now = run.once(f"quality models {bound.measure}", lambda: _bucket_models(run.results, bound.measure))
+    was_models = run.once(f"quality baseline models {bound.measure}", lambda: before.models(bound.measure))
+    return replace(
+        check,
+        baseline=was.mean if was is not None else None,
+        models=now.get(bucket, ()),
+        baseline_models=was_models.get(bucket, ()),
+        allow_model_change=bool(run.extra.get("allow_quality_model_change")),
+    )
 
 
 def _run_buckets(rows: Iterable[ItemResult]) -> list[Bucket]:
@@ -424,41 +491,28 @@ def model_changes(checks: Iterable[QualityCheck]) -> list[ModelChange]:
     ]
 
 
-@dataclass(frozen=True)
-class UnjudgedBound:
-    """A floor, ceiling or tolerance bound that applies to buckets of this run and judged none of them."""
-
-    bound: QualityBound
-    buckets: int
-    #: of those buckets: no figure in this run, no figure in the baseline, measured differently
-    without_figure: int
-    without_baseline: int
-    not_comparable: int
-    has_baseline: bool
-    #: the measure sets the run took, when known (None: a run recorded without saying)
-    quality_sets: tuple[str, ...] | None = None
-
-    def reason(self) -> str:
-        measure_name = self.bound.measure
-        why: list[str] = []
-        if self.bound.kind == "tolerance":
-            if not self.has_baseline:
-                why.append("no --tts-baseline was given")
-            else:
-                if self.without_baseline:
-                    why.append(f"the baseline has no {measure_name} figures for {self.without_baseline} of them")
-                if self.not_comparable:
-                    why.append(f"{self.not_comparable} were measured by other models than the baseline's")
-        if self.without_figure:
-            why.append(
-                f"this run has no {measure_name} figures for {self.without_figure} of them "
-                f"({no_figures_hint(measure_name, self.quality_sets)})"
-            )
-        verb = "compared" if self.bound.kind == "tolerance" else "checked"
-        return (
-            f"quality: {self.bound.describe()} {verb} nothing: it applies to "
-            f"{self.buckets} bucket(s) of this run and judged none; " + "; ".join(why)
+def _nothing_judged(
+    bound: QualityBound, buckets: Sequence[Bucket], checks: Sequence[QualityCheck], run: RunFacts
+) -> str:
+    """Why a bound that applies to buckets of this run judged none of them, in one line."""
+    why: list[str] = []
+    statuses = [c.status for c in checks]
+    if bound.kind == "tolerance" and run.baseline is None:
+        why.append("no --tts-baseline was given")
+    if statuses.count("no baseline figure"):
+        why.append(f"the baseline has no {bound.measure} figures for {statuses.count('no baseline figure')} of them")
+    if statuses.count("not comparable"):
+        why.append(f"{statuses.count('not comparable')} were measured by other models than the baseline's")
+    measured = run.once(f"quality models {bound.measure}", lambda: _bucket_models(run.results, bound.measure))
+    without = len(set(buckets) - set(measured))
+    if without:
+        quality_sets = run.extra.get("quality_sets")
+        why.append(
+            f"this run has no {bound.measure} figures for {without} of them "
+            f"({no_figures_hint(bound.measure, quality_sets)})"
         )
+    verb = "compared" if bound.kind == "tolerance" else "checked"
+    return f"{verb} nothing: it applies to {len(buckets)} bucket(s) of this run and judged none; " + "; ".join(why)
 
 
 def no_figures_hint(name: str, quality_sets: Sequence[str] | None) -> str:
@@ -469,52 +523,6 @@ def no_figures_hint(name: str, quality_sets: Sequence[str] | None) -> str:
     if quality_sets is not None:
         return f"--tts-quality {measure_set} measures them; this run measured {', '.join(quality_sets) or 'none'}"
     return f"--tts-quality {measure_set} measures them"
-
-
-def unjudged_bounds(
-    results: Iterable[ItemResult],
-    bounds_by_layer: Sequence[Sequence[QualityBound]],
-    checks: Sequence[QualityCheck],
-    has_baseline: bool,
-    quality_sets: tuple[str, ...] | None = None,
-) -> list[UnjudgedBound]:
-    """Bounds (floors, ceilings, tolerances) that would let the gate pass while judging nothing.
-
-    A bound applies to a bucket of this run (any engine × suite × category with a row) when it is
-    the bound :func:`evaluate_quality` picks there; one whose scope matches no bucket of this run
-    (another engine's, a suite not run) is not asked of this run.
-    """
-    rows = list(results)
-    buckets = _run_buckets(rows)
-    measured: dict[str, set[Bucket]] = {}
-    found: list[UnjudgedBound] = []
-    seen: set[int] = set()
-    for layer in bounds_by_layer:
-        for bound in layer:
-            if id(bound) in seen:
-                continue
-            seen.add(id(bound))
-            applies = {b for b in buckets if _pick(bounds_by_layer, bound.kind, bound.measure, b) is bound}
-            if not applies:
-                continue
-            mine = [c for c in checks if c.kind == bound.kind and c.measure == bound.measure and c.bucket in applies]
-            if any(c.judged for c in mine):
-                continue
-            if bound.measure not in measured:
-                measured[bound.measure] = set(_bucket_models(rows, bound.measure))
-            statuses = [c.status for c in mine]
-            found.append(
-                UnjudgedBound(
-                    bound,
-                    len(applies),
-                    without_figure=len(applies - measured[bound.measure]),
-                    without_baseline=statuses.count("no baseline figure"),
-                    not_comparable=statuses.count("not comparable"),
-                    has_baseline=has_baseline,
-                    quality_sets=quality_sets,
-                )
-            )
-    return found
 
 
 def unmeasured_bounds_error(

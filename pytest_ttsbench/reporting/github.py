@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_ttsbench.gating.bounds import BREACHED
+from pytest_ttsbench.gating.bounds import BREACHED, NOT_MEASURED
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.data_paths import OutsideFolderError, inside_folder
 from pytest_ttsbench.support.outside_text import workflow_command
@@ -26,7 +26,7 @@ from pytest_ttsbench.support.yaml_documents import YAML_SUFFIXES, node_lines
 from pytest_ttsbench.verdict import explain_evidence
 
 if TYPE_CHECKING:
-    from pytest_ttsbench.gating.bounds import Bound
+    from pytest_ttsbench.gating.bounds import Judged
     from pytest_ttsbench.gating.gate import GateOutcome
     from pytest_ttsbench.reporting.terminal import SessionSummary
 
@@ -70,8 +70,11 @@ def not_correct(finished: SessionSummary) -> list[NotCorrect]:
     ]
 
 
-def failing_bounds(outcome: GateOutcome | None) -> list[Bound]:
-    return [bound for bound in outcome.bounds if bound.failing] if outcome is not None else []
+def failing_bounds(outcome: GateOutcome | None) -> list[Judged]:
+    if outcome is None:
+        return []
+    unmeasured_fails = not outcome.allow_unmeasured  # the gate's own rule (bounds.gate_reasons)
+    return [b for b in outcome.judged if b.failing or (b.status == NOT_MEASURED and unmeasured_fails)]
 
 
 def error_annotations(finished: SessionSummary, base: Path) -> list[str]:
@@ -100,7 +103,7 @@ def error_annotations(finished: SessionSummary, base: Path) -> list[str]:
     return lines
 
 
-def _bound_place(bound: Bound, base: Path) -> tuple[str | None, int | None]:
+def _bound_place(bound: Judged, base: Path) -> tuple[str | None, int | None]:
     """A bound written in a case file or configuration file: that file, and the line of its threshold."""
     try:
         path = inside_folder(base, bound.source)

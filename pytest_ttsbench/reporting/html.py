@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from markupsafe import Markup, escape
 
+from pytest_ttsbench.figures.summary import Bucket, summarize
 from pytest_ttsbench.gating.baseline import provenance_lines
-from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.registry import MissingDependency
 from pytest_ttsbench.reporting.run_verdict import run_verdict
 from pytest_ttsbench.reporting.templating import macro, render, stylesheet

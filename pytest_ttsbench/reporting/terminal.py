@@ -8,11 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pytest_ttsbench.figures.summary import Bucket, summarize
+from pytest_ttsbench.figures.workflow import workflow_figures
 from pytest_ttsbench.gating.bounds import BREACHED, HELD, STATUSES, TOO_FEW
 from pytest_ttsbench.gating.snapshots import DRAW, FIXED, KNOWN_GAP, one_line
-from pytest_ttsbench.gating.summary import Bucket, summarize
-from pytest_ttsbench.gating.thresholds import breach_reason
-from pytest_ttsbench.gating.workflow import workflow_figures
 from pytest_ttsbench.run_model.pinned_recognizer import recognizer_mismatches
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.text import shown_path
@@ -202,7 +201,7 @@ def workflow_lines(results: Sequence[ItemResult]) -> list[str]:
     return ["workflow (per synthesis request):", *format_table(header, rows, figures=5)]
 
 
-def _ci(interval: tuple[float, float]) -> str:
+def _ci(interval: Sequence[float]) -> str:
     return f"[{100 * interval[0]:.1f}, {100 * interval[1]:.1f}]"
 
 
@@ -210,14 +209,14 @@ def floor_rows(outcome: GateOutcome) -> list[list[str]]:
     """One row per gated category: gate mark, engine, suite, category, correct/n, accuracy, floor, interval."""
     return [
         [
-            {"breached": "FAIL", "passed": "ok"}.get(c.status, "too few"),
-            c.engine,
-            c.suite,
-            c.category,
-            f"{c.correct}/{c.n}",
-            _pct(c.accuracy),
-            _pct(c.floor) + (" (lower)" if c.floor_on == "lower" else ""),
-            _ci(c.ci95),
+            {"breached": "FAIL", "passed": "ok"}.get(c["status"], "too few"),
+            c["engine"],
+            c["suite"],
+            c["category"],
+            f"{c['correct']}/{c['n']}",
+            _pct(c["strict_accuracy"]),
+            _pct(c["floor"]) + (" (lower)" if c["floor_on"] == "lower" else ""),
+            _ci(c["ci95"]),
         ]
         for c in outcome.checks
     ]
@@ -363,7 +362,13 @@ def outcome_line(outcome: GateOutcome) -> str | None:
         breached, quality = outcome.breaches, outcome.quality_breaches
         # Floors and quality gates have their tables above, verdict first: here they are counted;
         # every other reason is said here only.
-        in_tables = {breach_reason(c) for c in breached} | {f"quality: {c.describe()}" for c in quality}
+        in_tables = {
+            reason
+            for entry in outcome.judged
+            if entry.kind == "floor" or entry.kind.startswith("quality")
+            if entry.status == BREACHED
+            for reason in entry.reasons
+        }
         parts = [f"{len(breached)} of {len(outcome.checks)} floors breached"] if breached else []
         if quality:
             parts.append(f"{len(quality)} of {len(outcome.quality_checks)} quality gates breached")

@@ -24,7 +24,7 @@ import pytest
 
 from pytest_ttsbench.cases.packs import Pack, PackError, get_packs, run_packs
 from pytest_ttsbench.config import ConfigError, EngineProfile, Settings, load_settings
-from pytest_ttsbench.gating.bounds import SuiteScope, declared_floors, scope_errors
+from pytest_ttsbench.gating.bounds import SuiteScope, fails, scope_errors
 from pytest_ttsbench.gating.coverage import unfinished_reason
 from pytest_ttsbench.gating.gate import (
     Collected,
@@ -32,6 +32,7 @@ from pytest_ttsbench.gating.gate import (
     GateOutcome,
     evaluate_gate,
     final_status,
+    scoped_bounds,
     write_gate,
     write_gate_updates,
 )
@@ -478,12 +479,7 @@ class BenchSession:
         if not config.engine_names or config.synth_only:
             return []
         seen = self.recorder.collected
-        return scope_errors(
-            declared_floors(seen.suite_thresholds, config.gate.floor_layers, seen.suite_sources),
-            [bound for layer in config.gate.quality_layers for bound in layer],
-            list(config.settings.engines),
-            seen.suite_scopes,
-        )
+        return scope_errors(scoped_bounds(config.gate, seen), list(config.settings.engines), seen.suite_scopes)
 
     # --- pytest-xdist: what the controller hands its workers and what they tell it back ---
 
@@ -572,7 +568,7 @@ class BenchSession:
         outcome = evaluate_gate(recorder.results, config.gate, recorder.collected)
         unfinished = unfinished_reason(exitstatus, stopped)
         if unfinished is not None:
-            outcome.reasons.insert(0, unfinished)
+            outcome.judged.insert(0, fails(unfinished))
         if outcome.quality_spreads and "similarity" in config.quality_sets:
             from pytest_ttsbench.quality.similarity import between_generations  # reads the kept clips
 
@@ -580,7 +576,7 @@ class BenchSession:
         with self.outputs.writing(None):
             write_gate_updates(outcome)
         if self.outputs.failed:
-            outcome.reasons.append(self.outputs.reason())
+            outcome.judged.append(fails(self.outputs.reason(), "output"))
         outcome.exitstatus = final_status(outcome, exitstatus)
         if self.scope_errors:  # found by the xdist workers, which ran nothing: the usage error given without -n
             outcome.exitstatus = int(pytest.ExitCode.USAGE_ERROR)

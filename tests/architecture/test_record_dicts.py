@@ -20,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from result_rows import make_result
 
+from pytest_ttsbench.figures.summary import Bucket, RouteFigures
 from pytest_ttsbench.gating.baseline import (
     AudioChange,
     CategoryComparison,
@@ -34,7 +35,6 @@ from pytest_ttsbench.gating.bounds import Bound
 from pytest_ttsbench.gating.coverage import EngineCoverage
 from pytest_ttsbench.gating.known_gaps import Gap
 from pytest_ttsbench.gating.latency import LatencyChange, LatencyCheck
-from pytest_ttsbench.gating.summary import Bucket, RouteFigures
 from pytest_ttsbench.gating.thresholds import FloorCheck
 from pytest_ttsbench.languages import LanguageSkip
 from pytest_ttsbench.listening.workflow import MEASURES, AdapterFacts, FirstAudio, WorkflowReport

@@ -12,6 +12,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_ttsbench.gating.bounds import fails
 from pytest_ttsbench.gating.gate import GateOutcome, final_status
 
 labels = st.lists(st.sampled_from(["s/a [e]", "s/b [e]", "s/c [f]"]), unique=True, max_size=3)
@@ -30,7 +31,7 @@ def test_the_exit_status_and_why_it_is_not_the_gates(
 ) -> None:
     outcome = GateOutcome(
         items=[],
-        reasons=list(reasons),
+        judged=[fails(reason, "floor") for reason in reasons],
         failed_items=list(failed_items),
         excused=list(excused),
         other_failures=other_failures,
