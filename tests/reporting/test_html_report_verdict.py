@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from report_helpers import write_project
 from result_rows import make_result
 
+from pytest_ttsbench.gating.bounds import BREACHED, HELD, Judged, fails
 from pytest_ttsbench.gating.gate import GateOutcome
-from pytest_ttsbench.gating.thresholds import FloorCheck
 from pytest_ttsbench.reporting.html import verdict_section_html
 from pytest_ttsbench.reporting.run_verdict import run_verdict
 from pytest_ttsbench.run_model.results import ItemResult
@@ -37,23 +37,26 @@ def box(page: str) -> tuple[str | None, list[str]]:
     return (found.group(1) if found else None), reasons
 
 
-def _floor(holds: bool) -> FloorCheck:
-    return FloorCheck(
-        "e", "s", "c", n=4, correct=4 if holds else 1, accuracy=1.0 if holds else 0.25, floor=0.5, ci95=(0.5, 1.0)
-    )
+def _floor(holds: bool) -> Judged:
+    """A floor on one bucket, held or breached, with the bucket figures the floors table reads."""
+    bucket = {"engine": "e", "suite": "s", "category": "c", "n": 4, "breached": not holds}
+    bucket["status"] = "ok" if holds else "FAIL"
+    reasons = () if holds else ("floor s/c=0.5 [e]: 25% below 50%",)
+    return Judged("floor", "s/c=0.5", "s.yaml", HELD if holds else BREACHED, "e", "", reasons, bucket)
 
 
 @given(
     verdicts=st.lists(st.sampled_from(["correct", "wrong", "unknown", "error"]), max_size=6),
-    reasons=st.lists(st.sampled_from(["e s/c: 25% below floor 50%", "baseline: 2 regressions"]), max_size=2),
+    failures=st.lists(st.sampled_from(["baseline: 2 regressions", "the session did not finish"]), max_size=2),
     exitstatus=st.sampled_from([None, 0, 1, 2, 4]),
     floor_holds=st.booleans(),
 )
 def test_the_box_says_what_run_verdict_says(
-    verdicts: list[str], reasons: list[str], exitstatus: int | None, floor_holds: bool
+    verdicts: list[str], failures: list[str], exitstatus: int | None, floor_holds: bool
 ) -> None:
     items: list[ItemResult] = [make_result(id=f"s/item-{i}", verdict=v) for i, v in enumerate(verdicts)]
-    outcome = GateOutcome(items=items, checks=[_floor(floor_holds)], reasons=list(reasons), exitstatus=exitstatus)
+    judged = [_floor(floor_holds), *(fails(reason) for reason in failures)]
+    outcome = GateOutcome(items=items, judged=judged, exitstatus=exitstatus)
     outcome.failed_items = [f"{row.key} [{row.engine}]" for row in items if row.verdict != "correct"]
     expected = run_verdict(outcome.to_dict(), items)
     word, shown_reasons = box(str(verdict_section_html(outcome, items)))
