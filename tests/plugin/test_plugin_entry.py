@@ -9,9 +9,14 @@ gets the options and nothing else, in a project that configures the plugin (ttsb
 
 from __future__ import annotations
 
-import pytest
+from types import SimpleNamespace
+from typing import cast
 
-from pytest_ttsbench.plugin import SESSION_PLUGIN
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pytest_ttsbench.plugin import SESSION_PLUGIN, runs_a_benchmark
 
 
 def _registered(pytester: pytest.Pytester, *args: str) -> bool:
@@ -85,3 +90,30 @@ def test_a_run_with_nothing_to_explain_parses_its_command_line_as_pytest_alone_d
     assert _command_line_parses(pytester, monkeypatch, "-k", "own") == alone
     # the contrast: an argument of ours is parsed once more, to explain it if pytest does not know it
     assert _command_line_parses(pytester, monkeypatch, "-k", "own", "--tts-cache=off") == alone + 1
+
+
+#: command-line arguments: folders, test modules, node ids, case files and other files, options' values
+ARGUMENTS = st.builds(
+    lambda stem, suffix, node: stem + suffix + node,
+    st.sampled_from(["tests", "cases/demo", "pkg/test_x", "a.b/c", "data"]),
+    st.sampled_from(["", ".py", ".yaml", ".yml", ".jsonl", ".json", ".txt", ".YAML"]),
+    st.sampled_from(["", "::test_one", "::demo[years/y-1]"]),
+)
+
+
+@given(
+    args=st.lists(ARGUMENTS, max_size=4),
+    engine=st.sampled_from([None, ["espeak"]]),
+    pack=st.sampled_from([None, [], ["en-numerals"]]),
+    from_command_line=st.booleans(),
+)
+def test_a_run_is_ours_only_with_an_engine_a_pack_or_a_benchmark_file_on_the_command_line(
+    args: list[str], engine: list[str] | None, pack: list[str] | None, from_command_line: bool
+) -> None:
+    """The whole family of plain runs (#38): whatever folders, modules and node ids they name, and
+    whatever testpaths the project configures, none is ours unless the command line says so."""
+    source = pytest.Config.ArgsSource.ARGS if from_command_line else pytest.Config.ArgsSource.TESTPATHS
+    options = {"tts_engine": engine, "tts_pack": pack}
+    config = SimpleNamespace(getoption=options.__getitem__, args=args, args_source=source)
+    named = from_command_line and any(arg.split("::")[0].endswith((".yaml", ".yml", ".jsonl")) for arg in args)
+    assert runs_a_benchmark(cast(pytest.Config, config)) == bool(engine or pack or named)
