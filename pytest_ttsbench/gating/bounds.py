@@ -43,6 +43,7 @@ from typing import Any, Protocol, TypeVar, cast
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.plugin_options import ALLOW_UNMEASURED_OPTION as ALLOW_UNMEASURED_OPTION
 from pytest_ttsbench.support.plugin_options import GATE_DECIDES_EXIT_OPTION as GATE_DECIDES_EXIT_OPTION
+from pytest_ttsbench.support.record_dicts import NOT_WRITTEN, record_dict
 from pytest_ttsbench.support.text import closest_names
 
 HELD, BREACHED, TOO_FEW, NOT_JUDGED, NOT_MEASURED, NOT_SELECTED, MATCHES_NOTHING = (
@@ -73,9 +74,9 @@ class Judged:
     engine: str | None = None
     detail: str = ""
     #: why it fails the gate, one line each (breached and matches nothing; not measured says ``detail``)
-    reasons: tuple[str, ...] = ()
+    reasons: tuple[str, ...] = field(default=(), metadata=NOT_WRITTEN)
     #: what was measured (a floor's bucket figures, a quality check, a latency check ...): the tables' rows
-    measured: Any = field(default=None, compare=False, repr=False)
+    measured: Any = field(default=None, compare=False, repr=False, metadata=NOT_WRITTEN)
 
     @property
     def failing(self) -> bool:
@@ -88,14 +89,7 @@ class Judged:
         return f"{self.kind} {self.name}{engine} ({self.source}){detail}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "name": self.name,
-            "source": self.source,
-            "engine": self.engine,
-            "status": self.status,
-            "detail": self.detail,
-        }
+        return record_dict(self, order=("kind", "name", "source", "engine", "status", "detail"))
 
 
 @dataclass(frozen=True)

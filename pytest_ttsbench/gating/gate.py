@@ -50,11 +50,10 @@ from pytest_ttsbench.run_model.clip_reuse import CacheUse, cache_use
 from pytest_ttsbench.run_model.provenance import RunHeader
 from pytest_ttsbench.run_model.repeats import RepeatedItem, aggregate, nondeterministic_engines
 from pytest_ttsbench.run_model.results import ItemResult
-from pytest_ttsbench.support.atomic_files import write_atomically
-from pytest_ttsbench.support.json_documents import dump_json
 
 if TYPE_CHECKING:  # numpy and scipy load only when a run has quality figures to gate
-    from pytest_ttsbench.quality.gates import QualityBound, QualityCheck
+    from pytest_ttsbench.gating.quality import QualityCheck
+    from pytest_ttsbench.quality.bounds import QualityBound
     from pytest_ttsbench.quality.repeats import GenerationSpread
 
 
@@ -213,7 +212,8 @@ class GateOutcome:
 
     @property
     def quality_checks(self) -> list[QualityCheck]:
-        from pytest_ttsbench.quality.gates import KINDS, MEASURE_ORDER
+        from pytest_ttsbench.gating.quality import MEASURE_ORDER
+        from pytest_ttsbench.quality.bounds import KINDS
 
         checks: list[QualityCheck] = self._measured("quality")
         return sorted(checks, key=lambda c: (c.bucket, MEASURE_ORDER[c.measure], KINDS.index(c.kind)))
@@ -278,91 +278,6 @@ class GateOutcome:
                 "collect, a test of the project's own, a known gap passing under --tts-strict-xfail)"
             )
         return reasons or ["the session failed (pytest exit status 1)"]
-
-    def nondeterminism_lines(self) -> list[str]:
-        """What the run saw of engines that answer identical requests with different audio."""
-        lines = []
-        for engine, (varied, checked) in sorted(self.nondeterministic.items()):
-            advice = (
-                "set `repeats: 3` in its profile (or --tts-repeats 3) so verdicts are rates, not single draws"
-                if self.repeats < 2
-                else f"each item's verdict is taken over {self.repeats} generations"
-            )
-            lines.append(
-                f"{engine} is not deterministic: identical requests gave different audio "
-                f"({varied} of {checked} checked); {advice}"
-            )
-        return lines
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "exitstatus": self.exitstatus,
-            # the exit status's verdict: a dashboard reading this file is never told a failed run passed
-            "passed": self.passed,
-            "gate_passed": not self.reasons,
-            "reasons": self.reasons,
-            # what set the exit status: pytest's model (each item a test) or the gate alone
-            "gate_decides_exit": self.gate_decides_exit,
-            "failed_items": list(self.failed_items),
-            "exit_reasons": self.exit_reasons(),
-            "coverage": [engine.to_dict() for engine in self.coverage],
-            "missing_shards": list(self.missing_shards),
-            "unverified": list(self.unverified),
-            "bounds": [entry.to_dict() for entry in self.judged],
-            "thresholds": self.checks,
-            "known_gaps": {
-                "xfailed": list(self.xfailed),
-                "fixed": list(self.fixed_gaps),
-                "unmatched": {k: list(v) for k, v in self.unmatched_gaps.items()},
-                "updated_files": list(self.updated_gap_files),
-            },
-            "repeats": self._repeats_dict(),
-            "nondeterministic": {
-                engine: {"varied": varied, "checked": checked}
-                for engine, (varied, checked) in sorted(self.nondeterministic.items())
-            },
-            "cache": self.cache.to_dict(),
-        }
-        return data | self._sections()
-
-    def _repeats_dict(self) -> dict[str, Any]:
-        several = self.repeats > 1
-        return {
-            "n": self.repeats,
-            "policy": self.repeat_policy,
-            "items": [item.to_dict() for item in self.repeated] if several else [],
-            "inconsistent": [f"{i.key} [{i.engine}]" for i in self.inconsistent] if several else [],
-            "flaky": [f"{i.key} [{i.engine}]" for i in self.flaky],
-            "excused_failures": list(self.excused),
-        }
-
-    def _sections(self) -> dict[str, Any]:
-        """The gate file's sections a run has only when it used them: quality, latency, snapshots, baseline."""
-        quality, latency, changes = self.quality_checks, self.latency, self.latency_changes
-        sections: dict[str, Any] = {}
-        if self.quality_models or quality:
-            sections["quality"] = {
-                "models": dict(self.quality_models),
-                "summary": list(self.quality_summary),
-                "gates": [check.to_dict() for check in quality],
-                "repeats": [spread.to_dict() for spread in self.quality_spreads],
-            }
-        if latency or changes:
-            sections["latency"] = {
-                "budgets": [c.to_dict() for c in latency],
-                "baseline": [c.to_dict() for c in changes],
-            }
-        if self.snapshot_mode != "off":
-            sections["snapshots"] = {"mode": self.snapshot_mode, "engines": [c.to_dict() for c in self.snapshots]}
-        if self.comparison is not None:
-            sections["baseline"] = {
-                "path": self.baseline_path,
-                **self.comparison.to_dict(),
-                "blocking_regressions": list(self.blocking_regressions),
-                "rule": self.regression_rule.to_dict(),
-                "unattributed_regressions": list(self.unattributed_regressions),
-            }
-        return sections
 
 
 def _table_order(check: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -438,7 +353,8 @@ def scoped_bounds(config: GateConfig, collected: Collected) -> list[ScopedBound]
     floors = settle_floors(config.floors, config.floor_settings, collected.suite_thresholds, collected.suite_sources)
     if not any(config.quality_layers) and not collected.suite_quality:
         return list(floors)
-    from pytest_ttsbench.quality.gates import case_file_layer, settle_quality
+    from pytest_ttsbench.gating.quality import settle_quality
+    from pytest_ttsbench.quality.bounds import case_file_layer
 
     return [*floors, *settle_quality([*config.quality_layers, case_file_layer(collected.suite_quality)])]
 
@@ -708,7 +624,3 @@ def final_status(outcome: GateOutcome, status: int) -> int:
     left_to_gate = only_items and bool(outcome.excused or (outcome.gate_decides_exit and outcome.failed_items))
     failed = status == 1 and not left_to_gate
     return 1 if failed or outcome.reasons else 0
-
-
-def write_gate(path: Path, outcome: GateOutcome) -> None:
-    write_atomically(path, dump_json(outcome.to_dict(), null_non_finite=True, ensure_ascii=False, indent=2) + "\n")

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from pytest_ttsbench.gating.gate import GateConfig
     from pytest_ttsbench.gating.latency import LatencyBudget, SlowdownRule
     from pytest_ttsbench.gating.thresholds import Floor
-    from pytest_ttsbench.quality.gates import QualityBound
+    from pytest_ttsbench.quality.bounds import QualityBound
     from pytest_ttsbench.run_model.provenance import RunHeader
     from pytest_ttsbench.run_model.results import ItemResult
 
@@ -151,7 +151,7 @@ def build_gate_config(
     Raises :class:`GateOptionError` naming the option or file at fault.
     """
     from pytest_ttsbench.gating.gate import GateConfig
-    from pytest_ttsbench.quality.gates import allow_model_change
+    from pytest_ttsbench.quality.bounds import allow_model_change
 
     rule = _regression_rule(options)
     bounds = _parse_bounds(settings, engines, options)
@@ -199,7 +199,7 @@ def _regression_rule(options: GateOptions) -> RegressionRule:
 
 def _parse_bounds(settings: Settings, engines: Sequence[str], options: GateOptions) -> _Bounds:
     """Floors, latency budgets and slowdowns, quality bounds (options over the configuration) and known gaps."""
-    from pytest_ttsbench.quality.gates import override_layers
+    from pytest_ttsbench.quality.bounds import override_layers
 
     where = str(settings.source or "configuration")
     try:
@@ -253,7 +253,7 @@ def _refuse_unmeasured(
     chosen: MeasureSetsChoice,
 ) -> None:
     """A floor, ceiling or tolerance the run could only pass over nothing is refused before it is gated."""
-    from pytest_ttsbench.quality.gates import unmeasured_bounds_error
+    from pytest_ttsbench.quality.bounds import unmeasured_bounds_error
 
     # Recorded transcripts have no clip to measure: the bounds are not asked of such engines.
     clip_engines = settings.clip_engines(engines)

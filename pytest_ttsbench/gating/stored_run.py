@@ -31,7 +31,6 @@ from pytest_ttsbench.gating.gate import (
     final_status,
     scoped_bounds,
     scopes_of,
-    write_gate,
     write_gate_updates,
 )
 from pytest_ttsbench.gating.known_gaps import KnownGaps
@@ -43,6 +42,7 @@ from pytest_ttsbench.gating.options import (
     build_gate_config,
 )
 from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, require_one_protocol, under_protocol
+from pytest_ttsbench.reporting.gate_file import write_gate
 from pytest_ttsbench.run_model.manifest import UnverifiedRunError, verify_recorded_run
 from pytest_ttsbench.run_model.provenance import RunHeader, read_header
 from pytest_ttsbench.run_model.reader import gate_path

@@ -191,7 +191,9 @@ class Floor:
         """Whether the floor speaks for a bucket: a category (or :data:`ALL_SUITES`' slice) of a suite."""
         if is_slice(key) or is_slice(self.key):
             return self.key == key and (self.suite == suite or (self.suite is None and suite == ALL_SUITES))
-        return self.key in (key, DEFAULT_KEY) and self.suite in (None, suite) and suite != ALL_SUITES
+        if suite == ALL_SUITES:  # a category named across suites where no suite the engine played defines it
+            return self.suite is None and self.key == key
+        return self.key in (key, DEFAULT_KEY) and self.suite in (None, suite)
 
     def in_force(self, suite: str, key: str) -> bool:
         """Whether this is the floor a bucket is judged against: it covers it and no rival outranks it."""
@@ -314,8 +316,10 @@ def _slice_values(field_name: str, scopes: Mapping[str, SuiteScope], suites: Seq
 
 
 def config_floors(raw: Mapping[str, Any], where: str = "configuration") -> tuple[list[Floor], FloorSettings]:
-    """The configuration's ``thresholds``: numbers are categories (or slices), mappings are suites."""
-    floors: list[Floor] = []
+    """The configuration's ``thresholds``: numbers are categories (or slices), mappings are suites.
+
+    Two keys naming one floor (``form=w`` and ``form = w``) leave one: the later, as in the mapping."""
+    floors: dict[tuple[str | None, str], Floor] = {}
     for key, value in raw.items():
         if key in SETTING_KEYS:
             continue
@@ -323,15 +327,12 @@ def config_floors(raw: Mapping[str, Any], where: str = "configuration") -> tuple
         for category, floor in inner:
             suite, name = (None, str(key)) if category is None else (str(key), str(category))
             field_name = f"{where}: field thresholds.{key}" + ("" if category is None else f".{category}")
-            floors.append(
-                Floor(suite, _floor_key(name, field_name), _check_floor(floor, field_name), where, False, CONFIG_RANK)
+            checked = Floor(
+                suite, _floor_key(name, field_name), _check_floor(floor, field_name), where, False, CONFIG_RANK
             )
-    settings = FloorSettings.checked(
-        raw.get(MIN_N_KEY),
-        raw.get(FLOOR_ON_KEY),
-        (f"{where}: field thresholds.min_n", f"{where}: field thresholds.floor_on"),
-    )
-    return floors, settings
+            floors[(checked.suite, checked.key)] = checked
+    fields = (f"{where}: field thresholds.min_n", f"{where}: field thresholds.floor_on")
+    return list(floors.values()), FloorSettings.checked(raw.get(MIN_N_KEY), raw.get(FLOOR_ON_KEY), fields)
 
 
 def _floor_key(key: str, where: str) -> str:

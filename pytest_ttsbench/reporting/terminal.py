@@ -225,6 +225,22 @@ def floor_rows(outcome: GateOutcome) -> list[list[str]]:
 GATE_HEADER = ("gate", "engine", "suite", "category", "correct/n", "strict acc", "floor", "95% CI")
 
 
+def nondeterminism_lines(outcome: GateOutcome) -> list[str]:
+    """What the run saw of engines that answer identical requests with different audio."""
+    lines = []
+    for engine, (varied, checked) in sorted(outcome.nondeterministic.items()):
+        advice = (
+            "set `repeats: 3` in its profile (or --tts-repeats 3) so verdicts are rates, not single draws"
+            if outcome.repeats < 2
+            else f"each item's verdict is taken over {outcome.repeats} generations"
+        )
+        lines.append(
+            f"{engine} is not deterministic: identical requests gave different audio "
+            f"({varied} of {checked} checked); {advice}"
+        )
+    return lines
+
+
 def gate_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:
     """The release gate (a :class:`~pytest_ttsbench.gating.gate.GateOutcome`) as text lines.
 
@@ -264,7 +280,7 @@ def gate_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:
             f"{1000 * change.baseline:.0f} ms ({change.ratio:.2f}x, tolerance +{100 * change.tolerance:.0f}%)"
         )
     lines += snapshot_lines(outcome, base)
-    lines += outcome.nondeterminism_lines()
+    lines += nondeterminism_lines(outcome)
     if outcome.flaky:
         lines.append(f"flaky items ({len(outcome.flaky)}): generations disagree, the verdict is a rate")
         lines += [

@@ -33,13 +33,13 @@ from pytest_ttsbench.gating.gate import (
     evaluate_gate,
     final_status,
     scoped_bounds,
-    write_gate,
     write_gate_updates,
 )
 from pytest_ttsbench.gating.known_gaps import KnownGaps
 from pytest_ttsbench.gating.options import GateOptionError, MeasureSetsChoice, build_gate_config, read_gate_options
 from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, Protocol, under_protocol
 from pytest_ttsbench.quality.measures import DEFAULT_DNSMOS_WINDOWING, DEFAULT_SETS
+from pytest_ttsbench.reporting.gate_file import write_gate
 from pytest_ttsbench.reporting.gate_item import GATE_NODEID
 from pytest_ttsbench.run_model.clip_reuse import ClipReuse, ReuseError, reuse_choice
 from pytest_ttsbench.run_model.provenance import header_path, write_header

@@ -1,13 +1,8 @@
-"""Gates on quality measures, apart from accuracy: floors, ceilings and tolerance against a baseline.
+"""The gate's quality bounds: each floor, ceiling and tolerance judged on the buckets where it is in force.
 
-A bound names a measure and, optionally, a scope: names that must each equal the engine, the
-suite or the category of a bucket (``piper/dnsmos_ovrl=3.2``, ``en-numerals/years/
-speaking_rate=9``). The figure gated is the bucket's mean over its clips, per engine × suite ×
-category. Bounds come from three layers, highest precedence first: the command line
-(``--tts-quality-floor``, ``--tts-quality-ceiling``, ``--tts-quality-tolerance``), the
-configuration's ``quality`` section, and a case file's ``quality`` section (scoped to its
-suite). For each bucket and measure the first layer with a matching bound wins, and within a
-layer the bound with the most scope names.
+The figure gated is a bucket's mean over its clips, per engine × suite × category. For each bucket
+and measure the first layer with a matching bound wins (command line, configuration, case file),
+and within a layer the bound with the most scope names: :func:`settle_quality` settles that once.
 
 Tolerance compares with the same bucket of a baseline results file: for a measure where higher
 is better, a drop of more than the tolerance fails; where lower is better, a rise; for neutral
@@ -16,22 +11,15 @@ ones (loudness, pace, peak), a move either way. Two rules keep it from judging w
 * Like with like. A bucket is judged only when its clips were measured alike on both sides: the
   distinct provenance strings of the measure's set (``quality_models[set]``: model, version,
   settings) among the bucket's clips must be the same. Otherwise the check is *not comparable*:
-  it is no evidence about the voice, and the gate fails asking for a baseline measured with the
-  current measures, unless ``--tts-allow-quality-model-change`` (``quality.allow_model_change``)
-  says to judge it anyway. A clip whose row has no provenance counts as :data:`UNRECORDED`, so
-  recorded on one side only is a difference, and unrecorded on both sides is not (nothing shows
-  the measurements differ).
-* Never over nothing. A bucket the baseline has no figure for is shown as such (a new category is
-  normal), but a tolerance bound that applies to buckets of this run and judges none of them
-  fails the gate, saying why (no baseline figures, not comparable, no figures in this run).
-
-Floors and ceilings never pass over nothing either. A bucket of this run that a bound applies to
-but that has no figure for its measure (the measure's set was not chosen, or every clip failed
-before it was measured) is listed as *no figures*, not judged; a bound of any kind that applies
-to buckets of this run and judges none of them fails the gate (:func:`unjudged_bounds`). The
-obvious case is refused before anything runs (:func:`unmeasured_bounds_error`): a bound that
-surely applies to the run (no scope, or only the run's engines) on a measure whose set the run
-does not take. A bound whose scope matches nothing in the run is not asked of it.
+  it is no evidence about the voice, so it is ``not measured`` and fails the gate asking for a
+  baseline measured with the current measures, unless ``--tts-allow-quality-model-change``
+  (``quality.allow_model_change``) says to judge it anyway. A clip whose row has no provenance
+  counts as :data:`UNRECORDED`, so recorded on one side only is a difference, and unrecorded on
+  both sides is not (nothing shows the measurements differ).
+* Never over nothing. A bucket without a figure beside judged ones is ``not judged`` (a new
+  category the baseline has no figure for is normal), but a bound that applies to buckets of this
+  run and judges none of them is ``not measured`` and says why (no figures in this run, no
+  baseline figures, not comparable). A bound whose scope matches nothing in the run is not asked.
 """
 
 from __future__ import annotations
@@ -44,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pytest_ttsbench.gating.bounds import (
     BREACHED,
     HELD,
+    MATCHES_NOTHING,
     NOT_JUDGED,
     NOT_MEASURED,
     Judged,
@@ -51,24 +40,15 @@ from pytest_ttsbench.gating.bounds import (
     SuiteScope,
     closest,
 )
-from pytest_ttsbench.quality.measures import MEASURES, QualityOptionError, measure
-from pytest_ttsbench.support.checked_numbers import FINITE, NON_NEGATIVE, NumberError, checked_number, parse_number
+from pytest_ttsbench.quality.bounds import KINDS, Kind, QualityBound, no_figures_hint
+from pytest_ttsbench.quality.measures import MEASURES, measure
 from pytest_ttsbench.support.record_dicts import NOT_WRITTEN, record_dict, written_as
 
 if TYPE_CHECKING:  # the summaries need numpy and scipy: loaded only when a gate is evaluated
     from pytest_ttsbench.quality.summary import MeasureSummary
     from pytest_ttsbench.run_model.results import ItemResult
 
-Kind = Literal["floor", "ceiling", "tolerance"]
 Status = Literal["ok", "breached", "no figures", "no baseline figure", "not comparable"]
-KINDS: tuple[Kind, ...] = ("floor", "ceiling", "tolerance")
-#: The key of each kind in a configuration or case file's ``quality`` section.
-SECTION_KEYS: dict[str, Kind] = {"floors": "floor", "ceilings": "ceiling", "tolerance": "tolerance"}
-OPTION_NAMES: dict[Kind, str] = {
-    "floor": "--tts-quality-floor",
-    "ceiling": "--tts-quality-ceiling",
-    "tolerance": "--tts-quality-tolerance",
-}
 BY = ("engine", "suite", "category")
 #: The provenance of a clip whose row records none (written by hand or by another tool).
 UNRECORDED = "(not recorded)"
@@ -76,57 +56,42 @@ ALLOW_MODEL_CHANGE_OPTION = "--tts-allow-quality-model-change"
 
 
 @dataclass(frozen=True)
-class QualityBound:
-    """One floor, ceiling or tolerance on a measure, for the buckets its scope matches: a gate bound.
+class QualityLimit:
+    """A quality bound as the gate judges it: its layer (``rank``, 0 the command line) and its rivals.
 
-    Once :func:`settle_quality` has run, ``rank`` is its layer (0 the command line) and ``rivals``
-    every other bound, so it knows the buckets where it is the one in force (the first layer with a
-    matching bound, then the most scope names): precedence settled once, for every reader.
+    It knows the buckets where it is the one in force (the first layer with a matching bound, then
+    the most scope names): precedence settled once by :func:`settle_quality`, for every reader.
     """
 
-    kind: Kind
-    measure: str
-    value: float
-    scope: tuple[str, ...] = ()
-    source: str = ""
-    rank: int = field(default=0, compare=False)
-    rivals: tuple[QualityBound, ...] = field(default=(), compare=False, repr=False)
-
-    def matches(self, bucket: Sequence[str]) -> bool:
-        return all(name in bucket for name in self.scope)
-
-    def describe(self) -> str:
-        """``floor piper/dnsmos_ovrl=3.2 (--tts-quality-floor)``: the bound as written, and where."""
-        where = f" ({self.source})" if self.source else ""
-        return f"{self.kind} {self.written}{where}"
+    bound: QualityBound
+    rank: int = 0
+    #: every other bound of the run, with its layer
+    rivals: tuple[tuple[QualityBound, int], ...] = field(default=(), compare=False, repr=False)
 
     @property
-    def written(self) -> str:
-        """``piper/dnsmos_ovrl=3.2``: scope, measure and value as the user wrote them."""
-        return f"{'/'.join((*self.scope, self.measure))}={self.value:g}"
+    def kind(self) -> str:
+        return f"quality {self.bound.kind}"
 
     @property
     def title(self) -> str:
-        return f"quality {self.describe()}"
+        return f"quality {self.bound.describe()}"
 
-    def _precedence(self) -> tuple[int, int]:
-        return (self.rank, -len(self.scope))
+    def describe(self) -> str:
+        return self.bound.describe()
 
     def in_force(self, bucket: Sequence[str]) -> bool:
         """Whether this is the bound a bucket is judged against: it matches and no rival outranks it."""
-        mine = self._precedence()
-        return self.matches(bucket) and not any(
-            rival.kind == self.kind
-            and rival.measure == self.measure
-            and rival.matches(bucket)
-            and rival._precedence() < mine
-            for rival in self.rivals
-        )
+        me = self.bound
+        return me.matches(bucket) and not any(
+            rival.kind == me.kind and rival.measure == me.measure and rival.matches(bucket)
+            and (rank, -len(rival.scope)) < (self.rank, -len(me.scope))
+            for rival, rank in self.rivals
+        )  # fmt: skip
 
     def scope_problem(self, scopes: Mapping[str, SuiteScope], engines: Sequence[str]) -> str | None:
         """Why the scope (engine, suite or category names) matches nothing, or None."""
         names = set(engines) | set(scopes) | {c for s in scopes.values() for c in s.categories}
-        missing = [name for name in self.scope if name not in names]
+        missing = [name for name in self.bound.scope if name not in names]
         if not missing:
             return None
         return "; ".join(f"no engine, suite or category {name!r} ({closest(name, names)})" for name in missing)
@@ -134,28 +99,29 @@ class QualityBound:
     def judge(self, run: RunFacts) -> list[Judged]:
         """The bound on every bucket of the run where it is in force; one that judged none of them is
         ``not measured``, saying why (no figures, no baseline figures, measured by other models)."""
+        problem = self.scope_problem(run.scopes, run.extra.get("engine_profiles") or run.engines)
+        if problem is not None:
+            reason = f"{self.title} matches nothing: {problem}"
+            return [Judged(self.kind, self.describe(), self.bound.source, MATCHES_NOTHING, None, problem, (reason,))]
         buckets = [bucket for bucket in _run_buckets(run.results) if self.in_force(bucket)]
         if not buckets:
             return []  # its scope matches nothing of this run: not asked of it
-        kind = f"quality {self.kind}"
-        checks = [_quality_check(self, bucket, run) for bucket in buckets] if self._comparable(run) else []
+        comparable = self.bound.kind != "tolerance" or run.baseline is not None
+        checks = [_quality_check(self.bound, bucket, run) for bucket in buckets] if comparable else []
         # Measured by other models than the baseline's: no evidence about the voice, so not measured, and
         # said once per measure set with what to do about it.
         unlike = tuple(change.reason() for change in model_changes(c for c in checks if not c.judged))
         judged = [
-            Judged(kind, f"{c.suite}/{c.category}/{c.measure}={c.limit:g}", c.source, _status(c), c.engine,
+            Judged(self.kind, f"{c.suite}/{c.category}/{c.measure}={c.limit:g}", c.source, _status(c), c.engine,
                    "" if c.judged else c.status,
                    (f"quality: {c.describe()}",) if c.breached else unlike if _status(c) == NOT_MEASURED else (), c)
             for c in checks
         ]  # fmt: skip
         if not any(check.judged for check in checks):
-            why = _nothing_judged(self, buckets, checks, run)
+            why = _nothing_judged(self.bound, buckets, checks, run)
             reason = f"quality: {self.describe()} {why}"
-            judged.append(Judged(kind, self.written, self.source, NOT_MEASURED, None, why, (reason,)))
+            judged.append(Judged(self.kind, self.bound.written, self.bound.source, NOT_MEASURED, None, why, (reason,)))
         return judged
-
-    def _comparable(self, run: RunFacts) -> bool:
-        return self.kind != "tolerance" or run.baseline is not None
 
 
 def _status(check: QualityCheck) -> str:
@@ -164,75 +130,16 @@ def _status(check: QualityCheck) -> str:
     return NOT_MEASURED if check.status == "not comparable" else NOT_JUDGED
 
 
-def settle_quality(layers: Sequence[Sequence[QualityBound]]) -> list[QualityBound]:
+def settle_quality(layers: Sequence[Sequence[QualityBound]]) -> list[QualityLimit]:
     """Every quality bound of the run, highest precedence first, each knowing its layer and rivals."""
     seen: set[int] = set()
-    bounds: list[QualityBound] = []
+    ranked: list[tuple[QualityBound, int]] = []
     for rank, layer in enumerate(layers):
-        bounds += [replace(b, rank=rank) for b in layer if id(b) not in seen]
-        seen |= {id(b) for b in layer}
-    return [replace(bound, rivals=tuple(b for b in bounds if b is not bound)) for bound in bounds]
-
-
-def _number(value: Any, where: str, kind: Kind) -> float:
-    """A bound's value: any finite number, and not negative for a tolerance (a move the wrong way)."""
-    try:
-        return float(checked_number(value, f"{where}: a {kind}", NON_NEGATIVE if kind == "tolerance" else FINITE))
-    except NumberError as exc:
-        raise QualityOptionError(str(exc)) from None
-
-
-def parse_cli_bounds(values: Sequence[str], kind: Kind) -> list[QualityBound]:
-    """``["dnsmos_ovrl=3.0", "piper/dnsmos_ovrl=3.2"]`` → bounds; a bad entry names the option and itself."""
-    option = OPTION_NAMES[kind]
-    bounds: list[QualityBound] = []
-    for entry in values:
-        name, sep, number = entry.partition("=")
-        parts = [p.strip() for p in name.split("/")]
-        if not sep or not all(parts):
-            raise QualityOptionError(f"{option} {entry!r}: expected [SCOPE/...]MEASURE=VALUE")
-        where = f"{option} {entry!r}"
-        measure(parts[-1], where)
-        try:
-            value = parse_number(number.strip(), f"{where}: a {kind}")
-        except NumberError as exc:
-            raise QualityOptionError(str(exc)) from None
-        bounds.append(QualityBound(kind, parts[-1], _number(value, where, kind), tuple(parts[:-1]), option))
-    return bounds
-
-
-def section_bounds(section: Any, where: str, scope: tuple[str, ...] = ()) -> list[QualityBound]:
-    """Bounds from a ``quality`` section: ``{floors: {dnsmos_ovrl: 3, piper: {dnsmos_ovrl: 3.2}}, ...}``.
-
-    Under ``floors``, ``ceilings`` and ``tolerance``, a key holding a number is a measure and a key
-    holding a mapping is a scope (an engine, suite or category name, or several joined by ``/``).
-    """
-    if section is None:
-        return []
-    if not isinstance(section, Mapping):
-        raise QualityOptionError(f"{where}: field quality must be a mapping")
-    bounds: list[QualityBound] = []
-    for key, kind in SECTION_KEYS.items():
-        entries = section.get(key)
-        if entries is None:
-            continue
-        if not isinstance(entries, Mapping):
-            raise QualityOptionError(f"{where}: field quality.{key} must be a mapping of measure to number")
-        bounds += _entries(entries, kind, f"{where}: field quality.{key}", scope)
-    return bounds
-
-
-def _entries(entries: Mapping[str, Any], kind: Kind, where: str, scope: tuple[str, ...]) -> list[QualityBound]:
-    bounds: list[QualityBound] = []
-    for key, value in entries.items():
-        field_where = f"{where}.{key}"
-        if isinstance(value, Mapping):
-            inner = tuple(p for p in str(key).split("/") if p)
-            bounds += _entries(value, kind, field_where, scope + inner)
-            continue
-        measure(str(key), field_where)
-        bounds.append(QualityBound(kind, str(key), _number(value, field_where, kind), scope, where.split(":")[0]))
-    return bounds
+        ranked += [(bound, rank) for bound in layer if id(bound) not in seen]
+        seen |= {id(bound) for bound in layer}
+    return [
+        QualityLimit(bound, rank, tuple(other for other in ranked if other[0] is not bound)) for bound, rank in ranked
+    ]
 
 
 #: the keys of a quality check in the gate file, in their order there
@@ -385,11 +292,12 @@ def evaluate_quality(
     """Every bucket of the run × bounded measure, in table order, with or without a figure (the checks
     the settled bounds judge; see :meth:`QualityBound.judge`)."""
     rows = tuple(results)
-    run = RunFacts(
-        rows, rows, tuple(dict.fromkeys(r.engine for r in rows)),
-        baseline=None if baseline is None else tuple(baseline),
-        extra={"allow_quality_model_change": allow_model_change},
-    )  # fmt: skip
+    suites = {row.suite for row in rows}
+    scopes = {s: SuiteScope.of((r.category, r.language, r.facets) for r in rows if r.suite == s) for s in suites}
+    engines = tuple(dict.fromkeys(r.engine for r in rows))
+    made_before = None if baseline is None else tuple(baseline)
+    extra = {"allow_quality_model_change": allow_model_change}
+    run = RunFacts(rows, rows, engines, scopes, made_before, extra)
     checks = [j.measured for b in settle_quality(bounds_by_layer) for j in b.judge(run) if j.measured is not None]
     return sorted(checks, key=lambda c: (c.bucket, MEASURE_ORDER[c.measure], KINDS.index(c.kind)))
 
@@ -513,70 +421,3 @@ def _nothing_judged(
         )
     verb = "compared" if bound.kind == "tolerance" else "checked"
     return f"{verb} nothing: it applies to {len(buckets)} bucket(s) of this run and judged none; " + "; ".join(why)
-
-
-def no_figures_hint(name: str, quality_sets: Sequence[str] | None) -> str:
-    """Why a run has no figures for ``name``, as far as the run's chosen measure sets tell."""
-    measure_set = measure(name, "quality gate").measure_set
-    if quality_sets is not None and measure_set in quality_sets:
-        return "none of their clips has a figure: each failed before it was measured, or the measure does not apply"
-    if quality_sets is not None:
-        return f"--tts-quality {measure_set} measures them; this run measured {', '.join(quality_sets) or 'none'}"
-    return f"--tts-quality {measure_set} measures them"
-
-
-def unmeasured_bounds_error(
-    bounds_by_layer: Sequence[Sequence[QualityBound]],
-    quality_sets: Sequence[str],
-    engines: Sequence[str],
-    chosen_by: str,
-    advice: str,
-) -> str | None:
-    """The refusal, before anything runs, of bounds that surely apply to the run but cannot be judged.
-
-    A bound surely applies when its scope is empty or names only engines of this run (a suite or
-    category scope may match nothing selected: that is left to :func:`unjudged_bounds` at the
-    gate). It cannot be judged when its measure's set is not among ``quality_sets``. ``chosen_by``
-    says where the sets came from; ``advice`` is said with the sets to add (``{sets}``).
-    """
-    missing: dict[str, list[QualityBound]] = {}
-    for layer in bounds_by_layer:
-        for bound in layer:
-            measure_set = measure(bound.measure, "quality gate").measure_set
-            if measure_set not in quality_sets and all(name in engines for name in bound.scope):
-                missing.setdefault(measure_set, []).append(bound)
-    if not missing:
-        return None
-    wanted = ",".join([*quality_sets, *missing])
-    named = "; ".join(
-        f"{', '.join(b.describe() for b in bounds)} needs the {measure_set} measure set"
-        for measure_set, bounds in missing.items()
-    )
-    taken = ", ".join(quality_sets) or "none"
-    return f"{named}, which this run does not take ({chosen_by}: {taken}); " + advice.format(sets=wanted)
-
-
-def allow_model_change(option: bool, config_section: Mapping[str, Any]) -> bool:
-    """``--tts-allow-quality-model-change``, or the configuration's ``quality.allow_model_change``."""
-    return bool(option or config_section.get("allow_model_change"))
-
-
-def override_layers(
-    config_section: Mapping[str, Any],
-    where: str,
-    floors: Sequence[str],
-    ceilings: Sequence[str],
-    tolerance: Sequence[str],
-) -> list[list[QualityBound]]:
-    """The command line's bounds, then the configuration's: the layers above every case file's own."""
-    cli = parse_cli_bounds(floors, "floor") + parse_cli_bounds(ceilings, "ceiling")
-    cli += parse_cli_bounds(tolerance, "tolerance")
-    return [cli, section_bounds(config_section, where)]
-
-
-def case_file_layer(sections: Mapping[str, Mapping[str, Any]]) -> list[QualityBound]:
-    """Every suite's own ``quality`` section, each scoped to its suite (already validated when loaded)."""
-    bounds: list[QualityBound] = []
-    for suite, section in sorted(sections.items()):
-        bounds += section_bounds(section, f"suite {suite}", (suite,))
-    return bounds
