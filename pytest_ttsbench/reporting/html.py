@@ -37,6 +37,7 @@ from markupsafe import Markup, escape
 from pytest_ttsbench.figures.summary import Bucket, summarize
 from pytest_ttsbench.gating.baseline import provenance_lines
 from pytest_ttsbench.registry import MissingDependency
+from pytest_ttsbench.reporting.gate_file import gate_document
 from pytest_ttsbench.reporting.run_verdict import run_verdict
 from pytest_ttsbench.reporting.templating import macro, render, stylesheet
 from pytest_ttsbench.reporting.terminal import SessionSummary, floor_rows, nondeterminism_lines, percent
@@ -363,7 +364,8 @@ def verdict_section_html(
     failed = failed_item_rows(items, clips, page_dir)
     if outcome is None and not failed:
         return Markup("")
-    verdict = run_verdict(outcome.to_dict(), items) if outcome is not None else None
+    # the gate file's own document, read by the one reader of its verdict
+    verdict = run_verdict(gate_document(outcome), items) if outcome is not None else None
     judged = outcome is not None and bool(outcome.checks or outcome.comparison is not None)
     return render(
         "verdict.html.j2",

@@ -21,6 +21,7 @@ from result_rows import make_result
 
 from pytest_ttsbench.gating.bounds import BREACHED, HELD, Judged, fails
 from pytest_ttsbench.gating.gate import GateOutcome
+from pytest_ttsbench.reporting.gate_file import gate_document
 from pytest_ttsbench.reporting.html import verdict_section_html
 from pytest_ttsbench.reporting.run_verdict import run_verdict
 from pytest_ttsbench.run_model.results import ItemResult
@@ -58,7 +59,7 @@ def test_the_box_says_what_run_verdict_says(
     judged = [_floor(floor_holds), *(fails(reason) for reason in failures)]
     outcome = GateOutcome(items=items, judged=judged, exitstatus=exitstatus)
     outcome.failed_items = [f"{row.key} [{row.engine}]" for row in items if row.verdict != "correct"]
-    expected = run_verdict(outcome.to_dict(), items)
+    expected = run_verdict(gate_document(outcome), items)
     word, shown_reasons = box(str(verdict_section_html(outcome, items)))
     assert word == SHOWN[expected.state]
     assert shown_reasons == (list(expected.reasons) if expected.state == "failed" else [])
