@@ -543,6 +543,24 @@ class BenchSession:
             workeroutput[CACHE_DAMAGED_KEY] = dict(self.config.cache.damaged)
         self.close_engines()
 
+    def _ready_to_gate(self, exitstatus: int) -> bool:
+        """Whether this process gates the session; writes the run header first when it has results."""
+        config, recorder = self.config, self.recorder
+        if config.is_worker or not config.engine_names:
+            return False
+        if not recorder.results and exitstatus in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED):
+            # Stopped before any test gave a result (a usage error, a case file that failed to load, ^C):
+            # pytest has said why, once; a gate summary of nothing would only add a second, wrong reason.
+            return False
+        if config.cache is not None:
+            recorder.collected.cache_damaged = dict(config.cache.damaged)
+        if recorder.results and not self.outputs.failed and config.results_path is not None:
+            with self.outputs.writing(header_path(config.results_path)):
+                self.write_header()  # complete now: every case file and language of the run is known
+        # A synthesize-only run has clips, not verdicts; a listing (--co, --setup-plan) ran nothing:
+        # neither has anything to gate, and no gate file claims a verdict for them.
+        return not (config.synth_only or config.lists_only)
+
     def gate(self, exitstatus: int, stopped: bool) -> GateOutcome | None:
         """The gate, once, where every result is (the controller); None where nothing is gated.
 
@@ -550,20 +568,7 @@ class BenchSession:
         session that did not run to its end. Writes the run header, the gate file and planned rewrites.
         """
         config, recorder = self.config, self.recorder
-        if config.is_worker or not config.engine_names:
-            return None
-        if not recorder.results and exitstatus in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED):
-            # Stopped before any test gave a result (a usage error, a case file that failed to load, ^C):
-            # pytest has said why, once; a gate summary of nothing would only add a second, wrong reason.
-            return None
-        if config.cache is not None:
-            recorder.collected.cache_damaged = dict(config.cache.damaged)
-        if recorder.results and not self.outputs.failed and config.results_path is not None:
-            with self.outputs.writing(header_path(config.results_path)):
-                self.write_header()  # complete now: every case file and language of the run is known
-        if config.synth_only or config.lists_only:
-            # A synthesize-only run has clips, not verdicts; a listing (--co, --setup-plan) ran nothing:
-            # neither has anything to gate, and no gate file claims a verdict for them.
+        if not self._ready_to_gate(exitstatus):
             return None
         outcome = evaluate_gate(recorder.results, config.gate, recorder.collected)
         unfinished = unfinished_reason(exitstatus, stopped)
