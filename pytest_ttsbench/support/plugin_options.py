@@ -19,9 +19,6 @@ from typing import Literal
 from pytest_ttsbench.support.checked_numbers import ALPHA, AT_LEAST_ONE, COUNT, SHARE, number_option
 from pytest_ttsbench.support.option_specs import OptionSpec
 
-#: the project's configuration file at the rootdir (config.py), which makes a plain pytest run the plugin's business
-CONFIG_FILE = "ttsbench.yaml"
-
 # --- constants the declarations quote, imported by the modules of their features ---------------
 
 #: the clip cache's modes (support/cache.py)
