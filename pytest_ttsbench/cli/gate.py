@@ -13,7 +13,7 @@ The exit status before the gate is derived from the rows the way pytest reaches 
 that is auto-evaluable and not correct failed its test, unless a known gap covers it (XFAIL);
 a known gap that came out correct is an XPASS, a failure only with strict xfail.
 
-The options are the plugin's gate options, declared once for both (gating/options.py) and checked
+The options are the plugin's gate options, declared once for both (session/gate_options.py) and checked
 by the same function, and the exit status is the one the unsplit pytest run would have ended
 with: 0 the gate passed, 1 it failed (2 for bad input, a refused option combination among it).
 """
@@ -41,15 +41,6 @@ from pytest_ttsbench.gating.gate import (
     scopes_of,
     write_gate_updates,
 )
-from pytest_ttsbench.gating.options import (
-    ALLOW_UNVERIFIED_OPTION,
-    GateOptionError,
-    GateOptions,
-    MeasureSetsChoice,
-    add_gate_options,
-    build_gate_config,
-    read_gate_options,
-)
 from pytest_ttsbench.protocols import (
     DEFAULT_PROTOCOL,
     PROTOCOL_HELP,
@@ -64,6 +55,15 @@ from pytest_ttsbench.run_model.manifest import UnverifiedRunError, verify_record
 from pytest_ttsbench.run_model.provenance import RunHeader, RunHeaderError, read_header
 from pytest_ttsbench.run_model.reader import gate_path, results_file
 from pytest_ttsbench.run_model.results import ItemResult, read_results
+from pytest_ttsbench.session.gate_options import (
+    ALLOW_UNVERIFIED_OPTION,
+    GateOptionError,
+    GateOptions,
+    MeasureSetsChoice,
+    add_gate_options,
+    build_gate_config,
+    read_gate_options,
+)
 
 
 def failed_tests(

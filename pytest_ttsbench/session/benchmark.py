@@ -35,7 +35,6 @@ from pytest_ttsbench.gating.gate import (
     scoped_bounds,
     write_gate_updates,
 )
-from pytest_ttsbench.gating.options import GateOptionError, MeasureSetsChoice, build_gate_config, read_gate_options
 from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, Protocol, under_protocol
 from pytest_ttsbench.quality.measures import DEFAULT_DNSMOS_WINDOWING, DEFAULT_SETS
 from pytest_ttsbench.reporting.gate_file import write_gate
@@ -53,6 +52,12 @@ from pytest_ttsbench.run_model.results import (
     ResultsWriter,
 )
 from pytest_ttsbench.run_model.sharding import ShardError, parse_shard
+from pytest_ttsbench.session.gate_options import (
+    GateOptionError,
+    MeasureSetsChoice,
+    build_gate_config,
+    read_gate_options,
+)
 from pytest_ttsbench.session.option_paths import benchmark_files_named
 from pytest_ttsbench.session.output_failures import INTERNAL_ERROR, OutputFailures, restore_sigterm, stop_on_sigterm
 from pytest_ttsbench.support.cache import CacheError, ClipCache, parse_size, resolve_cache_dir
@@ -807,7 +812,7 @@ def _shard_option(config: pytest.Config) -> str | None:
 def _quality_options(config: pytest.Config, settings: Settings) -> tuple[tuple[str, ...], str]:
     """The measure sets (``--tts-quality``, else the configuration's) and the DNSMOS windowing.
 
-    The quality bounds are gate options (gating/options.py)."""
+    The quality bounds are gate options (session/gate_options.py)."""
     from pytest_ttsbench.quality.measures import QualityOptionError, parse_measure_sets
 
     option = config.getoption("tts_quality")
@@ -874,7 +879,7 @@ def _read_gate(
 ) -> GateConfig:
     """The gate's inputs read up front, so a bad floor, gaps file or baseline stops the run at once.
 
-    The gate options and their checks are ``ttsbench gate``'s too: one builder (gating/options.py)
+    The gate options and their checks are ``ttsbench gate``'s too: one builder (session/gate_options.py)
     makes the configuration; the number of generations is this front end's own to read.
     """
     # syrupy's own flag, so one `--snapshot-update` refreshes every kind of snapshot in a project.

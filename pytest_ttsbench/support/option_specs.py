@@ -3,7 +3,7 @@
 An :class:`OptionSpec` is one ``--tts-*`` option as both argument parsers take it: pytest's
 option group ``addoption`` is argparse's ``add_argument`` with the same keywords. A feature
 module declares its options as a tuple of specs (``CACHE_OPTIONS`` in cache.py, ``GATE_OPTIONS``
-in gating/options.py, ...); the plugin's ``pytest_addoption`` adds every tuple to its option
+in session/gate_options.py, ...); the plugin's ``pytest_addoption`` adds every tuple to its option
 groups with :func:`add_options`, and a ``ttsbench`` subcommand that shares options (``ttsbench
 gate`` the gate's) adds the same tuple to its argument parser, so name, default, type, choices
 and help cannot differ between the two front ends. This module imports nothing of the package

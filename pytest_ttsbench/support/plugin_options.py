@@ -257,7 +257,7 @@ SHARD_OPTIONS: tuple[OptionSpec, ...] = (
 )
 
 
-# owned by pytest_ttsbench.gating.options
+# owned by pytest_ttsbench.session.gate_options
 def _quality_option(kind: str, example: str) -> OptionSpec:
     return OptionSpec(
         f"--tts-quality-{kind}",
@@ -449,6 +449,6 @@ OPTION_GROUPS: tuple[tuple[str, str, tuple[OptionSpec, ...]], ...] = (
         + SELECTION_OPTIONS
         + SHARD_OPTIONS,
     ),
-    # The release gate's own options are ttsbench gate's too (gating/options.py).
+    # The release gate's own options are ttsbench gate's too (session/gate_options.py).
     ("ttsbench-gate", "text-to-speech release gate (pytest-ttsbench)", GATE_OPTIONS + REPEAT_OPTIONS + QUALITY_OPTIONS),
 )

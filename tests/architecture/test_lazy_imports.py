@@ -71,7 +71,7 @@ PLUGIN_IMPORT_MAY_LOAD = {
 }
 #: the modules #38 found at plugin import (100+ ms of an unrelated project's ``pytest --co``)
 FOUND_IN_38 = (
-    "pytest_ttsbench.gating.options",
+    "pytest_ttsbench.session.gate_options",
     "pytest_ttsbench.session.benchmark",
     "pytest_ttsbench.gating.baseline",
     "pytest_ttsbench.cases.loader",

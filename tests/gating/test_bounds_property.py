@@ -43,7 +43,6 @@ from pytest_ttsbench.gating.bounds import (
     scope_errors,
 )
 from pytest_ttsbench.gating.gate import Collected, GateOutcome, evaluate_gate, scoped_bounds, scopes_of
-from pytest_ttsbench.gating.options import build_gate_config
 from pytest_ttsbench.gating.thresholds import (
     DEFAULT_MIN_N,
     FloorSettings,
@@ -54,6 +53,7 @@ from pytest_ttsbench.gating.thresholds import (
 )
 from pytest_ttsbench.reporting.gate_file import gate_document
 from pytest_ttsbench.run_model.provenance import RunHeader
+from pytest_ttsbench.session.gate_options import build_gate_config
 from pytest_ttsbench.session.provenance_capture import build_header
 
 SUITES = ("alpha", "beta")

@@ -1,4 +1,4 @@
-"""The release gate's options, declared once, validated once, for pytest and ``ttsbench gate`` alike.
+"""The release gate's options and the files they name, read once into a ``GateConfig``, for both front ends.
 
 :data:`GATE_OPTIONS` declares each option as an :class:`~pytest_ttsbench.support.option_specs.OptionSpec`
 (its flag, how it parses, its default, its help); the plugin adds them to pytest's option group
