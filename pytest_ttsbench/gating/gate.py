@@ -201,10 +201,6 @@ class GateOutcome:
         """Why the gate fails (empty: it passes), read off the judged list."""
         return gate_reasons(self.judged, self.allow_unmeasured)
 
-    @property
-    def bounds(self) -> list[Judged]:
-        return self.judged
-
     def _measured(self, kind: str) -> list[Any]:
         return [entry.measured for entry in self.judged if entry.kind.startswith(kind) and entry.measured is not None]
 

@@ -60,22 +60,16 @@ DEFAULT_MIN_N = 5
 SLICE_SEPARATOR = "="
 
 
-class ThresholdError(ValueError):
-    """A floor that cannot be used; the message names where it came from."""
+#: a floor or floor setting that cannot be used; the message names where it came from (the one number check's)
+ThresholdError = NumberError
 
 
 def _check_floor(value: Any, where: str) -> float:
-    try:
-        return float(checked_number(value, f"{where}: a floor", SHARE))
-    except NumberError as exc:
-        raise ThresholdError(str(exc)) from None
+    return float(checked_number(value, f"{where}: a floor", SHARE))
 
 
 def _check_min_n(value: Any, where: str) -> int:
-    try:
-        return int(checked_number(value, f"{where}: min_n", AT_LEAST_ONE))
-    except NumberError as exc:
-        raise ThresholdError(str(exc)) from None
+    return int(checked_number(value, f"{where}: min_n", AT_LEAST_ONE))
 
 
 def _check_floor_on(value: Any, where: str) -> str:
@@ -349,10 +343,7 @@ def parse_cli_thresholds(values: Sequence[str]) -> list[Floor]:
         where = f"--tts-threshold {entry!r}"
         if not sep or not name:
             raise ThresholdError(f"{where}: expected [SUITE/]CATEGORY=FLOOR or [SUITE/]FIELD=VALUE=FLOOR")
-        try:
-            floor = float(parse_number(number.strip(), f"{where}: a floor", SHARE))
-        except NumberError as exc:
-            raise ThresholdError(str(exc)) from None
+        floor = float(parse_number(number.strip(), f"{where}: a floor", SHARE))
         suite, slash, category = name.partition("/")
         if slash and is_slice(suite):  # a slice whose value holds a slash: not a suite scope
             suite, slash, category = "", "", name

@@ -343,7 +343,7 @@ def bound_lines(outcome: GateOutcome) -> list[str]:
     """Every bound the gate enforced, counted by status (see gating/bounds.py), then one line per bound
     not already shown with its status above: the floors' and quality tables and the latency lines
     hold the measured ones, so each thing is said once."""
-    bounds = getattr(outcome, "bounds", [])
+    bounds = outcome.judged
     if not bounds:
         return []
     counts = Counter(bound.status for bound in bounds)
