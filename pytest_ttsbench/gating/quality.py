@@ -111,20 +111,22 @@ class QualityLimit:
         # Measured by other models than the baseline's: no evidence about the voice, so not measured, and
         # said once per measure set with what to do about it.
         unlike = tuple(change.reason() for change in model_changes(c for c in checks if not c.judged))
-        judged = [
-            Judged(self.kind, f"{c.suite}/{c.category}/{c.measure}={c.limit:g}", c.source, _status(c), c.engine,
-                   "" if c.judged else c.status,
-                   (f"quality: {c.describe()}",) if c.breached else unlike if _status(c) == NOT_MEASURED else (), c)
-            for c in checks
-        ]  # fmt: skip
+        judged = [self._judged(check, unlike) for check in checks]
         if not any(check.judged for check in checks):
             why = _nothing_judged(self.bound, buckets, checks, run)
             reason = f"quality: {self.describe()} {why}"
             judged.append(Judged(self.kind, self.bound.written, self.bound.source, NOT_MEASURED, None, why, (reason,)))
         return judged
 
+    def _judged(self, check: QualityCheck, unlike: tuple[str, ...]) -> Judged:
+        status = _status(check)
+        reasons = (f"quality: {check.describe()}",) if check.breached else unlike if status == NOT_MEASURED else ()
+        name = f"{check.suite}/{check.category}/{check.measure}={check.limit:g}"
+        detail = "" if check.judged else check.status
+        return Judged(self.kind, name, check.source, status, check.engine, detail, reasons, check)
 
-def _status(check: QualityCheck) -> str:
+
+def _status(check: QualityCheck) -> str:  # the check's own words, as the judged list says them
     if check.judged:
         return BREACHED if check.breached else HELD
     return NOT_MEASURED if check.status == "not comparable" else NOT_JUDGED
