@@ -2,7 +2,8 @@
 
 Floors (per category and slices), quality floors, ceilings and tolerances, latency budgets and
 slowdowns, the error-rate limit, the regression rule, coverage, the items under a repeat policy,
-known gaps, snapshots and the shards of a merged run are all bounds. Each is one object that
+strict snapshots and the shards of a merged run are all bounds (known gaps are facts they read:
+which failures are expected). Each is one object that
 knows its kind, its source (an option, a case file, the configuration, a default) and its scope,
 and judges the run's rows once: ``bound.judge(run) → [Judged, ...]``, one entry per scope it
 judged (a floor on each engine's bucket, a budget on its engine). The judged list is the only
