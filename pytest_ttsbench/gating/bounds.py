@@ -43,7 +43,6 @@ from typing import Any, Protocol, TypeVar, cast
 
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.plugin_options import ALLOW_UNMEASURED_OPTION as ALLOW_UNMEASURED_OPTION
-from pytest_ttsbench.support.plugin_options import GATE_DECIDES_EXIT_OPTION as GATE_DECIDES_EXIT_OPTION
 from pytest_ttsbench.support.record_dicts import NOT_WRITTEN, record_dict
 from pytest_ttsbench.support.text import closest_names
 
