@@ -216,9 +216,7 @@ class ScopedBound(Bound, Protocol):
     def scope_problem(self, scopes: Mapping[str, SuiteScope], engines: Sequence[str]) -> str | None: ...
 
     @property
-    def title(self) -> str:
-        """The bound as written, with its kind and source: ``floor years=0.9 (--tts-threshold)``."""
-        ...
+    def title(self) -> str: ...  # as written, with kind and source: ``floor years=0.9 (--tts-threshold)``
 
 
 def scope_errors(bounds: Iterable[ScopedBound], engines: Sequence[str], scopes: Mapping[str, SuiteScope]) -> list[str]:

@@ -144,12 +144,10 @@ CLI_RANK, CONFIG_RANK, CASE_FILE_RANK = 0, 1, 2
 
 @dataclass(frozen=True)
 class Floor:
-    """One accuracy floor as a source wrote it: a :class:`~.bounds.Bound` on categories or a slice.
+    """One accuracy floor as a source wrote it (``suite`` None: across suites), a :class:`~.bounds.Bound`.
 
-    ``suite`` None: named across suites. Once :func:`settle_floors` has run, ``rivals`` holds every
-    other floor of the run, so the floor knows where it is in force: a bucket takes its own key
-    before ``default``; sources in order; within one source, a suite's own floor before the
-    general one. Precedence is settled there, once, for the gate and the collection-time check.
+    :func:`settle_floors` gives it its ``rivals`` (every other floor of the run), so it knows where
+    it is in force, by the precedence the module's docstring gives: settled once, for every reader.
     """
 
     kind: ClassVar[str] = "floor"
