@@ -29,7 +29,6 @@ OPTION_NAMES: dict[Kind, str] = {
     "ceiling": "--tts-quality-ceiling",
     "tolerance": "--tts-quality-tolerance",
 }
-ALLOW_MODEL_CHANGE_OPTION = "--tts-allow-quality-model-change"
 
 
 @dataclass(frozen=True)
