@@ -59,7 +59,14 @@ from pytest_ttsbench.session.gate_options import (
     read_gate_options,
 )
 from pytest_ttsbench.session.option_paths import benchmark_files_named
-from pytest_ttsbench.session.output_failures import INTERNAL_ERROR, OutputFailures, restore_sigterm, stop_on_sigterm
+from pytest_ttsbench.session.output_failures import (
+    INTERNAL_ERROR,
+    OutputFailures,
+    hold_signals,
+    release_signals,
+    restore_sigterm,
+    stop_on_sigterm,
+)
 from pytest_ttsbench.support.cache import CacheError, ClipCache, parse_size, resolve_cache_dir
 from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE
 from pytest_ttsbench.support.json_documents import load_json
@@ -241,6 +248,7 @@ class BenchSession:
     #: pytest's session, once it started: stopped, and its exit status set, when an output cannot be written
     pytest_session: pytest.Session | None = None
     _sigterm: Any = None  # the SIGTERM handler attach() replaced (restored on close)
+    _held: dict[int, Any] = field(default_factory=dict)  # the signal handlers hold_signals() replaced
 
     @property
     def evaluator(self) -> Evaluator:
@@ -334,6 +342,7 @@ class BenchSession:
             if self.config.results_claim is not None:
                 with self.outputs.writing(self.config.results_path):
                     self.config.results_claim.release()
+        release_signals(self._held)
         restore_sigterm(self._sigterm)
         if self.outputs.failed:  # after pytest's own last words: the one line, and status 3
             self.outputs.tell()
@@ -597,6 +606,7 @@ class BenchSession:
                 write_gate(gate_path(config.results_path), outcome)
         if self.outputs.failed:
             outcome.exitstatus = INTERNAL_ERROR
+        self._held = hold_signals()  # the run is on disk: a late signal would only tear its summary
         return outcome
 
 

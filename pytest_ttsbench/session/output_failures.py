@@ -97,3 +97,22 @@ def restore_sigterm(previous: Any) -> None:
     main = threading.current_thread() is threading.main_thread()
     if previous is not None and main and signal.getsignal(signal.SIGTERM) is _interrupt:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _after_the_run(signum: int, frame: FrameType | None) -> None:
+    """A signal once the run's files are written: its work is on disk, so the signal changes nothing."""
+
+
+def hold_signals() -> dict[int, Any]:
+    """From the gate's files written to the session's close, SIGINT and SIGTERM are let pass: raised
+    then, they would only tear the summary and end the process with a traceback (exit -2), over a
+    run already complete. Returns the handlers replaced, for :func:`release_signals`."""
+    if threading.current_thread() is not threading.main_thread() or os.name != "posix":
+        return {}
+    return {signum: signal.signal(signum, _after_the_run) for signum in (signal.SIGINT, signal.SIGTERM)}
+
+
+def release_signals(held: dict[int, Any]) -> None:
+    """Put back what :func:`hold_signals` replaced."""
+    for signum, handler in held.items():
+        signal.signal(signum, handler)

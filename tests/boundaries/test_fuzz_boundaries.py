@@ -268,6 +268,31 @@ def test_a_signal_at_any_moment_leaves_a_run_that_keeps_its_invariants(signum: i
         assert_run_invariants(started.returncode, output, root / "out", SELECTED)
 
 
+LATE_SIGNAL = """\
+import os
+import signal
+
+import pytest
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(terminalreporter):
+    os.kill(os.getpid(), signal.{name})  # the run's files are written: the summary is being printed
+"""
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+def test_a_signal_after_the_gate_leaves_the_finished_run_and_no_traceback(name: str) -> None:
+    # The window the property above hits only by chance: a signal while the summary prints, after the
+    # gate file is written. The run is complete; the signal changes nothing, and breaks nothing.
+    with project(REPLAY_CONFIG, LATE_SIGNAL.format(name=name)) as root:
+        _with_replay(root)
+        rc, output = run(root, "--tts-engine=replay", "--tts-results=out/r.jsonl")
+        assert_run_invariants(rc, output, root / "out", SELECTED)
+        assert measured(root) == SELECTED and (root / "out" / "r.gate.json").is_file()
+        assert "KeyboardInterrupt" not in output and rc in (0, 1), output[-3000:]
+
+
 # --- artifacts edited by hand -----------------------------------------------------------------------------
 
 
