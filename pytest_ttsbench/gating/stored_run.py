@@ -91,6 +91,8 @@ def recorded_collection(rows: Sequence[ItemResult], header: RunHeader | None, se
             suite: SuiteScope.from_dict(entry["scopes"]) for suite, entry in files.items() if entry.get("scopes")
         }
         collected.missing_shards = list(header.missing_shards)
+        # an engine that could not start left no row: the run said why, and the gate excuses it as the run's did
+        collected.unavailable = dict(header.unavailable)
     if header is not None and header.selected is not None:
         # What the run selected, so a run killed midway (or a shard cut short) is judged incomplete,
         # as its own session would have judged it, not complete over the rows it had time to write.
