@@ -193,10 +193,12 @@ def scenarios(draw: st.DrawFn) -> Scenario:
         options.append("--tts-fail-on-regression")
         options += draw(st.sampled_from(([], ["--tts-max-regressions=0"], ["--tts-max-regression-rate=1"])))
     # Bounds over what a run without audio cannot measure (a first-audio latency, a quality measure),
-    # one it measures (synthesis latency, well within budget), and the snapshot modes.
-    options += draw(st.sampled_from(([], [f"--tts-latency-budget={ENGINE}=p95:60s"], FIRST_AUDIO_BUDGET)))
-    options += draw(st.sampled_from(([], QUALITY_CEILING)))
-    options += draw(st.sampled_from(([], ["--tts-snapshot=off"], ["--tts-snapshot=report"], STRICT_SNAPSHOTS)))
+    # one it measures (synthesis latency, well within budget), and the snapshot modes; each now and
+    # then, so that enough drawn runs pass their gate (where the front ends were found to disagree).
+    latency = ([f"--tts-latency-budget={ENGINE}=p95:60s"], FIRST_AUDIO_BUDGET)
+    options += draw(st.sampled_from(([], [], [], *latency)))
+    options += draw(st.sampled_from(([], [], [], QUALITY_CEILING)))
+    options += draw(st.sampled_from(([], [], ["--tts-snapshot=off"], ["--tts-snapshot=report"], STRICT_SNAPSHOTS)))
     return Scenario(
         repeats=repeats,
         policy=policy,
