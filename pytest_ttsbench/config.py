@@ -152,7 +152,7 @@ CONFIG_SCHEMA = {
                 "the folder of known_gaps/<engine>.yaml files (default: known_gaps beside the configuration)"
             ),
         },
-        # measures: [signal, dnsmos]; floors / ceilings / tolerance (see pytest_ttsbench/quality/gates.py)
+        # measures: [signal, dnsmos]; floors / ceilings / tolerance (see pytest_ttsbench/quality/bounds.py)
         "quality": {
             "description": "per-clip quality measures and their gates, apart from accuracy",
             "type": "object",

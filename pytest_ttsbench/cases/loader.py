@@ -143,7 +143,7 @@ def _quality_problems(path: Path, section: Any) -> list[Problem]:
     """A ``quality`` section naming an unknown measure or holding a non-number, as a problem of this file."""
     if not isinstance(section, dict):
         return []  # absent, or already reported by the schema
-    from pytest_ttsbench.quality.gates import section_bounds
+    from pytest_ttsbench.quality.bounds import section_bounds
     from pytest_ttsbench.quality.measures import QualityOptionError
 
     try:

@@ -75,7 +75,7 @@ CASE_FILE_SCHEMA: dict[str, Any] = {
             },
             "additionalProperties": {"type": "number", "minimum": 0, "maximum": 1},
         },
-        # Gates on quality measures for this suite (see pytest_ttsbench/quality/gates.py).
+        # Gates on quality measures for this suite (see pytest_ttsbench/quality/bounds.py).
         "quality": {
             "type": "object",
             "additionalProperties": False,

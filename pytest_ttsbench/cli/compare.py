@@ -22,7 +22,7 @@ from pytest_ttsbench.gating.baseline import (
     compare,
     comparison_lines,
 )
-from pytest_ttsbench.gating.bounds import regression_gate_reasons
+from pytest_ttsbench.gating.bounds import RunFacts, gate_reasons
 from pytest_ttsbench.gating.options import ALLOW_UNMEASURED_SPEC
 from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS, require_one_protocol, runs_under
 from pytest_ttsbench.run_model.provenance import read_header
@@ -61,7 +61,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     # Another recognizer or decoding mode: a verdict change is not evidence against the voice (as in the gate).
     unattributed = bool(comparison.recognizer_changes) and not args.allow_asr_change
     blocking = [] if unattributed else comparison.regressions
-    reasons = regression_gate_reasons(comparison, blocking, rule, args.tts_allow_unmeasured_bounds)
+    # The rule judged as the gate judges it: one bound, whose "not measured" fails unless allowed.
+    facts = RunFacts((), (), (), extra={"comparison": comparison, "blocking_regressions": blocking})
+    reasons = gate_reasons(rule.judge(facts), args.tts_allow_unmeasured_bounds)
     if args.json:
         document = comparison.to_dict()
         document["gate"] = {"rule": rule.to_dict(), "reasons": reasons}

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.cli.common import EXIT_OK, EXIT_USAGE, add_allow_unverified
-from pytest_ttsbench.gating.diagnostics import (
+from pytest_ttsbench.figures.diagnostics import (
     ablation,
     bootstrap_rank_intervals,
     label_changes,
@@ -22,7 +22,7 @@ from pytest_ttsbench.gating.diagnostics import (
     route_accuracy,
     tie_rate,
 )
-from pytest_ttsbench.gating.numeral_forms import DEFAULT_MIN_RATIO, duration_control, duration_control_json
+from pytest_ttsbench.figures.numeral_forms import DEFAULT_MIN_RATIO, duration_control, duration_control_json
 from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS, protocols_of, run_difference_tally, runs_under
 from pytest_ttsbench.reporting.protocol_tally import figures_by_protocol, figures_text
 from pytest_ttsbench.run_model.reader import RUNS_HELP, Run, load_runs

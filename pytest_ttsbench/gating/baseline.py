@@ -34,8 +34,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
-from typing import Any
+from typing import Any, ClassVar
 
+from pytest_ttsbench.gating.bounds import BREACHED, HELD, NOT_MEASURED, Judged, RunFacts
 from pytest_ttsbench.run_model.item_content import CONTENT_FIELDS, content_changes
 from pytest_ttsbench.run_model.provenance import RunHeader, differences, recognizer_changes
 from pytest_ttsbench.run_model.repeats import group_generations
@@ -363,9 +364,27 @@ class RegressionRule:
     alpha: float = DEFAULT_ALPHA
     max_count: int | None = None
     max_rate: float | None = DEFAULT_MAX_RATE
+    kind: ClassVar[str] = "regression rule"
 
     def to_dict(self) -> dict[str, Any]:
         return record_dict(self)
+
+    def judge(self, run: RunFacts) -> list[Judged]:
+        """The rule as one bound over the baseline's targets (``run.extra``: the comparison, and the
+        regressions that count: known gaps and changes another recognizer may explain left out).
+
+        ``breached`` when the regressions meet the rule; else ``not measured`` when a target of the
+        baseline has no row in the candidate (deselected with ``-k``, another engine, a shard cut
+        short): whether it still works is not known, so it fails like every bound that judged
+        nothing unless the run allows unmeasured bounds; else ``held``.
+        """
+        comparison: Comparison = run.extra["comparison"]
+        reasons = tuple(regression_reasons(comparison, run.extra["blocking_regressions"], self))
+        missing = comparison.missing
+        status = BREACHED if reasons else NOT_MEASURED if missing else HELD
+        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        detail = f"{len(missing)} target(s) of the baseline not run: {shown}" if missing else ""
+        return [Judged(self.kind, "against the baseline", "--tts-fail-on-regression", status, None, detail, reasons)]
 
 
 def regression_reasons(comparison: Comparison, blocking: Sequence[str], rule: RegressionRule) -> list[str]:

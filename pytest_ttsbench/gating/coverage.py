@@ -19,8 +19,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
+from pytest_ttsbench.gating.bounds import BREACHED, HELD, NOT_SELECTED, Judged, RunFacts
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.record_dicts import record_dict
 
@@ -74,28 +75,58 @@ def engine_coverage(
     ]
 
 
-def coverage_reasons(
-    coverage: Iterable[EngineCoverage], allow_unavailable: bool, max_error_rate: float = 0.0
-) -> list[str]:
-    """Reasons the gate fails because targets went unmeasured (empty when everything selected was measured)."""
-    reasons = []
-    for engine in coverage:
-        if engine.measured == 0 and engine.selected != 0:
-            if engine.unavailable is not None and engine.errors == 0:
-                if allow_unavailable:
-                    continue
-                reasons.append(
-                    f"{engine.describe()}: {engine.unavailable} (--tts-allow-unavailable skips an unavailable "
-                    "engine on a local run)"
-                )
-            else:
-                reasons.append(f"{engine.describe()}: the run measured nothing for it")
-            continue
-        if engine.selected is not None and engine.measured + engine.errors < engine.selected:
-            reasons.append(f"{engine.describe()}: the run is incomplete")
-        if engine.error_rate > max_error_rate:
-            reasons.append(error_rate_reason(engine, max_error_rate))
-    return reasons
+@dataclass(frozen=True)
+class Coverage:
+    """A gate bound: every selected target of every selected engine produced a verdict."""
+
+    engines: tuple[str, ...]
+    #: engine → selected test items (targets × repeats) after -k/-m; None: not known
+    selected: Mapping[str, int] | None
+    #: engine → why it cannot run here, for engines that skipped their targets
+    unavailable: Mapping[str, str]
+    allow_unavailable: bool = False
+    kind: ClassVar[str] = "coverage"
+
+    def judge(self, run: RunFacts) -> list[Judged]:
+        judged = []
+        for engine in engine_coverage(self.engines, self.selected, run.results, self.unavailable):
+            status, why = HELD, ""
+            if engine.measured == 0 and engine.selected != 0:
+                status, why = BREACHED, f"{engine.describe()}: the run measured nothing for it"
+                if engine.unavailable is not None and engine.errors == 0:
+                    status = NOT_SELECTED if self.allow_unavailable else BREACHED
+                    why = f"{engine.describe()}: {engine.unavailable} (--tts-allow-unavailable skips an " + (
+                        "unavailable engine on a local run)"
+                    )
+            elif engine.selected is not None and engine.measured + engine.errors < engine.selected:
+                status, why = BREACHED, f"{engine.describe()}: the run is incomplete"
+            reasons = (why,) if status == BREACHED else ()
+            detail = engine.describe() if status == HELD else why
+            judged.append(Judged(self.kind, "every selected target", "the run's selection", status, engine.engine,
+                                 detail, reasons, engine))  # fmt: skip
+        return judged
+
+
+@dataclass(frozen=True)
+class ErrorRateLimit:
+    """A gate bound: the share of an engine's rows that may end in ``error`` (--tts-max-error-rate)."""
+
+    engines: tuple[str, ...]
+    limit: float = 0.0
+    kind: ClassVar[str] = "error rate"
+
+    def judge(self, run: RunFacts) -> list[Judged]:
+        judged = []
+        for engine in engine_coverage(self.engines, None, run.results, {}):
+            rows = engine.measured + engine.errors
+            if rows == 0:
+                continue  # an engine with no rows at all: coverage says why
+            breached = engine.error_rate > self.limit
+            reasons = (error_rate_reason(engine, self.limit),) if breached else ()
+            status, detail = BREACHED if breached else HELD, f"{engine.errors} of {rows}"
+            judged.append(Judged(self.kind, f"<={self.limit:g}", "--tts-max-error-rate", status, engine.engine, detail,
+                                 reasons))  # fmt: skip
+        return judged
 
 
 def error_rate_reason(engine: EngineCoverage, max_error_rate: float) -> str:

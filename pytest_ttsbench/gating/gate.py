@@ -15,40 +15,26 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from pytest_ttsbench.gating.baseline import (
-    Comparison,
-    RegressionRule,
-    attach_provenance,
-    compare,
-    comparison_id,
-)
+from pytest_ttsbench.gating.baseline import Comparison, RegressionRule, attach_provenance, compare, comparison_id
 from pytest_ttsbench.gating.bounds import (
+    ALL_SUITES,
     BREACHED,
     GATE_DECIDES_EXIT_OPTION,
     HELD,
-    MATCHES_NOTHING,
     NOT_MEASURED,
     Bound,
+    Judged,
+    RunFacts,
+    ScopedBound,
     SuiteScope,
-    declared_floors,
-    floor_bounds,
-    quality_scope_problem,
-    regression_bound,
-    unmeasured_reasons,
+    gate_reasons,
+    judge_all,
 )
-from pytest_ttsbench.gating.coverage import EngineCoverage, coverage_reasons, engine_coverage
+from pytest_ttsbench.gating.coverage import Coverage, EngineCoverage, ErrorRateLimit
 from pytest_ttsbench.gating.known_gaps import Gap, KnownGaps, unmatched_ids, updated_gaps, write_known_gaps
-from pytest_ttsbench.gating.latency import (
-    LatencyBudget,
-    LatencyChange,
-    LatencyCheck,
-    SlowdownRule,
-    check_budgets,
-    compare_latency,
-)
-from pytest_ttsbench.gating.latency import breach_reasons as latency_reasons
+from pytest_ttsbench.gating.latency import LatencyBudget, LatencyChange, LatencyCheck, SlowdownRule
 from pytest_ttsbench.gating.snapshots import DRAW as SNAPSHOT_DRAW
 from pytest_ttsbench.gating.snapshots import FIXED as SNAPSHOT_FIXED
 from pytest_ttsbench.gating.snapshots import KNOWN_GAP as SNAPSHOT_KNOWN_GAP
@@ -59,17 +45,15 @@ from pytest_ttsbench.gating.snapshots import (
     update_snapshots,
     wordings_vary,
 )
-from pytest_ttsbench.gating.thresholds import FloorCheck, FloorLayer, breach_reason, breaches, too_few
-from pytest_ttsbench.gating.thresholds import evaluate as evaluate_floors
+from pytest_ttsbench.gating.thresholds import Floor, FloorSettings, is_slice, settle_floors
 from pytest_ttsbench.run_model.clip_reuse import CacheUse, cache_use
 from pytest_ttsbench.run_model.provenance import RunHeader
 from pytest_ttsbench.run_model.repeats import RepeatedItem, aggregate, nondeterministic_engines
 from pytest_ttsbench.run_model.results import ItemResult
-from pytest_ttsbench.support.atomic_files import write_atomically
-from pytest_ttsbench.support.json_documents import dump_json
 
 if TYPE_CHECKING:  # numpy and scipy load only when a run has quality figures to gate
-    from pytest_ttsbench.quality.gates import QualityBound, QualityCheck
+    from pytest_ttsbench.gating.quality import QualityCheck
+    from pytest_ttsbench.quality.bounds import QualityBound
     from pytest_ttsbench.quality.repeats import GenerationSpread
 
 
@@ -82,8 +66,10 @@ class GateConfig:
     engine_profiles: tuple[str, ...] = ()
     repeats: int = 1
     repeat_policy: str = "all"
-    #: threshold overrides, highest precedence first: command line, then configuration
-    floor_layers: tuple[FloorLayer, ...] = ()
+    #: the floors named on the command line, then in the configuration (case files' own: Collected)
+    floors: tuple[Floor, ...] = ()
+    #: ``min_n`` and ``floor_on`` as the command line, then the configuration, set them
+    floor_settings: tuple[FloorSettings, ...] = ()
     known_gaps: Mapping[str, KnownGaps] = field(default_factory=dict)
     update_known_gaps: bool = False
     baseline: tuple[ItemResult, ...] | None = None
@@ -160,13 +146,16 @@ class GapUpdate:
 
 @dataclass
 class GateOutcome:
-    """What the gate found; :attr:`reasons` non-empty means the run fails."""
+    """What the gate found: :attr:`judged` (every bound's entries) decides; the rest is what it rests on."""
 
     items: list[ItemResult]  # one row per target and engine, verdict after the repeat policy
     repeats: int = 1
     repeat_policy: str = "all"
     repeated: list[RepeatedItem] = field(default_factory=list)
-    checks: list[FloorCheck] = field(default_factory=list)
+    #: every bound's judged entries (see bounds.py): the only input of the verdict and the exit status
+    judged: list[Judged] = field(default_factory=list)
+    #: bounds may go ``not measured`` (--tts-allow-unmeasured-bounds)
+    allow_unmeasured: bool = False
     xfailed: list[str] = field(default_factory=list)  # "<key> [<engine>]" of known gaps still failing
     fixed_gaps: list[str] = field(default_factory=list)  # known gaps now correct (XPASS)
     unmatched_gaps: dict[str, list[str]] = field(default_factory=dict)  # engine → ids matching nothing
@@ -183,15 +172,9 @@ class GateOutcome:
     excused: list[str] = field(default_factory=list)  # failed generations of items correct by the policy
     snapshot_mode: str = "off"
     snapshots: list[SnapshotCheck] = field(default_factory=list)
-    latency: list[LatencyCheck] = field(default_factory=list)
-    latency_changes: list[LatencyChange] = field(default_factory=list)
-    coverage: list[EngineCoverage] = field(default_factory=list)  # selected targets that produced a verdict
-    #: every bound the gate enforced, each with its status (see bounds.py)
-    bounds: list[Bound] = field(default_factory=list)
     missing_shards: list[str] = field(default_factory=list)  # shards of a merged run that never ran
     #: recorded runs read though they do not match their manifest (--tts-allow-unverified)
     unverified: list[str] = field(default_factory=list)
-    reasons: list[str] = field(default_factory=list)
     exitstatus: int | None = None
     #: "<key> [<engine>]" of item tests that failed on their verdict (reported, never excused)
     failed_items: list[str] = field(default_factory=list)
@@ -203,13 +186,49 @@ class GateOutcome:
     #: files the run asked to rewrite; :func:`write_gate_updates` writes them
     gap_updates: list[GapUpdate] = field(default_factory=list)
     snapshot_updates: dict[Path, dict[str, str]] = field(default_factory=dict)
-    #: quality measures, gated apart from accuracy (see pytest_ttsbench/quality)
-    quality_checks: list[QualityCheck] = field(default_factory=list)
+    #: quality figures apart from the bounds (see pytest_ttsbench/quality)
     quality_spreads: list[GenerationSpread] = field(default_factory=list)
     quality_models: dict[str, str] = field(default_factory=dict)
     quality_summary: list[dict[str, Any]] = field(default_factory=list)
     #: what the verdicts rest on: clips and transcripts reused from the cache or made now
     cache: CacheUse = field(default_factory=CacheUse)
+
+    @property
+    def reasons(self) -> list[str]:
+        """Why the gate fails (empty: it passes), read off the judged list."""
+        return gate_reasons(self.judged, self.allow_unmeasured)
+
+    @property
+    def bounds(self) -> list[Judged]:
+        return self.judged
+
+    def _measured(self, kind: str) -> list[Any]:
+        return [entry.measured for entry in self.judged if entry.kind.startswith(kind) and entry.measured is not None]
+
+    @property
+    def checks(self) -> list[dict[str, Any]]:
+        """The floors' measured buckets in table order: categories, slices within a suite, slices across suites."""
+        return sorted(self._measured("floor"), key=_table_order)
+
+    @property
+    def quality_checks(self) -> list[QualityCheck]:
+        from pytest_ttsbench.gating.quality import MEASURE_ORDER
+        from pytest_ttsbench.quality.bounds import KINDS
+
+        checks: list[QualityCheck] = self._measured("quality")
+        return sorted(checks, key=lambda c: (c.bucket, MEASURE_ORDER[c.measure], KINDS.index(c.kind)))
+
+    @property
+    def latency(self) -> list[LatencyCheck]:
+        return self._measured(LatencyBudget.kind)
+
+    @property
+    def latency_changes(self) -> list[LatencyChange]:
+        return self._measured(SlowdownRule.kind)
+
+    @property
+    def coverage(self) -> list[EngineCoverage]:
+        return self._measured(Coverage.kind)
 
     @property
     def passed(self) -> bool:
@@ -223,12 +242,12 @@ class GateOutcome:
         return [check for check in self.quality_checks if check.breached]
 
     @property
-    def breaches(self) -> list[FloorCheck]:
-        return breaches(self.checks)
+    def breaches(self) -> list[dict[str, Any]]:
+        return [check for check in self.checks if check["breached"]]
 
     @property
-    def too_few(self) -> list[FloorCheck]:
-        return too_few(self.checks)
+    def too_few(self) -> list[dict[str, Any]]:
+        return [check for check in self.checks if check["status"] == "too few to gate"]
 
     @property
     def inconsistent(self) -> list[RepeatedItem]:
@@ -260,80 +279,14 @@ class GateOutcome:
             )
         return reasons or ["the session failed (pytest exit status 1)"]
 
-    def nondeterminism_lines(self) -> list[str]:
-        """What the run saw of engines that answer identical requests with different audio."""
-        lines = []
-        for engine, (varied, checked) in sorted(self.nondeterministic.items()):
-            advice = (
-                "set `repeats: 3` in its profile (or --tts-repeats 3) so verdicts are rates, not single draws"
-                if self.repeats < 2
-                else f"each item's verdict is taken over {self.repeats} generations"
-            )
-            lines.append(
-                f"{engine} is not deterministic: identical requests gave different audio "
-                f"({varied} of {checked} checked); {advice}"
-            )
-        return lines
 
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "exitstatus": self.exitstatus,
-            # the exit status's verdict: a dashboard reading this file is never told a failed run passed
-            "passed": self.passed,
-            "gate_passed": not self.reasons,
-            "reasons": list(self.reasons),
-            # what set the exit status: pytest's model (each item a test) or the gate alone
-            "gate_decides_exit": self.gate_decides_exit,
-            "failed_items": list(self.failed_items),
-            "exit_reasons": self.exit_reasons(),
-            "coverage": [engine.to_dict() for engine in self.coverage],
-            "missing_shards": list(self.missing_shards),
-            "unverified": list(self.unverified),
-            "bounds": [bound.to_dict() for bound in self.bounds],
-            "thresholds": [check.to_dict() for check in self.checks],
-            "known_gaps": {
-                "xfailed": list(self.xfailed),
-                "fixed": list(self.fixed_gaps),
-                "unmatched": {k: list(v) for k, v in self.unmatched_gaps.items()},
-                "updated_files": list(self.updated_gap_files),
-            },
-            "repeats": {
-                "n": self.repeats,
-                "policy": self.repeat_policy,
-                "items": [item.to_dict() for item in self.repeated] if self.repeats > 1 else [],
-                "inconsistent": [f"{i.key} [{i.engine}]" for i in self.inconsistent] if self.repeats > 1 else [],
-                "flaky": [f"{i.key} [{i.engine}]" for i in self.flaky],
-                "excused_failures": list(self.excused),
-            },
-            "nondeterministic": {
-                engine: {"varied": varied, "checked": checked}
-                for engine, (varied, checked) in sorted(self.nondeterministic.items())
-            },
-            "cache": self.cache.to_dict(),
-        }
-        if self.quality_models or self.quality_checks:
-            data["quality"] = {
-                "models": dict(self.quality_models),
-                "summary": list(self.quality_summary),
-                "gates": [check.to_dict() for check in self.quality_checks],
-                "repeats": [spread.to_dict() for spread in self.quality_spreads],
-            }
-        if self.latency or self.latency_changes:
-            data["latency"] = {
-                "budgets": [check.to_dict() for check in self.latency],
-                "baseline": [change.to_dict() for change in self.latency_changes],
-            }
-        if self.snapshot_mode != "off":
-            data["snapshots"] = {"mode": self.snapshot_mode, "engines": [c.to_dict() for c in self.snapshots]}
-        if self.comparison is not None:
-            data["baseline"] = {
-                "path": self.baseline_path,
-                **self.comparison.to_dict(),
-                "blocking_regressions": list(self.blocking_regressions),
-                "rule": self.regression_rule.to_dict(),
-                "unattributed_regressions": list(self.unattributed_regressions),
-            }
-        return data
+def _table_order(check: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Categories (engine, suite, category), then slices within a suite, then slices across suites."""
+    if check["suite"] == ALL_SUITES:
+        return (2, check["category"], check["engine"])
+    if is_slice(check["category"]):
+        return (1, check["suite"], check["category"], check["engine"])
+    return (0, check["engine"], check["suite"], check["category"])
 
 
 def _label(row: ItemResult) -> str:
@@ -341,47 +294,135 @@ def _label(row: ItemResult) -> str:
 
 
 def evaluate_gate(results: Sequence[ItemResult], config: GateConfig, collected: Collected) -> GateOutcome:
-    """Apply the repeat policy, the floors, the known gaps, the baseline and the snapshots to the results."""
+    """Gather the facts once (the repeat policy, known gaps, the baseline comparison, snapshots), then
+    judge every bound of the run over them: the judged list is the outcome's verdict."""
     items, repeated = aggregate(results, config.repeat_policy)
     # Lists follow (engine, key), not arrival order, which differs between xdist workers and shards.
     repeated.sort(key=lambda item: (item.engine, item.key))
     repeats = max((row.repeat + 1 for row in results), default=1)
     outcome = GateOutcome(items=items, repeats=repeats, repeat_policy=config.repeat_policy, repeated=repeated)
+    outcome.allow_unmeasured = config.allow_unmeasured_bounds
     outcome.gate_decides_exit = config.gate_decides_exit
     outcome.failed_items = sorted(f"{key} [{engine}]" for engine, key in collected.verdict_failures)
     outcome.other_failures = collected.other_failures
     outcome.nondeterministic = nondeterministic_engines(repeated)
     outcome.cache = cache_use(results, collected.cache_damaged)
+    outcome.missing_shards = list(collected.missing_shards)
+    outcome.unverified = list(config.unverified)
     for row in results:  # the one-generation probe: the same request sent twice (see pipeline)
         if row.audio_varies and row.engine not in outcome.nondeterministic:
             outcome.nondeterministic[row.engine] = (1, 1)
-    outcome.checks = evaluate_floors(items, collected.suite_thresholds, list(config.floor_layers))
-    outcome.reasons += [breach_reason(check) for check in outcome.breaches]
-    _evaluate_quality(results, config, collected, outcome)
+    _quality_figures(results, config, outcome)
     gap_rows = _known_gaps(results, items, config, collected, outcome)
     if config.baseline is not None:
         _compare_baseline(results, config, gap_rows, outcome, collected.header)
-    outcome.latency = check_budgets(results, config.latency_budgets)
-    if config.baseline is not None and config.latency_compare_fail:
-        outcome.latency_changes = compare_latency(config.baseline, results, config.latency_compare_fail)
-    outcome.reasons += latency_reasons(outcome.latency, outcome.latency_changes)
     if config.snapshot_mode != "off":
         outcome.snapshot_mode = config.snapshot_mode
         standing = _verdict_standing(items, config, gap_rows, outcome.comparison)
         for engine in config.engines:
             _check_engine_snapshots(results, config, engine, outcome, standing.get(engine, {}))
-    outcome.coverage = engine_coverage(config.engines, collected.selected, results, collected.unavailable)
-    outcome.reasons.extend(coverage_reasons(outcome.coverage, config.allow_unavailable, config.max_error_rate))
-    outcome.missing_shards = list(collected.missing_shards)
-    outcome.unverified = list(config.unverified)
-    outcome.bounds = gate_bounds(results, config, collected, outcome)
-    # Quality bounds that judged nothing have their own reasons (quality/gates.py: unjudged_bounds).
-    outcome.reasons += unmeasured_reasons(
-        [b for b in outcome.bounds if not b.kind.startswith("quality")], config.allow_unmeasured_bounds
+    failing = _items_under_policy(items, gap_rows, config, collected, outcome)
+    outcome.judged = judge_all(
+        gate_bounds(config, collected, outcome), _facts(results, config, collected, outcome, failing)
     )
-    if repeats > 1 and config.repeat_policy != "all":
-        _items_under_policy(items, gap_rows, config, collected, outcome)
     return outcome
+
+
+def _facts(
+    results: Sequence[ItemResult], config: GateConfig, collected: Collected, outcome: GateOutcome, failing: list[str]
+) -> RunFacts:
+    """What the bounds are judged over. An engine allowed to be unavailable here (--tts-allow-unavailable)
+    is not asked its floors; an engine with rows the configuration did not name is."""
+    engines = [e for e in config.engines if not (config.allow_unavailable and e in collected.unavailable)]
+    engines += [row.engine for row in outcome.items if row.engine not in config.engines]
+    extra = {
+        "comparison": outcome.comparison,
+        "blocking_regressions": outcome.blocking_regressions,
+        "snapshots": [check for check in outcome.snapshots if not check.updated],
+        "items_not_correct": failing,
+        "engine_profiles": config.engine_profiles or config.engines,
+        "quality_sets": config.quality_sets,
+        "allow_quality_model_change": config.allow_quality_model_change,
+    }
+    scopes = scopes_of(results, collected)
+    return RunFacts(tuple(results), tuple(outcome.items), tuple(dict.fromkeys(engines)), scopes, config.baseline, extra)
+
+
+def scoped_bounds(config: GateConfig, collected: Collected) -> list[ScopedBound]:
+    """The bounds whose scope a case file must define: every floor and quality bound, precedence settled."""
+    floors = settle_floors(config.floors, config.floor_settings, collected.suite_thresholds, collected.suite_sources)
+    if not any(config.quality_layers) and not collected.suite_quality:
+        return list(floors)
+    from pytest_ttsbench.gating.quality import settle_quality
+    from pytest_ttsbench.quality.bounds import case_file_layer
+
+    return [*floors, *settle_quality([*config.quality_layers, case_file_layer(collected.suite_quality)])]
+
+
+def gate_bounds(config: GateConfig, collected: Collected, outcome: GateOutcome) -> list[Bound]:
+    """Every bound the run is asked, each once: the list :func:`evaluate_gate` judges."""
+    bounds: list[Bound] = [*scoped_bounds(config, collected), *config.latency_budgets]
+    if config.baseline is not None:
+        bounds += config.latency_compare_fail
+    bounds += [Coverage(config.engines, collected.selected, collected.unavailable, config.allow_unavailable)]
+    bounds += [ErrorRateLimit(config.engines, config.max_error_rate)]
+    if config.fail_on_regression and outcome.comparison is not None:
+        bounds.append(config.regression_rule)
+    if outcome.snapshot_mode == "strict":
+        bounds.append(StrictSnapshots())
+    if outcome.repeats > 1 and config.repeat_policy != "all" and not config.gate_decides_exit:
+        bounds.append(ItemsUnderPolicy(config.repeat_policy))
+    bounds += [MissingShard(shard) for shard in collected.missing_shards]
+    return bounds
+
+
+@dataclass(frozen=True)
+class StrictSnapshots:
+    """A gate bound: each engine's transcripts match their snapshot (``--tts-snapshot strict``)."""
+
+    kind: ClassVar[str] = "snapshots"
+
+    def judge(self, run: RunFacts) -> list[Judged]:
+        judged = []
+        for check in run.extra["snapshots"]:
+            why = (
+                f"{check.engine}: {len(check.changed)} transcript(s) differ from their snapshot and {len(check.new)} "
+                f"have none in {check.path} (--snapshot-update records them)"
+            )
+            status, reasons = (BREACHED, (why,)) if check.failing else (HELD, ())
+            judged.append(Judged(self.kind, check.path.name, "--tts-snapshot strict", status, check.engine,
+                                 check.summary(), reasons, check))  # fmt: skip
+        return judged
+
+
+@dataclass(frozen=True)
+class ItemsUnderPolicy:
+    """A gate bound: every item judged over several generations is correct under the repeat policy.
+
+    Failed generations read XFAIL (see collect.py), so items the policy judges not correct fail here
+    (or, when the gate decides the exit, are reported)."""
+
+    policy: str
+    kind: ClassVar[str] = "items"
+
+    def judge(self, run: RunFacts) -> list[Judged]:
+        failing: list[str] = run.extra["items_not_correct"]
+        why = f"{len(failing)} item(s) not correct under the {self.policy!r} repeat policy: " + ", ".join(failing)
+        status, reasons = (BREACHED, (why,)) if failing else (HELD, ())
+        name = f"correct under {self.policy!r}"
+        return [Judged(self.kind, name, "--tts-repeat-policy", status, None, f"{len(failing)} not correct", reasons)]
+
+
+@dataclass(frozen=True)
+class MissingShard:
+    """A gate bound: a shard of a merged run that never ran is not measured (``--allow-partial``)."""
+
+    shard: str
+    kind: ClassVar[str] = "shard"
+
+    def judge(self, run: RunFacts) -> list[Judged]:
+        detail = "this shard never ran: none of its targets was measured"
+        return [Judged(self.kind, self.shard, "ttsbench merge --allow-partial", NOT_MEASURED, None, detail)]
 
 
 def _items_under_policy(
@@ -390,10 +431,11 @@ def _items_under_policy(
     config: GateConfig,
     collected: Collected,
     outcome: GateOutcome,
-) -> None:
-    """Items judged over several generations: failed generations read XFAIL (see collect.py), so the
-    items the policy judges not correct fail here (or, when the gate decides the exit, are reported);
-    failed generations of items the policy judges correct are excused."""
+) -> list[str]:
+    """Items the repeat policy judges not correct (known gaps aside); with the gate deciding the exit
+    they are reported as failed items. Failed generations of items the policy judges correct are excused."""
+    if outcome.repeats < 2 or config.repeat_policy == "all":
+        return []
     gap_keys = {(row.engine, row.key) for row in gap_rows}
     failing = [
         _label(row)
@@ -402,16 +444,12 @@ def _items_under_policy(
     ]
     if config.gate_decides_exit:  # item failures are reported; the bounds set the status
         outcome.failed_items = sorted({*outcome.failed_items, *failing})
-    elif failing:
-        outcome.reasons.append(
-            f"{len(failing)} item(s) not correct under the {config.repeat_policy!r} repeat policy: "
-            + ", ".join(failing)
-        )
     verdict_of = {(row.engine, row.key): row.verdict for row in items}
     failures = collected.verdict_failures
     if collected.other_failures == 0 and failures and all(verdict_of.get(k) == "correct" for k in failures):
         outcome.excused = sorted(f"{key} [{engine}]" for engine, key in failures)
         outcome.failed_items = []
+    return failing
 
 
 def scopes_of(results: Sequence[ItemResult], collected: Collected) -> dict[str, SuiteScope]:
@@ -426,103 +464,12 @@ def scopes_of(results: Sequence[ItemResult], collected: Collected) -> dict[str, 
     return {suite: SuiteScope.of(entries) for suite, entries in by_suite.items()}
 
 
-def gate_bounds(
-    results: Sequence[ItemResult], config: GateConfig, collected: Collected, outcome: GateOutcome
-) -> list[Bound]:
-    """Every bound of the run with its status: floors, quality, latency, errors, regressions, shards."""
-    scopes = scopes_of(results, collected)
-    in_play: dict[str, set[str]] = {}
-    ran: dict[str, list[ItemResult]] = {}
-    for row in results:  # the suites each engine ran something of (error rows included)
-        in_play.setdefault(row.engine, set()).add(row.suite)
-        ran.setdefault(row.engine, []).append(row)
-    floors = declared_floors(collected.suite_thresholds, config.floor_layers, collected.suite_sources)
-    # An engine allowed to be unavailable here (--tts-allow-unavailable) is not asked its floors.
-    engines = [e for e in config.engines if not (config.allow_unavailable and e in collected.unavailable)]
-    bounds = floor_bounds(outcome.checks, floors, engines, scopes, in_play, ran)
-    for check in outcome.quality_checks:
-        status = {"ok": HELD, "breached": BREACHED}.get(check.status, NOT_MEASURED)
-        bounds.append(
-            Bound(
-                f"quality {check.kind}",
-                f"{check.suite}/{check.category}/{check.measure}={check.limit:g}",
-                check.source,
-                status,
-                check.engine,
-                "" if check.judged else check.status,
-            )
-        )
-    if config.quality_layers or collected.suite_quality:
-        from pytest_ttsbench.quality.gates import case_file_layer
-
-        layers = [*config.quality_layers, tuple(case_file_layer(collected.suite_quality))]
-        for bound in {id(b): b for layer in layers for b in layer}.values():
-            problem = quality_scope_problem(bound.scope, config.engine_profiles or config.engines, scopes)
-            if problem is not None:
-                bounds.append(
-                    Bound(f"quality {bound.kind}", bound.describe(), bound.source, MATCHES_NOTHING, None, problem)
-                )
-    for latency in outcome.latency:
-        status = NOT_MEASURED if latency.status == "not measured" else BREACHED if latency.breached else HELD
-        name = f"{latency.metric}<={1000 * latency.budget:.0f}ms"
-        bounds.append(Bound("latency budget", name, "--tts-latency-budget / latency_budgets", status, latency.engine))
-    for change in outcome.latency_changes:
-        name = f"{change.metric}<=+{100 * change.tolerance:.0f}%"
-        status = BREACHED if change.slower else HELD
-        bounds.append(Bound("latency slowdown", name, "--tts-latency-compare-fail", status, change.engine))
-    for engine in outcome.coverage:
-        rows = engine.measured + engine.errors
-        if rows == 0:
-            continue  # an engine with no rows at all: coverage says why (unavailable, measured nothing)
-        status = BREACHED if engine.error_rate > config.max_error_rate else HELD
-        detail = f"{engine.errors} of {rows}"
-        bounds.append(
-            Bound("error rate", f"<={config.max_error_rate:g}", "--tts-max-error-rate", status, engine.engine, detail)
-        )
-    if config.fail_on_regression and outcome.comparison is not None:
-        bounds.append(regression_bound(outcome.comparison, outcome.blocking_regressions, config.regression_rule)[0])
-    bounds += _snapshot_bounds(outcome)
-    for shard in collected.missing_shards:
-        bounds.append(
-            Bound(
-                "shard",
-                shard,
-                "ttsbench merge --allow-partial",
-                NOT_MEASURED,
-                None,
-                "this shard never ran: none of its targets was measured",
-            )
-        )
-    return bounds
-
-
-def _snapshot_bounds(outcome: GateOutcome) -> list[Bound]:
-    """Each engine's strict snapshots as one bound (an update records the run rather than judging it)."""
-    if outcome.snapshot_mode != "strict":
-        return []
-    return [
-        Bound(
-            "snapshots",
-            check.path.name,
-            "--tts-snapshot strict",
-            BREACHED if check.failing else HELD,
-            check.engine,
-            check.summary(),
-        )
-        for check in outcome.snapshots
-        if not check.updated
-    ]
-
-
-def _evaluate_quality(
-    results: Sequence[ItemResult], config: GateConfig, collected: Collected, outcome: GateOutcome
-) -> None:
-    """Quality summaries, bounds and spreads across generations: every generation's clip counts."""
+def _quality_figures(results: Sequence[ItemResult], config: GateConfig, outcome: GateOutcome) -> None:
+    """Quality summaries and spreads across generations, apart from the bounds: every generation's clip counts."""
     for row in results:
         outcome.quality_models.update(row.quality_models)
-    if not outcome.quality_models and not any(config.quality_layers) and not collected.suite_quality:
+    if not outcome.quality_models:
         return
-    from pytest_ttsbench.quality.gates import case_file_layer, evaluate_quality, model_changes, unjudged_bounds
     from pytest_ttsbench.quality.repeats import generation_spreads
     from pytest_ttsbench.quality.summary import summarize_quality
 
@@ -531,16 +478,6 @@ def _evaluate_quality(
         for key, figures in summarize_quality(results, by).items():
             group = dict(zip(by, key, strict=True))
             outcome.quality_summary.append({**group, "measures": {k: v.to_dict() for k, v in figures.items()}})
-    layers = [*config.quality_layers, tuple(case_file_layer(collected.suite_quality))]
-    checks = evaluate_quality(results, layers, config.baseline, config.allow_quality_model_change)
-    outcome.quality_checks = checks
-    outcome.reasons += [f"quality: {check.describe()}" for check in outcome.quality_breaches]
-    # Unlike measurements and bounds that judged nothing fail the gate too: never a green over nothing.
-    outcome.reasons += [change.reason() for change in model_changes(checks) if not change.judged]
-    has_baseline = config.baseline is not None
-    outcome.reasons += [
-        gap.reason() for gap in unjudged_bounds(results, layers, checks, has_baseline, config.quality_sets)
-    ]
     if config.repeats > 1:
         outcome.quality_spreads = generation_spreads(results)
 
@@ -568,11 +505,17 @@ def _known_gaps(
         missing = unmatched_ids(gaps, seen)
         if missing:
             outcome.unmatched_gaps[engine] = missing
-        if config.update_known_gaps:
-            verdicts = {(r.id, r.key): r.verdict for r in items if r.engine == engine and r.auto_evaluable}
-            outcome.gap_updates.append(GapUpdate(gaps.path, engine, tuple(updated_gaps(gaps, verdicts))))
-            outcome.updated_gap_files.append(str(gaps.path))
+    if config.update_known_gaps:
+        _plan_gap_updates(items, config, outcome)
     return gap_rows
+
+
+def _plan_gap_updates(items: Sequence[ItemResult], config: GateConfig, outcome: GateOutcome) -> None:
+    """``--tts-update-known-gaps``: each engine's known-gaps file as this run's verdicts leave it."""
+    for engine, gaps in config.known_gaps.items():
+        verdicts = {(r.id, r.key): r.verdict for r in items if r.engine == engine and r.auto_evaluable}
+        outcome.gap_updates.append(GapUpdate(gaps.path, engine, tuple(updated_gaps(gaps, verdicts))))
+        outcome.updated_gap_files.append(str(gaps.path))
 
 
 def _compare_baseline(
@@ -594,8 +537,6 @@ def _compare_baseline(
         # Another recognizer or decoding mode: a verdict change is not evidence against the voice.
         outcome.unattributed_regressions = outcome.blocking_regressions
         outcome.blocking_regressions = []
-    if config.fail_on_regression:  # a baseline target not run: the bound's "not measured" (gate_bounds)
-        outcome.reasons += regression_bound(comparison, outcome.blocking_regressions, config.regression_rule)[1]
 
 
 #: an item correct now, neither fixed nor a known gap (a draw, for a voice that is not reproducible)
@@ -655,11 +596,6 @@ def _check_engine_snapshots(
     if config.update_snapshots:
         outcome.snapshot_updates[path] = {name: snapshot.data for name, snapshot in received.items()}
         check.updated = True
-    elif config.snapshot_mode == "strict" and check.failing:
-        outcome.reasons.append(
-            f"{engine}: {len(check.changed)} transcript(s) differ from their snapshot and {len(check.new)} have "
-            f"none in {path} (--snapshot-update records them)"
-        )
     outcome.snapshots.append(check)
 
 
@@ -688,7 +624,3 @@ def final_status(outcome: GateOutcome, status: int) -> int:
     left_to_gate = only_items and bool(outcome.excused or (outcome.gate_decides_exit and outcome.failed_items))
     failed = status == 1 and not left_to_gate
     return 1 if failed or outcome.reasons else 0
-
-
-def write_gate(path: Path, outcome: GateOutcome) -> None:
-    write_atomically(path, dump_json(outcome.to_dict(), null_non_finite=True, ensure_ascii=False, indent=2) + "\n")

@@ -5,7 +5,7 @@ A budget names an engine, a figure and a limit::
     --tts-latency-budget openai=p95:800ms
     --tts-latency-budget openai=p50:300ms,first_audio_p95:250ms
 
-Figures (per synthesis request, from :func:`~pytest_ttsbench.gating.workflow.workflow_figures`):
+Figures (per synthesis request, from :func:`~pytest_ttsbench.figures.workflow.workflow_figures`):
 ``p50`` and ``p95`` of the synthesis time, and ``first_audio_p50`` / ``first_audio_p95`` of the
 time to the first audio byte, which only adapters that stream report. The same budgets can be
 set in the configuration (``latency_budgets: {openai: {p95: 800ms}}``); the command line wins
@@ -22,9 +22,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
-from pytest_ttsbench.gating.workflow import Latency, WorkflowFigures, workflow_figures
+from pytest_ttsbench.figures.workflow import Latency, WorkflowFigures, workflow_figures
+from pytest_ttsbench.gating.bounds import BREACHED, HELD, Judged, RunFacts
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.checked_numbers import NON_NEGATIVE, POSITIVE, NumberError, checked_number, parse_number
 from pytest_ttsbench.support.record_dicts import record_dict, written_as
@@ -60,9 +61,25 @@ def _metric(name: str, where: str) -> str:
 
 @dataclass(frozen=True)
 class LatencyBudget:
+    """A gate bound: one engine's latency figure must stay within ``seconds``."""
+
     engine: str
     metric: str
     seconds: float
+    kind: ClassVar[str] = "latency budget"
+
+    def judge(self, run: RunFacts) -> list[Judged]:
+        found = run.once("workflow figures", lambda: workflow_figures(run.results)).get(self.engine)
+        value, n = figure(found, self.metric) if found is not None else (None, 0)
+        check = LatencyCheck(self.engine, self.metric, self.seconds, value, n)
+        status = NOT_MEASURED if check.status == NOT_MEASURED else BREACHED if check.breached else HELD
+        reasons = (
+            f"{self.engine}: synthesis latency {self.metric} {1000 * (value or 0):.0f} ms over budget "
+            f"{1000 * self.seconds:.0f} ms ({n} request(s))",
+        )
+        name = f"{self.metric}<={1000 * self.seconds:.0f}ms"
+        source = "--tts-latency-budget / latency_budgets"
+        return [Judged(self.kind, name, source, status, self.engine, "", reasons if check.breached else (), check)]
 
 
 def parse_budgets(values: Sequence[str]) -> list[LatencyBudget]:
@@ -111,7 +128,7 @@ def figure(figures: WorkflowFigures, metric: str) -> tuple[float | None, int]:
     return value, latency.n
 
 
-NOT_MEASURED, WITHIN, OVER = "not measured", "within budget", "over budget"
+NOT_MEASURED, WITHIN, OVER = "not measured", "within budget", "over budget"  # the same words as bounds.py
 
 
 @dataclass(frozen=True)
@@ -153,6 +170,24 @@ class SlowdownRule:
 
     metric: str
     tolerance: float
+    kind: ClassVar[str] = "latency slowdown"
+
+    def judge(self, run: RunFacts) -> list[Judged]:
+        """Each engine measured in both runs (the only engine of each side, when names differ)."""
+        judged = []
+        for change in compare_latency(run.baseline or (), run.results, [self]):
+            reasons = (
+                f"{change.engine}: synthesis latency {change.metric} {1000 * change.candidate:.0f} ms is "
+                f"{change.ratio:.2f}x the baseline's {1000 * change.baseline:.0f} ms "
+                f"(tolerance +{100 * change.tolerance:.0f}%)",
+            )
+            name = f"{change.metric}<=+{100 * change.tolerance:.0f}%"
+            status = BREACHED if change.slower else HELD
+            judged.append(
+                Judged(self.kind, name, "--tts-latency-compare-fail", status, change.engine, "",
+                       reasons if change.slower else (), change)
+            )  # fmt: skip
+        return judged
 
 
 def parse_compare_fail(values: Sequence[str]) -> list[SlowdownRule]:
@@ -218,19 +253,3 @@ def compare_latency(
             if was is not None and now is not None:
                 changes.append(LatencyChange(new, rule.metric, was, now, rule.tolerance))
     return changes
-
-
-def breach_reasons(checks: Sequence[LatencyCheck], changes: Sequence[LatencyChange]) -> list[str]:
-    reasons = [
-        f"{c.engine}: synthesis latency {c.metric} {1000 * (c.measured or 0):.0f} ms over budget "
-        f"{1000 * c.budget:.0f} ms ({c.n} request(s))"
-        for c in checks
-        if c.breached
-    ]
-    reasons += [
-        f"{c.engine}: synthesis latency {c.metric} {1000 * c.candidate:.0f} ms is {c.ratio:.2f}x the baseline's "
-        f"{1000 * c.baseline:.0f} ms (tolerance +{100 * c.tolerance:.0f}%)"
-        for c in changes
-        if c.slower
-    ]
-    return reasons

@@ -22,7 +22,7 @@ from pytest_ttsbench.gating.baseline import DEFAULT_ALPHA, DEFAULT_MAX_RATE, Reg
 from pytest_ttsbench.gating.known_gaps import KnownGaps, gaps_path, load_known_gaps
 from pytest_ttsbench.gating.latency import config_budgets, merge_budgets, parse_budgets, parse_compare_fail
 from pytest_ttsbench.gating.snapshots import read_snapshots, snapshot_path
-from pytest_ttsbench.gating.thresholds import config_layer, parse_cli_thresholds
+from pytest_ttsbench.gating.thresholds import FloorSettings, config_floors, parse_cli_thresholds
 from pytest_ttsbench.support.option_specs import add_options
 from pytest_ttsbench.support.plugin_options import ALLOW_UNMEASURED_SPEC as ALLOW_UNMEASURED_SPEC
 from pytest_ttsbench.support.plugin_options import ALLOW_UNVERIFIED_OPTION as ALLOW_UNVERIFIED_OPTION
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from pytest_ttsbench.config import Settings
     from pytest_ttsbench.gating.gate import GateConfig
     from pytest_ttsbench.gating.latency import LatencyBudget, SlowdownRule
-    from pytest_ttsbench.gating.thresholds import FloorLayer
-    from pytest_ttsbench.quality.gates import QualityBound
+    from pytest_ttsbench.gating.thresholds import Floor
+    from pytest_ttsbench.quality.bounds import QualityBound
     from pytest_ttsbench.run_model.provenance import RunHeader
     from pytest_ttsbench.run_model.results import ItemResult
 
@@ -107,7 +107,8 @@ class MeasureSetsChoice:
 class _Bounds:
     """The gate's bounds and known gaps, parsed from the options and the configuration."""
 
-    floor_layers: tuple[FloorLayer, ...]
+    floors: tuple[Floor, ...]
+    floor_settings: tuple[FloorSettings, ...]
     latency_budgets: tuple[LatencyBudget, ...]
     latency_compare_fail: tuple[SlowdownRule, ...]
     quality_layers: tuple[tuple[QualityBound, ...], ...]
@@ -150,7 +151,7 @@ def build_gate_config(
     Raises :class:`GateOptionError` naming the option or file at fault.
     """
     from pytest_ttsbench.gating.gate import GateConfig
-    from pytest_ttsbench.quality.gates import allow_model_change
+    from pytest_ttsbench.quality.bounds import allow_model_change
 
     rule = _regression_rule(options)
     bounds = _parse_bounds(settings, engines, options)
@@ -164,7 +165,8 @@ def build_gate_config(
         engine_profiles=tuple(settings.engines),
         repeats=repeats,
         repeat_policy=repeat_policy,
-        floor_layers=bounds.floor_layers,
+        floors=bounds.floors,
+        floor_settings=bounds.floor_settings,
         known_gaps=bounds.known_gaps,
         update_known_gaps=options.tts_update_known_gaps,
         baseline=baseline.rows,
@@ -197,14 +199,13 @@ def _regression_rule(options: GateOptions) -> RegressionRule:
 
 def _parse_bounds(settings: Settings, engines: Sequence[str], options: GateOptions) -> _Bounds:
     """Floors, latency budgets and slowdowns, quality bounds (options over the configuration) and known gaps."""
-    from pytest_ttsbench.quality.gates import override_layers
+    from pytest_ttsbench.quality.bounds import override_layers
 
     where = str(settings.source or "configuration")
     try:
-        floor_layers = (
-            parse_cli_thresholds(list(options.tts_threshold), options.tts_min_n, options.tts_floor_on),
-            config_layer(settings.thresholds, where),
-        )
+        cli_settings = FloorSettings.checked(options.tts_min_n, options.tts_floor_on, ("--tts-min-n", "--tts-floor-on"))
+        config_floor_list, config_settings = config_floors(settings.thresholds, where)
+        floors = (*parse_cli_thresholds(list(options.tts_threshold)), *config_floor_list)
         latency_budgets = merge_budgets(
             parse_budgets(list(options.tts_latency_budget)), config_budgets(settings.latency_budgets, where)
         )
@@ -223,7 +224,8 @@ def _parse_bounds(settings: Settings, engines: Sequence[str], options: GateOptio
     except ValueError as exc:  # ThresholdError, LatencyError, QualityOptionError, KnownGapsError
         raise GateOptionError(str(exc)) from exc
     return _Bounds(
-        floor_layers,
+        floors,
+        (cli_settings, config_settings),
         tuple(latency_budgets),
         tuple(latency_compare_fail),
         tuple(tuple(layer) for layer in quality_layers),
@@ -251,7 +253,7 @@ def _refuse_unmeasured(
     chosen: MeasureSetsChoice,
 ) -> None:
     """A floor, ceiling or tolerance the run could only pass over nothing is refused before it is gated."""
-    from pytest_ttsbench.quality.gates import unmeasured_bounds_error
+    from pytest_ttsbench.quality.bounds import unmeasured_bounds_error
 
     # Recorded transcripts have no clip to measure: the bounds are not asked of such engines.
     clip_engines = settings.clip_engines(engines)

@@ -22,14 +22,15 @@ from dataclasses import replace
 from pathlib import Path
 
 from pytest_ttsbench.config import Settings
-from pytest_ttsbench.gating.bounds import SuiteScope, case_file_source, declared_floors, scope_errors
+from pytest_ttsbench.gating.bounds import SuiteScope, case_file_source, fails, scope_errors
 from pytest_ttsbench.gating.gate import (
     Collected,
+    GateConfig,
     GateOutcome,
     evaluate_gate,
     final_status,
+    scoped_bounds,
     scopes_of,
-    write_gate,
     write_gate_updates,
 )
 from pytest_ttsbench.gating.known_gaps import KnownGaps
@@ -41,6 +42,7 @@ from pytest_ttsbench.gating.options import (
     build_gate_config,
 )
 from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, require_one_protocol, under_protocol
+from pytest_ttsbench.reporting.gate_file import write_gate
 from pytest_ttsbench.run_model.manifest import UnverifiedRunError, verify_recorded_run
 from pytest_ttsbench.run_model.provenance import RunHeader, read_header
 from pytest_ttsbench.run_model.reader import gate_path
@@ -104,6 +106,29 @@ def recorded_collection(rows: Sequence[ItemResult], header: RunHeader | None, se
     return collected
 
 
+def _recorded_config(
+    rows: Sequence[ItemResult], header: RunHeader | None, settings: Settings, options: GateOptions, protocol: str
+) -> GateConfig:
+    """The gate's configuration for a recorded run: what its header says of the run, as the plugin had it."""
+    engines = list(dict.fromkeys(row.engine for row in rows))
+    if header is None:
+        return build_gate_config(settings, engines, options, repeats=1, repeat_policy="all", contract=None,
+                                 protocol=protocol)  # fmt: skip
+    return build_gate_config(
+        settings,
+        list(header.engines) or engines,  # the order the run named them in, as the plugin gates them
+        options,
+        repeats=header.repeats,
+        repeat_policy=header.repeat_policy,
+        contract=header.contract,
+        protocol=protocol,
+        # a header that does not say which sets the run took is judged at the gate
+        quality_sets=tuple(header.quality_sets) if header.quality_sets is not None else None,
+        # as the plugin refuses them when the session starts
+        sets_chosen=MeasureSetsChoice("its run header", "gate a run measured with --tts-quality {sets}"),
+    )
+
+
 def gate_run(results_path: Path, settings: Settings, options: GateOptions, protocol: str | None = None) -> GateOutcome:
     """Gate the run in ``results_path`` and write its gate file beside it (and any planned rewrites).
 
@@ -125,40 +150,20 @@ def gate_run(results_path: Path, settings: Settings, options: GateOptions, proto
     recorded = read_results(results_path)
     protocol = protocol or require_one_protocol({str(results_path): recorded}) or DEFAULT_PROTOCOL
     rows = [under_protocol(row, protocol, str(results_path)) for row in recorded]
-    engines = list(dict.fromkeys(row.engine for row in rows))
-    if header is not None and header.engines:
-        engines = list(header.engines)  # the order the run named them in, as the plugin gates them
-    config = build_gate_config(
-        settings,
-        engines,
-        options,
-        repeats=header.repeats if header is not None else 1,
-        repeat_policy=header.repeat_policy if header is not None else "all",
-        contract=header.contract if header is not None else None,
-        protocol=protocol,
-        # a header that does not say which sets the run took is judged at the gate
-        quality_sets=tuple(header.quality_sets) if header is not None and header.quality_sets is not None else None,
-        # as the plugin refuses them when the session starts
-        sets_chosen=MeasureSetsChoice("its run header", "gate a run measured with --tts-quality {sets}"),
-    )
+    config = _recorded_config(rows, header, settings, options, protocol)
     config = replace(config, unverified=(*unverified, *config.unverified))
     collected = recorded_collection(rows, header, settings)
     collected.verdict_failures, collected.other_failures = failed_tests(
         rows, config.known_gaps, options.tts_strict_xfail, config.repeat_policy
     )
     # A bound whose scope the run's case files do not define is refused, as the plugin refuses it.
-    errors = scope_errors(
-        declared_floors(collected.suite_thresholds, config.floor_layers, collected.suite_sources),
-        [bound for layer in config.quality_layers for bound in layer],
-        list(settings.engines),
-        scopes_of(rows, collected),
-    )
+    errors = scope_errors(scoped_bounds(config, collected), list(settings.engines), scopes_of(rows, collected))
     if errors:
         raise GateOptionError("\n".join(errors))
     status = 1 if collected.verdict_failures or collected.other_failures else 0
     outcome = evaluate_gate(rows, config, collected)
     if unchecked is not None:
-        outcome.reasons.append(unchecked)
+        outcome.judged.append(fails(unchecked))
     write_gate_updates(outcome)
     outcome.exitstatus = final_status(outcome, status)
     write_gate(gate_path(results_path), outcome)

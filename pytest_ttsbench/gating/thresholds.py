@@ -28,15 +28,28 @@ by a margin before the release manager can say the floor holds.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
 
-from pytest_ttsbench.gating.summary import bucket_of
+from pytest_ttsbench.figures.summary import bucket_of
+from pytest_ttsbench.gating.bounds import (
+    ALL_SUITES,
+    BREACHED,
+    CLI_SOURCE,
+    HELD,
+    MATCHES_NOTHING,
+    NOT_MEASURED,
+    NOT_SELECTED,
+    TOO_FEW,
+    Judged,
+    RunFacts,
+    SuiteScope,
+    closest,
+)
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE, SHARE, NumberError, checked_number, parse_number
 from pytest_ttsbench.support.plugin_options import FLOOR_ON as FLOOR_ON
-from pytest_ttsbench.support.record_dicts import record_dict, written_as
 
 DEFAULT_KEY = "default"
 MIN_N_KEY = "min_n"
@@ -45,8 +58,6 @@ FLOOR_ON_KEY = "floor_on"
 SETTING_KEYS = frozenset({MIN_N_KEY, FLOOR_ON_KEY})
 DEFAULT_MIN_N = 5
 SLICE_SEPARATOR = "="
-#: suite label of a slice measured across every suite
-ALL_SUITES = "*"
 
 
 class ThresholdError(ValueError):
@@ -96,268 +107,288 @@ def slice_matches(row: ItemResult, key: str) -> bool:
 
 
 @dataclass(frozen=True)
-class FloorLayer:
-    """One source of floors: general ``key → floor`` plus ``suite → {key → floor}``, and its settings."""
+class FloorSettings:
+    """``min_n`` and ``floor_on`` as one source (the command line, the configuration, a case file) sets them."""
 
-    general: Mapping[str, float]
-    by_suite: Mapping[str, Mapping[str, float]]
     min_n: int | None = None
     floor_on: str | None = None
-    #: where the layer's floors come from (an option, the configuration file), to name them in messages
-    source: str = ""
 
-    def lookup(self, suite: str, key: str) -> float | None:
-        if key in self.by_suite.get(suite, {}):
-            return self.by_suite[suite][key]
-        return self.general.get(key)
+    @classmethod
+    def checked(cls, min_n: Any, floor_on: Any, where: tuple[str, str]) -> FloorSettings:
+        """Settings read from a source, each refused with its option or field when it cannot be used."""
+        return cls(
+            None if min_n is None else _check_min_n(min_n, where[0]),
+            None if floor_on is None else _check_floor_on(floor_on, where[1]),
+        )
 
 
-def config_layer(raw: Mapping[str, Any], where: str = "configuration") -> FloorLayer:
-    """The configuration's ``thresholds``: numbers are categories, mappings are suites."""
-    general: dict[str, float] = {}
-    by_suite: dict[str, dict[str, float]] = {}
-    min_n = floor_on = None
+@dataclass(frozen=True)
+class FloorPolicy:
+    """How a bucket is checked: the smallest bucket worth gating, and which figure is compared."""
+
+    min_n: int = DEFAULT_MIN_N
+    floor_on: str = "point"
+
+
+@dataclass(frozen=True)
+class FloorPolicies:
+    """The settings of every source, highest precedence first, and each case file's own."""
+
+    overrides: tuple[FloorSettings, ...] = ()
+    by_suite: Mapping[str, FloorSettings] = field(default_factory=dict)
+
+    def of(self, suite: str) -> FloorPolicy:
+        """``min_n`` and ``floor_on`` for one suite (:data:`ALL_SUITES`: a slice across suites)."""
+        layers = (*self.overrides, self.by_suite.get(suite, FloorSettings()))
+        min_n = next((s.min_n for s in layers if s.min_n is not None), DEFAULT_MIN_N)
+        return FloorPolicy(min_n, next((s.floor_on for s in layers if s.floor_on is not None), "point"))
+
+
+#: where each source stands: the command line over the configuration over a case file
+CLI_RANK, CONFIG_RANK, CASE_FILE_RANK = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Floor:
+    """One accuracy floor as a source wrote it: a :class:`~.bounds.Bound` on categories or a slice.
+
+    ``suite`` None: named across suites. Once :func:`settle_floors` has run, ``rivals`` holds every
+    other floor of the run, so the floor knows where it is in force: a bucket takes its own key
+    before ``default``; sources in order; within one source, a suite's own floor before the
+    general one. Precedence is settled there, once, for the gate and the collection-time check.
+    """
+
+    kind: ClassVar[str] = "floor"
+
+    suite: str | None
+    key: str
+    floor: float
+    source: str
+    #: brought by a case file rather than named by the user (command line, configuration): a
+    #: selection that leaves its scope out makes it ``not selected``, not ``not measured``
+    inherited: bool = False
+    rank: int = CLI_RANK
+    policies: FloorPolicies = field(default_factory=FloorPolicies, compare=False, repr=False)
+    rivals: tuple[Floor, ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        scope = f"{self.suite}/" if self.suite is not None else ""
+        return f"{scope}{self.key}={self.floor:g}"
+
+    @property
+    def title(self) -> str:
+        return f"floor {self.name} ({self.source})"
+
+    @property
+    def from_command_line(self) -> bool:
+        return self.source == CLI_SOURCE
+
+    def _precedence(self) -> tuple[bool, int, bool]:
+        return (self.key == DEFAULT_KEY, self.rank, self.suite is None)
+
+    def covers(self, suite: str, key: str) -> bool:
+        """Whether the floor speaks for a bucket: a category (or :data:`ALL_SUITES`' slice) of a suite."""
+        if is_slice(key) or is_slice(self.key):
+            return self.key == key and (self.suite == suite or (self.suite is None and suite == ALL_SUITES))
+        if suite == ALL_SUITES:  # a category named across suites where no suite the engine played defines it
+            return self.suite is None and self.key == key
+        return self.key in (key, DEFAULT_KEY) and self.suite in (None, suite)
+
+    def in_force(self, suite: str, key: str) -> bool:
+        """Whether this is the floor a bucket is judged against: it covers it and no rival outranks it."""
+        mine = self._precedence()
+        return self.covers(suite, key) and not any(
+            rival.covers(suite, key) and rival._precedence() < mine for rival in self.rivals
+        )
+
+    def scope_problem(self, scopes: Mapping[str, SuiteScope], engines: Sequence[str] = ()) -> str | None:
+        """Why the floor's scope matches nothing in the loaded case files (with the closest names), or None."""
+        if self.suite is not None and self.suite not in scopes:
+            return f"no loaded case file defines suite {self.suite!r} ({closest(self.suite, scopes)})"
+        suites = [self.suite] if self.suite is not None else sorted(scopes)
+        where = f"suite {self.suite!r}" if self.suite is not None else "any loaded case file"
+        if self.key == DEFAULT_KEY:
+            return None
+        if not is_slice(self.key):
+            categories = {c for s in suites for c in scopes[s].categories}
+            if self.key in categories:
+                return None
+            return f"no category {self.key!r} in {where} ({closest(self.key, categories)})"
+        field_name, _, value = self.key.partition(SLICE_SEPARATOR)
+        values = _slice_values(field_name, scopes, suites)
+        if values is None:
+            fields = {"language", "suite", "category"} | {f for s in suites for f in scopes[s].facets}
+            return f"no facet {field_name!r} in {where} ({closest(field_name, fields)})"
+        return None if value in values else f"no {field_name} {value!r} in {where} ({closest(value, values)})"
+
+    def judge(self, run: RunFacts) -> list[Judged]:
+        """The floor on each engine's bucket where it is in force; a bucket it asks about that judged
+        nothing is ``not selected`` (a case file's floor the selection left out) or ``not measured``."""
+        problem = self.scope_problem(run.scopes)
+        if problem is not None:
+            reason = f"{self.title} matches nothing: {problem}"
+            return [Judged(self.kind, self.name, self.source, MATCHES_NOTHING, None, problem, (reason,))]
+        judged = []
+        for engine in run.engines:
+            rows = [row for row in run.items if row.engine == engine]
+            for suite, key in self._buckets(run, engine, rows):
+                if self.in_force(suite, key):
+                    entry = self._judge_bucket(run, engine, suite, key, [r for r in rows if _in_bucket(r, suite, key)])
+                    judged += [entry] if entry is not None else []
+        return judged
+
+    def _buckets(self, run: RunFacts, engine: str, rows: Sequence[ItemResult]) -> list[tuple[str, str]]:
+        """The (suite, key) buckets the floor is asked of for one engine: where the run played, or
+        anywhere for a floor named on the command line (the user asked this run)."""
+        if self.key == DEFAULT_KEY:  # a rule for every category: listed where it judged
+            return sorted({(r.suite, r.category) for r in rows if self.suite in (None, r.suite)})
+        playing = run.playing.get(engine, set())
+        found = [(bucket, suites) for bucket, suites in self._defined(run.scopes) if suites & playing]
+        if found or not self.from_command_line:
+            return [bucket for bucket, _ in found]
+        return [(self.suite or ALL_SUITES, self.key)]
+
+    def _defined(self, scopes: Mapping[str, SuiteScope]) -> list[tuple[tuple[str, str], set[str]]]:
+        """Each bucket the floor names, with the suites whose play puts it in question."""
+        if self.suite is not None:
+            return [((self.suite, self.key), {self.suite})]
+        if is_slice(self.key):
+            defining = {s for s in scopes if replace(self, suite=s).scope_problem(scopes) is None}
+            return [((ALL_SUITES, self.key), defining)]
+        return [((s, self.key), {s}) for s in sorted(scopes) if self.key in scopes[s].categories]
+
+    def _judge_bucket(
+        self, run: RunFacts, engine: str, suite: str, key: str, members: Sequence[ItemResult]
+    ) -> Judged | None:
+        name = f"{'' if suite == ALL_SUITES else suite + '/'}{key}={self.floor:g}"
+        bucket = bucket_of(members)
+        if bucket.strict_accuracy is None or bucket.ci95 is None:  # no auto-evaluable target
+            if self.key == DEFAULT_KEY:
+                return None
+            ran = any(_in_bucket(row, suite, key) for row in run.results if row.engine == engine)
+            if self.inherited and not ran:
+                left_out = "the run's selection left its scope out"
+                return Judged(self.kind, name, self.source, NOT_SELECTED, engine, left_out)
+            return Judged(self.kind, name, self.source, NOT_MEASURED, engine, "nothing judged in its scope")
+        policy = self.policies.of(suite)
+        measured = bucket.ci95[0] if policy.floor_on == "lower" else bucket.strict_accuracy
+        status = TOO_FEW if bucket.n < policy.min_n else BREACHED if measured < self.floor else HELD
+        figures = {
+            "engine": engine, "suite": suite, "category": key, "n": bucket.n, "correct": bucket.correct,
+            "strict_accuracy": bucket.strict_accuracy, "floor": self.floor, "floor_on": policy.floor_on,
+            "measured": measured, "min_n": policy.min_n, "ci95": list(bucket.ci95),
+            "status": {HELD: "passed", BREACHED: "breached", TOO_FEW: "too few to gate"}[status],
+            "breached": status == BREACHED,
+        }  # fmt: skip
+        detail = f"{bucket.correct}/{bucket.n}" + (f", fewer than min_n {policy.min_n}" if status == TOO_FEW else "")
+        figure = "Wilson 95% lower bound" if policy.floor_on == "lower" else "strict accuracy"
+        counted = f"({bucket.correct}/{bucket.n})"
+        why = f"{engine} {suite}/{key}: {figure} {measured:.1%} {counted} below floor {self.floor:.1%}"
+        return Judged(
+            self.kind, name, self.source, status, engine, detail, (why,) if status == BREACHED else (), figures
+        )
+
+
+def _in_bucket(row: ItemResult, suite: str, key: str) -> bool:
+    if suite != ALL_SUITES and row.suite != suite:
+        return False
+    return slice_matches(row, key) if is_slice(key) else row.category == key
+
+
+def _slice_values(field_name: str, scopes: Mapping[str, SuiteScope], suites: Sequence[str]) -> set[str] | None:
+    """The values a slice field takes in the given suites; None when no suite has that field at all."""
+    values: set[str] = set()
+    known = False
+    for suite in suites:
+        scope = scopes[suite]
+        if field_name in ("language", "suite", "category"):
+            known = True
+            values |= {
+                "language": scope.languages | {lang.split("-")[0] for lang in scope.languages},
+                "suite": {suite},
+                "category": scope.categories,
+            }[field_name]
+        elif field_name in scope.facets:
+            known = True
+            values |= scope.facets[field_name]
+    return values if known else None
+
+
+def config_floors(raw: Mapping[str, Any], where: str = "configuration") -> tuple[list[Floor], FloorSettings]:
+    """The configuration's ``thresholds``: numbers are categories (or slices), mappings are suites.
+
+    Two keys naming one floor (``form=w`` and ``form = w``) leave one: the later, as in the mapping."""
+    floors: dict[tuple[str | None, str], Floor] = {}
     for key, value in raw.items():
-        field_name = f"{where}: field thresholds.{key}"
-        if key == MIN_N_KEY:
-            min_n = _check_min_n(value, field_name)
-        elif key == FLOOR_ON_KEY:
-            floor_on = _check_floor_on(value, field_name)
-        elif isinstance(value, Mapping):
-            by_suite[str(key)] = {
-                _floor_key(str(cat), f"{where}: field thresholds.{key}.{cat}"): _check_floor(
-                    floor, f"{where}: field thresholds.{key}.{cat}"
-                )
-                for cat, floor in value.items()
-            }
-        else:
-            general[_floor_key(str(key), field_name)] = _check_floor(value, field_name)
-    return FloorLayer(general, by_suite, min_n, floor_on, where)
+        if key in SETTING_KEYS:
+            continue
+        inner = value.items() if isinstance(value, Mapping) else [(None, value)]
+        for category, floor in inner:
+            suite, name = (None, str(key)) if category is None else (str(key), str(category))
+            field_name = f"{where}: field thresholds.{key}" + ("" if category is None else f".{category}")
+            checked = Floor(
+                suite, _floor_key(name, field_name), _check_floor(floor, field_name), where, False, CONFIG_RANK
+            )
+            floors[(checked.suite, checked.key)] = checked
+    fields = (f"{where}: field thresholds.min_n", f"{where}: field thresholds.floor_on")
+    return list(floors.values()), FloorSettings.checked(raw.get(MIN_N_KEY), raw.get(FLOOR_ON_KEY), fields)
 
 
 def _floor_key(key: str, where: str) -> str:
     return _check_slice(key, where) if is_slice(key) else key
 
 
-def parse_cli_thresholds(values: Sequence[str], min_n: int | None = None, floor_on: str | None = None) -> FloorLayer:
-    """``["years=0.9", "en-numerals/default=0.5", "form=arabic_indic=0.8"]`` → a layer; a bad entry names itself."""
-    general: dict[str, float] = {}
-    by_suite: dict[str, dict[str, float]] = {}
-    if min_n is not None:
-        _check_min_n(min_n, "--tts-min-n")
-    if floor_on is not None:
-        _check_floor_on(floor_on, "--tts-floor-on")
+def parse_cli_thresholds(values: Sequence[str]) -> list[Floor]:
+    """``["years=0.9", "en-numerals/default=0.5", "form=arabic_indic=0.8"]`` → floors; a bad entry names itself."""
+    floors: dict[tuple[str | None, str], Floor] = {}
     for entry in values:
         # The floor follows the last "=": a slice key holds one itself (form=arabic_indic=0.8).
         name, sep, number = entry.rpartition("=")
         name = name.strip()
+        where = f"--tts-threshold {entry!r}"
         if not sep or not name:
-            raise ThresholdError(
-                f"--tts-threshold {entry!r}: expected [SUITE/]CATEGORY=FLOOR or [SUITE/]FIELD=VALUE=FLOOR"
-            )
+            raise ThresholdError(f"{where}: expected [SUITE/]CATEGORY=FLOOR or [SUITE/]FIELD=VALUE=FLOOR")
         try:
-            floor = float(parse_number(number.strip(), f"--tts-threshold {entry!r}: a floor", SHARE))
+            floor = float(parse_number(number.strip(), f"{where}: a floor", SHARE))
         except NumberError as exc:
             raise ThresholdError(str(exc)) from None
         suite, slash, category = name.partition("/")
         if slash and is_slice(suite):  # a slice whose value holds a slash: not a suite scope
             suite, slash, category = "", "", name
-        if slash:
-            if not suite or not category:
-                raise ThresholdError(f"--tts-threshold {entry!r}: expected SUITE/CATEGORY=FLOOR")
-            by_suite.setdefault(suite, {})[_floor_key(category, f"--tts-threshold {entry!r}")] = floor
-        else:
-            general[_floor_key(name, f"--tts-threshold {entry!r}")] = floor
-    return FloorLayer(general, by_suite, min_n, floor_on, "--tts-threshold")
+        if slash and (not suite or not category):
+            raise ThresholdError(f"{where}: expected SUITE/CATEGORY=FLOOR")
+        scope, key = (suite, category) if slash else (None, name)
+        floors[(scope, _floor_key(key, where))] = Floor(scope, _floor_key(key, where), floor, CLI_SOURCE)
+    return list(floors.values())
 
 
-def resolve_floor(
-    suite: str,
-    category: str,
-    suite_thresholds: Mapping[str, Mapping[str, float]],
-    layers: Sequence[FloorLayer],
-) -> float | None:
-    """The floor for one suite's category: ``layers`` are the overrides, highest precedence first."""
-    case_file = suite_thresholds.get(suite, {})
-    for key in (category, DEFAULT_KEY) if not is_slice(category) else (category,):
-        for layer in layers:
-            found = layer.lookup(suite, key)
-            if found is not None:
-                return found
-        if key in case_file:
-            return float(case_file[key])
-    return None
-
-
-@dataclass(frozen=True)
-class FloorPolicy:
-    """How every floor is checked: the smallest bucket worth gating, and which figure is compared."""
-
-    min_n: int = DEFAULT_MIN_N
-    floor_on: str = "point"
-
-
-def resolve_policy(
-    suite: str | None, layers: Sequence[FloorLayer], case_settings: Mapping[str, Mapping[str, Any]]
-) -> FloorPolicy:
-    """``min_n`` and ``floor_on`` for one suite (None: a slice across suites): the first layer naming each."""
-    case = case_settings.get(suite, {}) if suite is not None else {}
-    min_n = next((layer.min_n for layer in layers if layer.min_n is not None), case.get(MIN_N_KEY))
-    floor_on = next((layer.floor_on for layer in layers if layer.floor_on is not None), case.get(FLOOR_ON_KEY))
-    return FloorPolicy(min_n if min_n is not None else DEFAULT_MIN_N, floor_on or "point")
-
-
-PASSED, BREACHED, TOO_FEW = "passed", "breached", "too few to gate"
-
-#: the keys of a floor check in the gate file, in their order there
-_FLOOR_CHECK_LAYOUT = (
-    "engine", "suite", "category", "n", "correct", "strict_accuracy", "floor", "floor_on", "measured", "min_n",
-    "ci95", "status", "breached",
-)  # fmt: skip
-
-
-@dataclass(frozen=True)
-class FloorCheck:
-    """One engine × suite × category (or slice) bucket measured against its floor.
-
-    ``suite`` is :data:`ALL_SUITES` for a slice measured across every suite; ``category`` holds
-    the slice key (``form=arabic_indic``) for a slice.
-    """
-
-    engine: str
-    suite: str
-    category: str
-    n: int
-    correct: int
-    accuracy: float = field(metadata=written_as("strict_accuracy"))
-    floor: float
-    ci95: tuple[float, float]
-    min_n: int = 1
-    floor_on: str = "point"
-
-    @property
-    def measured(self) -> float:
-        """The figure compared with the floor: strict accuracy, or its Wilson lower bound."""
-        return self.ci95[0] if self.floor_on == "lower" else self.accuracy
-
-    @property
-    def status(self) -> str:
-        if self.n < self.min_n:
-            return TOO_FEW
-        return BREACHED if self.measured < self.floor else PASSED
-
-    @property
-    def breached(self) -> bool:
-        return self.status == BREACHED
-
-    @property
-    def too_few(self) -> bool:
-        return self.status == TOO_FEW
-
-    @property
-    def label(self) -> str:
-        return f"{self.engine} {self.suite}/{self.category}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return record_dict(
-            self,
-            computed={"measured": self.measured, "status": self.status, "breached": self.breached},
-            order=_FLOOR_CHECK_LAYOUT,
-        )
-
-
-def _split_case_thresholds(
-    suite_thresholds: Mapping[str, Mapping[str, Any]],
-) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, Any]]]:
-    """Case files' ``thresholds`` → (floors per suite, settings per suite)."""
-    floors = {suite: {k: v for k, v in raw.items() if k not in SETTING_KEYS} for suite, raw in suite_thresholds.items()}
-    settings = {suite: {k: v for k, v in raw.items() if k in SETTING_KEYS} for suite, raw in suite_thresholds.items()}
+def case_file_floors(
+    suite_thresholds: Mapping[str, Mapping[str, Any]], suite_sources: Mapping[str, str]
+) -> tuple[list[Floor], dict[str, FloorSettings]]:
+    """Every case file's own floors (validated when it was loaded) and its ``min_n``/``floor_on``."""
+    floors: list[Floor] = []
+    settings: dict[str, FloorSettings] = {}
+    for suite, raw in suite_thresholds.items():
+        source = suite_sources.get(suite) or f"the case file of suite {suite}"
+        settings[suite] = FloorSettings(raw.get(MIN_N_KEY), raw.get(FLOOR_ON_KEY))
+        for key, floor in raw.items():
+            if key not in SETTING_KEYS and isinstance(floor, (int, float)):
+                floors.append(Floor(suite, str(key), float(floor), source, True, CASE_FILE_RANK))
     return floors, settings
 
 
-def _check(
-    engine: str, suite: str, key: str, rows: Sequence[ItemResult], floor: float, policy: FloorPolicy
-) -> FloorCheck | None:
-    bucket = bucket_of(rows)
-    if bucket.n == 0:
-        return None
-    assert bucket.strict_accuracy is not None and bucket.ci95 is not None  # n > 0
-    return FloorCheck(
-        engine,
-        suite,
-        key,
-        bucket.n,
-        bucket.correct,
-        bucket.strict_accuracy,
-        floor,
-        bucket.ci95,
-        policy.min_n,
-        policy.floor_on,
-    )
-
-
-def evaluate(
-    results: Iterable[ItemResult],
+def settle_floors(
+    overrides: Sequence[Floor],
+    settings: Sequence[FloorSettings],
     suite_thresholds: Mapping[str, Mapping[str, Any]],
-    layers: Sequence[FloorLayer] = (),
-) -> list[FloorCheck]:
-    """Every category or slice bucket that has a floor and an auto-evaluable target, in table order.
+    suite_sources: Mapping[str, str] | None = None,
+) -> list[Floor]:
+    """Every floor of the run, each knowing its rivals and its settings: precedence settled once.
 
-    Categories first (engine, suite, category), then slices within a suite, then slices across
-    suites; each with its own ``min_n`` and ``floor_on``.
-    """
-    rows = list(results)
-    floors, settings = _split_case_thresholds(suite_thresholds)
-
-    def policy_of(suite: str | None) -> FloorPolicy:
-        return resolve_policy(suite, layers, settings)
-
-    checks: list[FloorCheck] = []
-    by_category: dict[tuple[str, str, str], list[ItemResult]] = {}
-    for row in rows:
-        by_category.setdefault((row.engine, row.suite, row.category), []).append(row)
-    for (engine, suite, category), members in sorted(by_category.items()):
-        floor = resolve_floor(suite, category, floors, layers)
-        check = None if floor is None else _check(engine, suite, category, members, floor, policy_of(suite))
-        if check is not None:
-            checks.append(check)
-    engines = sorted({r.engine for r in rows})
-    suites = sorted({r.suite for r in rows})
-    for suite in suites:
-        keys = {k for k in floors.get(suite, {}) if is_slice(k)}
-        keys |= {k for layer in layers for k in layer.by_suite.get(suite, {}) if is_slice(k)}
-        for key in sorted(keys):
-            candidates = [layer.by_suite.get(suite, {}).get(key) for layer in layers]
-            floor = next(f for f in (*candidates, floors.get(suite, {}).get(key)) if f is not None)
-            policy = policy_of(suite)
-            for engine in engines:
-                members = [r for r in rows if r.engine == engine and r.suite == suite and slice_matches(r, key)]
-                check = _check(engine, suite, key, members, floor, policy)
-                if check is not None:
-                    checks.append(check)
-    general = sorted({k for layer in layers for k in layer.general if is_slice(k)})
-    for key in general:
-        floor = next(layer.general[key] for layer in layers if key in layer.general)
-        policy = policy_of(None)
-        for engine in engines:
-            members = [r for r in rows if r.engine == engine and slice_matches(r, key)]
-            check = _check(engine, ALL_SUITES, key, members, floor, policy)
-            if check is not None:
-                checks.append(check)
-    return checks
-
-
-def breaches(checks: Iterable[FloorCheck]) -> list[FloorCheck]:
-    """The categories and slices below their floor."""
-    return [check for check in checks if check.breached]
-
-
-def too_few(checks: Iterable[FloorCheck]) -> list[FloorCheck]:
-    """The buckets with a floor but fewer targets than ``min_n``: reported, never passed."""
-    return [check for check in checks if check.too_few]
-
-
-def breach_reason(check: FloorCheck) -> str:
-    """Why a breached floor fails the run, in one line."""
-    figure = "Wilson 95% lower bound" if check.floor_on == "lower" else "strict accuracy"
-    return f"{check.label}: {figure} {check.measured:.1%} ({check.correct}/{check.n}) below floor {check.floor:.1%}"
+    ``overrides``: the command line's floors, then the configuration's; ``settings``: theirs, in the
+    same order. The case files' own floors and settings come last."""
+    case_floors, case_settings = case_file_floors(suite_thresholds, suite_sources or {})
+    policies = FloorPolicies(tuple(settings), case_settings)
+    floors = [replace(floor, policies=policies) for floor in (*overrides, *case_floors)]
+    return [replace(floor, rivals=tuple(f for f in floors if f is not floor)) for floor in floors]

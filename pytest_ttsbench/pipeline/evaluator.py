@@ -42,7 +42,7 @@ from pytest_ttsbench.engines.base import (
     synthesis_problem,
 )
 from pytest_ttsbench.engines.registry import create_engine
-from pytest_ttsbench.gating.voting import vote
+from pytest_ttsbench.figures.voting import vote
 from pytest_ttsbench.pipeline.generation import generation_record, generation_seed
 from pytest_ttsbench.pipeline.prefetch import SynthesisPool
 from pytest_ttsbench.pipeline.protocol_scoring import route_rules, scorers_by_protocol

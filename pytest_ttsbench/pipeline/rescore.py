@@ -16,7 +16,7 @@ from pytest_ttsbench.cases.loader import CaseFileError, load_case_paths
 from pytest_ttsbench.cases.model import Suite
 from pytest_ttsbench.config import EngineProfile
 from pytest_ttsbench.engines.replay import TranscriptsEngine
-from pytest_ttsbench.gating.summary import overall, summarize
+from pytest_ttsbench.figures.summary import overall, summarize
 from pytest_ttsbench.pipeline.evaluator import Evaluator, RunOptions
 from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, Protocol
 from pytest_ttsbench.run_model.results import MISSING, ItemResult

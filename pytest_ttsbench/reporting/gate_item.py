@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Literal
 
 from _pytest.reports import TestReport
 
+from pytest_ttsbench.reporting.terminal import nondeterminism_lines
+
 if TYPE_CHECKING:
     from pytest_ttsbench.gating.gate import GateOutcome
 
@@ -48,7 +50,7 @@ def gate_properties(outcome: GateOutcome) -> list[tuple[str, object]]:
         ("flaky", f"{item.key} [{item.engine}]: {item.correct_count}/{len(item.verdicts)} correct")
         for item in outcome.flaky
     ]
-    properties += [("nondeterministic", line) for line in outcome.nondeterminism_lines()]
+    properties += [("nondeterministic", line) for line in nondeterminism_lines(outcome)]
     comparison = outcome.comparison
     if comparison is not None:
         properties.append(("baseline_regressions", len(comparison.regressions)))

@@ -12,12 +12,12 @@ Both read the :class:`~pytest_ttsbench.reporting.terminal.SessionSummary` the te
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_ttsbench.gating.bounds import BREACHED
+from pytest_ttsbench.gating.bounds import BREACHED, NOT_MEASURED
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.data_paths import OutsideFolderError, inside_folder
 from pytest_ttsbench.support.outside_text import workflow_command
@@ -26,7 +26,7 @@ from pytest_ttsbench.support.yaml_documents import YAML_SUFFIXES, node_lines
 from pytest_ttsbench.verdict import explain_evidence
 
 if TYPE_CHECKING:
-    from pytest_ttsbench.gating.bounds import Bound
+    from pytest_ttsbench.gating.bounds import Judged
     from pytest_ttsbench.gating.gate import GateOutcome
     from pytest_ttsbench.reporting.terminal import SessionSummary
 
@@ -70,8 +70,11 @@ def not_correct(finished: SessionSummary) -> list[NotCorrect]:
     ]
 
 
-def failing_bounds(outcome: GateOutcome | None) -> list[Bound]:
-    return [bound for bound in outcome.bounds if bound.failing] if outcome is not None else []
+def failing_bounds(outcome: GateOutcome | None) -> list[Judged]:
+    if outcome is None:
+        return []
+    unmeasured_fails = not outcome.allow_unmeasured  # the gate's own rule (bounds.gate_reasons)
+    return [b for b in outcome.judged if b.failing or (b.status == NOT_MEASURED and unmeasured_fails)]
 
 
 def error_annotations(finished: SessionSummary, base: Path) -> list[str]:
@@ -100,7 +103,7 @@ def error_annotations(finished: SessionSummary, base: Path) -> list[str]:
     return lines
 
 
-def _bound_place(bound: Bound, base: Path) -> tuple[str | None, int | None]:
+def _bound_place(bound: Judged, base: Path) -> tuple[str | None, int | None]:
     """A bound written in a case file or configuration file: that file, and the line of its threshold."""
     try:
         path = inside_folder(base, bound.source)
@@ -121,6 +124,31 @@ def _cell(text: object) -> str:
     return shorten(" ".join(str(text).split()), 160).replace("|", "\\|").replace("<", "&lt;")
 
 
+def _bound_table(bounds: Sequence[Judged]) -> list[str]:
+    if not bounds:
+        return []
+    lines = ["", f"### Bounds not held ({len(bounds)})", "", "| status | bound | from |", "| --- | --- | --- |"]
+    for bound in bounds[:SUMMARY_ROWS]:
+        name = f"{bound.kind} {bound.name}" + (f" [{bound.engine}]" if bound.engine else "")
+        lines.append(f"| {bound.status} | {_cell(name)} | {_cell(bound.source)} |")
+    return lines
+
+
+def _item_table(items: Sequence[NotCorrect], total: int) -> list[str]:
+    if not items:
+        return []
+    lines = ["", f"### Not correct ({len(items)} of {total} items)", ""]
+    lines += ["| item | engine | verdict | why | heard |", "| --- | --- | --- | --- | --- |"]
+    for item in items[:SUMMARY_ROWS]:
+        row = item.row
+        verdict_cell = row.verdict + (" (known gap)" if item.known_gap else "")
+        heard = row.transcript if row.transcript is not None else ""
+        lines.append(
+            f"| {_cell(row.key)} | {_cell(row.engine)} | {verdict_cell} | {_cell(item.why())} | {_cell(heard)} |"
+        )
+    return lines
+
+
 def step_summary(finished: SessionSummary, report: str | None) -> str:
     """The job summary: the verdict and its reasons, the failing bounds, the items not correct
     (at most :data:`SUMMARY_ROWS` of each), then where the rest is."""
@@ -133,22 +161,9 @@ def step_summary(finished: SessionSummary, report: str | None) -> str:
     if said:
         lines.append(shorten(" ".join(said.split())))
     bounds = failing_bounds(outcome)
-    if bounds:
-        lines += ["", f"### Bounds not held ({len(bounds)})", "", "| status | bound | from |", "| --- | --- | --- |"]
-        for bound in bounds[:SUMMARY_ROWS]:
-            name = f"{bound.kind} {bound.name}" + (f" [{bound.engine}]" if bound.engine else "")
-            lines.append(f"| {bound.status} | {_cell(name)} | {_cell(bound.source)} |")
+    lines += _bound_table(bounds)
     items = not_correct(finished)
-    if items:
-        lines += ["", f"### Not correct ({len(items)} of {len(finished.items)} items)", ""]
-        lines += ["| item | engine | verdict | why | heard |", "| --- | --- | --- | --- | --- |"]
-        for item in items[:SUMMARY_ROWS]:
-            row = item.row
-            verdict_cell = row.verdict + (" (known gap)" if item.known_gap else "")
-            heard = row.transcript if row.transcript is not None else ""
-            lines.append(
-                f"| {_cell(row.key)} | {_cell(row.engine)} | {verdict_cell} | {_cell(item.why())} | {_cell(heard)} |"
-            )
+    lines += _item_table(items, len(finished.items))
     shown = max(len(items), len(bounds))
     if report and (shown > SUMMARY_ROWS or items or bounds):
         more = f"{shown - SUMMARY_ROWS} more and " if shown > SUMMARY_ROWS else ""

@@ -34,11 +34,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from markupsafe import Markup, escape
 
+from pytest_ttsbench.figures.summary import Bucket, summarize
 from pytest_ttsbench.gating.baseline import provenance_lines
-from pytest_ttsbench.gating.summary import Bucket, summarize
 from pytest_ttsbench.registry import MissingDependency
 from pytest_ttsbench.reporting.templating import macro, render, stylesheet
-from pytest_ttsbench.reporting.terminal import SessionSummary, floor_rows, percent
+from pytest_ttsbench.reporting.terminal import SessionSummary, floor_rows, nondeterminism_lines, percent
 from pytest_ttsbench.run_model.results import ItemResult, result_from_report
 from pytest_ttsbench.support.data_paths import OutsideFolderError, inside_folder
 from pytest_ttsbench.support.json_documents import dump_json
@@ -306,7 +306,7 @@ def gate_html(outcome: GateOutcome | None, clips: ClipStore | None = None) -> Ma
         reasons=outcome.reasons,
         gaps=gaps if outcome.fixed_gaps or outcome.xfailed else None,
         fixed_gaps=outcome.fixed_gaps,
-        nondeterminism=outcome.nondeterminism_lines(),
+        nondeterminism=nondeterminism_lines(outcome),
         flaky=flaky,
         flaky_header=("engine", "item", "correct", "generations"),
         baseline=baseline_context(

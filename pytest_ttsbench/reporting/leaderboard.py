@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pytest_ttsbench.gating.summary import overall
+from pytest_ttsbench.figures.summary import overall
 from pytest_ttsbench.protocols import protocols_of, run_difference_tally
 from pytest_ttsbench.reporting.protocol_tally import figures_by_protocol, figures_text
 from pytest_ttsbench.reporting.terminal import percent

@@ -1,6 +1,6 @@
 """Charts for the HTML report and the dashboard, drawn by matplotlib and saved as SVG.
 
-Every figure is computed from result rows with :func:`~pytest_ttsbench.gating.summary.summarize`,
+Every figure is computed from result rows with :func:`~pytest_ttsbench.figures.summary.summarize`,
 so a chart shows exactly the numbers of the summary table beside it: strict accuracy with its
 Wilson 95 % interval as an error bar. The Figure API is used directly (no pyplot), so nothing
 depends on a display or on global pyplot state shared between threads.
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_ttsbench.gating.summary import Bucket, summarize
+from pytest_ttsbench.figures.summary import Bucket, summarize
 from pytest_ttsbench.registry import MissingDependency
 from pytest_ttsbench.run_model.results import ItemResult
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_ttsbench.gating.summary import overall
+from pytest_ttsbench.figures.summary import overall
 from pytest_ttsbench.protocols import PROTOCOLS, difference_tally, has_both, items_by_protocol, under_protocol
 from pytest_ttsbench.run_model.reader import Run
 from pytest_ttsbench.run_model.results import ItemResult

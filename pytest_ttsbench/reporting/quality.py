@@ -13,7 +13,7 @@ from pytest_ttsbench.run_model.results import ItemResult
 
 if TYPE_CHECKING:
     from pytest_ttsbench.gating.gate import GateOutcome
-    from pytest_ttsbench.quality.gates import QualityCheck
+    from pytest_ttsbench.gating.quality import QualityCheck
 
 #: Short column titles, so the table of every chosen measure stays narrow.
 SHORT_NAMES = {
@@ -112,7 +112,7 @@ def gate_table(outcome: GateOutcome) -> Table | None:
 
 def model_change_lines(outcome: GateOutcome) -> list[str]:
     """What was measured differently from the baseline, said once per measure set under the gate table."""
-    from pytest_ttsbench.quality.gates import ALLOW_MODEL_CHANGE_OPTION, model_changes
+    from pytest_ttsbench.gating.quality import ALLOW_MODEL_CHANGE_OPTION, model_changes
 
     lines = []
     for change in model_changes(outcome.quality_checks):

@@ -8,17 +8,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pytest_ttsbench.figures.summary import Bucket, summarize
+from pytest_ttsbench.figures.workflow import workflow_figures
 from pytest_ttsbench.gating.bounds import BREACHED, HELD, STATUSES, TOO_FEW
 from pytest_ttsbench.gating.snapshots import DRAW, FIXED, KNOWN_GAP, one_line
-from pytest_ttsbench.gating.summary import Bucket, summarize
-from pytest_ttsbench.gating.thresholds import breach_reason
-from pytest_ttsbench.gating.workflow import workflow_figures
 from pytest_ttsbench.run_model.pinned_recognizer import recognizer_mismatches
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.text import shown_path
 
 if TYPE_CHECKING:
     from pytest_ttsbench.gating.gate import GateOutcome
+    from pytest_ttsbench.gating.snapshots import SnapshotCheck
 
 
 @dataclass(frozen=True)
@@ -202,7 +202,7 @@ def workflow_lines(results: Sequence[ItemResult]) -> list[str]:
     return ["workflow (per synthesis request):", *format_table(header, rows, figures=5)]
 
 
-def _ci(interval: tuple[float, float]) -> str:
+def _ci(interval: Sequence[float]) -> str:
     return f"[{100 * interval[0]:.1f}, {100 * interval[1]:.1f}]"
 
 
@@ -210,14 +210,14 @@ def floor_rows(outcome: GateOutcome) -> list[list[str]]:
     """One row per gated category: gate mark, engine, suite, category, correct/n, accuracy, floor, interval."""
     return [
         [
-            {"breached": "FAIL", "passed": "ok"}.get(c.status, "too few"),
-            c.engine,
-            c.suite,
-            c.category,
-            f"{c.correct}/{c.n}",
-            _pct(c.accuracy),
-            _pct(c.floor) + (" (lower)" if c.floor_on == "lower" else ""),
-            _ci(c.ci95),
+            {"breached": "FAIL", "passed": "ok"}.get(c["status"], "too few"),
+            c["engine"],
+            c["suite"],
+            c["category"],
+            f"{c['correct']}/{c['n']}",
+            _pct(c["strict_accuracy"]),
+            _pct(c["floor"]) + (" (lower)" if c["floor_on"] == "lower" else ""),
+            _ci(c["ci95"]),
         ]
         for c in outcome.checks
     ]
@@ -226,80 +226,108 @@ def floor_rows(outcome: GateOutcome) -> list[list[str]]:
 GATE_HEADER = ("gate", "engine", "suite", "category", "correct/n", "strict acc", "floor", "95% CI")
 
 
+def nondeterminism_lines(outcome: GateOutcome) -> list[str]:
+    """What the run saw of engines that answer identical requests with different audio."""
+    lines = []
+    for engine, (varied, checked) in sorted(outcome.nondeterministic.items()):
+        advice = (
+            "set `repeats: 3` in its profile (or --tts-repeats 3) so verdicts are rates, not single draws"
+            if outcome.repeats < 2
+            else f"each item's verdict is taken over {outcome.repeats} generations"
+        )
+        lines.append(
+            f"{engine} is not deterministic: identical requests gave different audio "
+            f"({varied} of {checked} checked); {advice}"
+        )
+    return lines
+
+
 def gate_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:
     """The release gate (a :class:`~pytest_ttsbench.gating.gate.GateOutcome`) as text lines.
 
     Each thing is said once: the floors as one table whose first column is each category's
     verdict, what else the gate looked at, then one line of outcome. Paths relative to ``base``.
     """
-    lines: list[str] = list(getattr(outcome, "unverified", []))
+    lines: list[str] = list(outcome.unverified)
     if outcome.checks:
         lines += format_table(GATE_HEADER, floor_rows(outcome), figures=4)
-    if outcome.xfailed or outcome.fixed_gaps or outcome.unmatched_gaps or outcome.updated_gap_files:
-        lines.append(
-            f"known gaps: {len(outcome.xfailed)} still failing (XFAIL), {len(outcome.fixed_gaps)} fixed (XPASS)"
-        )
-        lines += [f"  fixed known gap: {label}" for label in outcome.fixed_gaps]
-        for engine, ids in sorted(outcome.unmatched_gaps.items()):
-            lines += [f"  known gap matches no collected item ({engine}): {gap_id}" for gap_id in ids]
-        lines += [f"  rewrote {shown_path(path, base)}" for path in outcome.updated_gap_files]
-    if outcome.comparison is not None:
-        from pytest_ttsbench.gating.baseline import comparison_lines
+    lines += known_gap_lines(outcome, base) + baseline_lines(outcome, base) + latency_lines(outcome)
+    lines += snapshot_lines(outcome, base) + nondeterminism_lines(outcome) + repeat_lines(outcome)
+    lines += quality_gate_lines(outcome)
+    if outcome.coverage:
+        lines.append("coverage: " + "; ".join(engine.describe() for engine in outcome.coverage))
+    if outcome.missing_shards:
+        lines.append(f"coverage: shard(s) {', '.join(outcome.missing_shards)} never ran (merged with --allow-partial)")
+    lines += bound_lines(outcome)
+    lines += [line for line in (outcome.cache.line(), outcome_line(outcome)) if line is not None]
+    return lines
 
-        lines.append(f"baseline {shown_path(outcome.baseline_path or '', base)}:")
-        lines += ["  " + line for line in comparison_lines(outcome.comparison, outcome.known_gap_ids)]
-        if outcome.unattributed_regressions:
-            lines.append(
-                f"  {len(outcome.unattributed_regressions)} regression(s) not blamed on the voice: the recognizer "
-                "changed (--tts-allow-asr-change counts them)"
-            )
-    for check in getattr(outcome, "latency", []):
+
+def known_gap_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:
+    """Known gaps still failing and fixed, ids matching nothing, files rewritten."""
+    if not (outcome.xfailed or outcome.fixed_gaps or outcome.unmatched_gaps or outcome.updated_gap_files):
+        return []
+    lines = [f"known gaps: {len(outcome.xfailed)} still failing (XFAIL), {len(outcome.fixed_gaps)} fixed (XPASS)"]
+    lines += [f"  fixed known gap: {label}" for label in outcome.fixed_gaps]
+    for engine, ids in sorted(outcome.unmatched_gaps.items()):
+        lines += [f"  known gap matches no collected item ({engine}): {gap_id}" for gap_id in ids]
+    return lines + [f"  rewrote {shown_path(path, base)}" for path in outcome.updated_gap_files]
+
+
+def baseline_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:
+    """What changed against the baseline, and regressions not blamed on the voice."""
+    if outcome.comparison is None:
+        return []
+    from pytest_ttsbench.gating.baseline import comparison_lines
+
+    lines = [f"baseline {shown_path(outcome.baseline_path or '', base)}:"]
+    lines += ["  " + line for line in comparison_lines(outcome.comparison, outcome.known_gap_ids)]
+    if outcome.unattributed_regressions:
+        lines.append(
+            f"  {len(outcome.unattributed_regressions)} regression(s) not blamed on the voice: the recognizer "
+            "changed (--tts-allow-asr-change counts them)"
+        )
+    return lines
+
+
+def latency_lines(outcome: GateOutcome) -> list[str]:
+    """Each latency budget and slowdown rule with its figures."""
+    lines = []
+    for check in outcome.latency:
         measured = "-" if check.measured is None else f"{1000 * check.measured:.0f} ms"
         lines.append(
             f"latency {check.engine} {check.metric}: {measured} against a budget of {1000 * check.budget:.0f} ms "
             f"over {check.n} request(s): {check.status}"
         )
-    for change in getattr(outcome, "latency_changes", []):
-        lines.append(
-            f"latency {change.engine} {change.metric}: {1000 * change.candidate:.0f} ms, baseline "
-            f"{1000 * change.baseline:.0f} ms ({change.ratio:.2f}x, tolerance +{100 * change.tolerance:.0f}%)"
-        )
-    lines += snapshot_lines(outcome, base)
-    lines += outcome.nondeterminism_lines()
+    return lines + [
+        f"latency {change.engine} {change.metric}: {1000 * change.candidate:.0f} ms, baseline "
+        f"{1000 * change.baseline:.0f} ms ({change.ratio:.2f}x, tolerance +{100 * change.tolerance:.0f}%)"
+        for change in outcome.latency_changes
+    ]
+
+
+def repeat_lines(outcome: GateOutcome) -> list[str]:
+    """Flaky items, and each item's generations when there were several."""
+    lines = []
     if outcome.flaky:
         lines.append(f"flaky items ({len(outcome.flaky)}): generations disagree, the verdict is a rate")
-        lines += [
-            f"  {item.correct_count}/{len(item.verdicts)} correct  {item.key} [{item.engine}]" for item in outcome.flaky
-        ]
-    if outcome.repeats > 1:
+        lines += [f"  {i.correct_count}/{len(i.verdicts)} correct  {i.key} [{i.engine}]" for i in outcome.flaky]
+    if outcome.repeats < 2:
+        return lines
+    lines.append(
+        f"repeats: {outcome.repeats} generations per item, policy {outcome.repeat_policy!r}; "
+        f"{len(outcome.inconsistent)} of {len(outcome.repeated)} item(s) differed across generations"
+    )
+    lines += [
+        f"  {item.verdict:<8} {item.correct_count}/{len(item.verdicts)} correct  "
+        f"{item.key} [{item.engine}]: {', '.join(item.verdicts)}{'' if item.consistent else '  (differs)'}"
+        for item in outcome.repeated
+    ]
+    if outcome.excused:
         lines.append(
-            f"repeats: {outcome.repeats} generations per item, policy {outcome.repeat_policy!r}; "
-            f"{len(outcome.inconsistent)} of {len(outcome.repeated)} item(s) differed across generations"
+            f"  {len(outcome.excused)} failed generation(s) belong to items correct under the policy: "
+            "they do not fail the run"
         )
-        for item in outcome.repeated:
-            mark = "  (differs)" if not item.consistent else ""
-            lines.append(
-                f"  {item.verdict:<8} {item.correct_count}/{len(item.verdicts)} correct  "
-                f"{item.key} [{item.engine}]: {', '.join(item.verdicts)}{mark}"
-            )
-        if outcome.excused:
-            lines.append(
-                f"  {len(outcome.excused)} failed generation(s) belong to items correct under the policy: "
-                "they do not fail the run"
-            )
-    lines += quality_gate_lines(outcome)
-    if outcome.coverage:
-        lines.append("coverage: " + "; ".join(engine.describe() for engine in outcome.coverage))
-    if getattr(outcome, "missing_shards", None):
-        shards = ", ".join(outcome.missing_shards)
-        lines.append(f"coverage: shard(s) {shards} never ran (merged with --allow-partial)")
-    lines += bound_lines(outcome)
-    reused = outcome.cache.line()
-    if reused is not None:
-        lines.append(reused)
-    verdict = outcome_line(outcome)
-    if verdict is not None:
-        lines.append(verdict)
     return lines
 
 
@@ -360,24 +388,8 @@ def outcome_line(outcome: GateOutcome) -> str | None:
     unchecked = len(outcome.too_few)
     too_few = f"{unchecked} floor(s) with fewer targets than min_n not checked" if unchecked else ""
     if outcome.reasons:
-        breached, quality = outcome.breaches, outcome.quality_breaches
-        # Floors and quality gates have their tables above, verdict first: here they are counted;
-        # every other reason is said here only.
-        in_tables = {breach_reason(c) for c in breached} | {f"quality: {c.describe()}" for c in quality}
-        parts = [f"{len(breached)} of {len(outcome.checks)} floors breached"] if breached else []
-        if quality:
-            parts.append(f"{len(quality)} of {len(outcome.quality_checks)} quality gates breached")
-        parts += [r for r in outcome.reasons if r not in in_tables]
-        parts += [too_few] if too_few else []
-        return "gate FAILED: " + "; ".join(parts)
-    if not (
-        outcome.checks
-        or outcome.comparison is not None
-        or outcome.snapshots
-        or outcome.quality_checks
-        or outcome.latency
-        or outcome.coverage
-    ):
+        return "gate FAILED: " + "; ".join([*_failed_parts(outcome), *([too_few] if too_few else [])])
+    if not (outcome.judged or outcome.comparison is not None or outcome.snapshots):
         return None
     passed = "gate passed" + (f" ({too_few})" if too_few else "")
     if outcome.exitstatus not in (None, 0):
@@ -386,6 +398,18 @@ def outcome_line(outcome: GateOutcome) -> str | None:
     if outcome.gate_decides_exit and outcome.failed_items:
         return f"{passed}; the gate decides the exit status: {len(outcome.failed_items)} failed item(s) reported above"
     return passed
+
+
+def _failed_parts(outcome: GateOutcome) -> list[str]:
+    """Floors and quality gates have their tables above, verdict first: here they are counted; every
+    other reason is said here only."""
+    breached, quality = outcome.breaches, outcome.quality_breaches
+    tabled = [e for e in outcome.judged if e.status == BREACHED and (e.kind == "floor" or e.kind.startswith("quality"))]
+    in_tables = {reason for entry in tabled for reason in entry.reasons}
+    parts = [f"{len(breached)} of {len(outcome.checks)} floors breached"] if breached else []
+    if quality:
+        parts.append(f"{len(quality)} of {len(outcome.quality_checks)} quality gates breached")
+    return parts + [r for r in outcome.reasons if r not in in_tables]
 
 
 #: what a changed snapshot that fails no run is, by the item's standing (gating/snapshots.py)
@@ -417,21 +441,24 @@ def snapshot_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:
             "transcripts, later runs then report what changed"
         )
     for check in outcome.snapshots:
-        if check.engine in unrecorded:
-            continue
-        lines.append(
-            f"snapshots ({outcome.snapshot_mode}) {check.engine}: {check.summary()}"
-            f"{'; updated' if check.updated else ''} [{shown_path(check.path, base)}]"
-        )
-        changes = [(f"changed: {name}", was, now) for name, was, now in check.changed]
-        changes += [(f"changed, {_EXCUSED[standing]}: {name}", was, now) for name, standing, was, now in check.excused]
-        for title, stored, received in changes:
-            lines.append(f"  {title}")
-            lines.append(f"    was: {one_line(stored)}")
-            lines.append(f"    now: {one_line(received)}")
-        lines += [f"  no snapshot: {name}" for name in check.new[:10]]
-        if len(check.new) > 10:
-            lines.append(f"  ... and {len(check.new) - 10} more without a snapshot (record with --snapshot-update)")
+        if check.engine not in unrecorded:
+            lines += _engine_snapshot_lines(check, outcome.snapshot_mode, base)
+    return lines
+
+
+def _engine_snapshot_lines(check: SnapshotCheck, mode: str, base: Path | None) -> list[str]:
+    """One engine's snapshots: what changed (was, now), what has none yet."""
+    lines = [
+        f"snapshots ({mode}) {check.engine}: {check.summary()}"
+        f"{'; updated' if check.updated else ''} [{shown_path(check.path, base)}]"
+    ]
+    changes = [(f"changed: {name}", was, now) for name, was, now in check.changed]
+    changes += [(f"changed, {_EXCUSED[standing]}: {name}", was, now) for name, standing, was, now in check.excused]
+    for title, stored, received in changes:
+        lines += [f"  {title}", f"    was: {one_line(stored)}", f"    now: {one_line(received)}"]
+    lines += [f"  no snapshot: {name}" for name in check.new[:10]]
+    if len(check.new) > 10:
+        lines.append(f"  ... and {len(check.new) - 10} more without a snapshot (record with --snapshot-update)")
     return lines
 
 

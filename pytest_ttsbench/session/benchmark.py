@@ -24,7 +24,7 @@ import pytest
 
 from pytest_ttsbench.cases.packs import Pack, PackError, get_packs, run_packs
 from pytest_ttsbench.config import ConfigError, EngineProfile, Settings, load_settings
-from pytest_ttsbench.gating.bounds import SuiteScope, declared_floors, scope_errors
+from pytest_ttsbench.gating.bounds import SuiteScope, fails, scope_errors
 from pytest_ttsbench.gating.coverage import unfinished_reason
 from pytest_ttsbench.gating.gate import (
     Collected,
@@ -32,13 +32,14 @@ from pytest_ttsbench.gating.gate import (
     GateOutcome,
     evaluate_gate,
     final_status,
-    write_gate,
+    scoped_bounds,
     write_gate_updates,
 )
 from pytest_ttsbench.gating.known_gaps import KnownGaps
 from pytest_ttsbench.gating.options import GateOptionError, MeasureSetsChoice, build_gate_config, read_gate_options
 from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, Protocol, under_protocol
 from pytest_ttsbench.quality.measures import DEFAULT_DNSMOS_WINDOWING, DEFAULT_SETS
+from pytest_ttsbench.reporting.gate_file import write_gate
 from pytest_ttsbench.reporting.gate_item import GATE_NODEID
 from pytest_ttsbench.run_model.clip_reuse import ClipReuse, ReuseError, reuse_choice
 from pytest_ttsbench.run_model.provenance import header_path, write_header
@@ -478,12 +479,7 @@ class BenchSession:
         if not config.engine_names or config.synth_only:
             return []
         seen = self.recorder.collected
-        return scope_errors(
-            declared_floors(seen.suite_thresholds, config.gate.floor_layers, seen.suite_sources),
-            [bound for layer in config.gate.quality_layers for bound in layer],
-            list(config.settings.engines),
-            seen.suite_scopes,
-        )
+        return scope_errors(scoped_bounds(config.gate, seen), list(config.settings.engines), seen.suite_scopes)
 
     # --- pytest-xdist: what the controller hands its workers and what they tell it back ---
 
@@ -547,6 +543,24 @@ class BenchSession:
             workeroutput[CACHE_DAMAGED_KEY] = dict(self.config.cache.damaged)
         self.close_engines()
 
+    def _ready_to_gate(self, exitstatus: int) -> bool:
+        """Whether this process gates the session; writes the run header first when it has results."""
+        config, recorder = self.config, self.recorder
+        if config.is_worker or not config.engine_names:
+            return False
+        if not recorder.results and exitstatus in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED):
+            # Stopped before any test gave a result (a usage error, a case file that failed to load, ^C):
+            # pytest has said why, once; a gate summary of nothing would only add a second, wrong reason.
+            return False
+        if config.cache is not None:
+            recorder.collected.cache_damaged = dict(config.cache.damaged)
+        if recorder.results and not self.outputs.failed and config.results_path is not None:
+            with self.outputs.writing(header_path(config.results_path)):
+                self.write_header()  # complete now: every case file and language of the run is known
+        # A synthesize-only run has clips, not verdicts; a listing (--co, --setup-plan) ran nothing:
+        # neither has anything to gate, and no gate file claims a verdict for them.
+        return not (config.synth_only or config.lists_only)
+
     def gate(self, exitstatus: int, stopped: bool) -> GateOutcome | None:
         """The gate, once, where every result is (the controller); None where nothing is gated.
 
@@ -554,25 +568,12 @@ class BenchSession:
         session that did not run to its end. Writes the run header, the gate file and planned rewrites.
         """
         config, recorder = self.config, self.recorder
-        if config.is_worker or not config.engine_names:
-            return None
-        if not recorder.results and exitstatus in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED):
-            # Stopped before any test gave a result (a usage error, a case file that failed to load, ^C):
-            # pytest has said why, once; a gate summary of nothing would only add a second, wrong reason.
-            return None
-        if config.cache is not None:
-            recorder.collected.cache_damaged = dict(config.cache.damaged)
-        if recorder.results and not self.outputs.failed and config.results_path is not None:
-            with self.outputs.writing(header_path(config.results_path)):
-                self.write_header()  # complete now: every case file and language of the run is known
-        if config.synth_only or config.lists_only:
-            # A synthesize-only run has clips, not verdicts; a listing (--co, --setup-plan) ran nothing:
-            # neither has anything to gate, and no gate file claims a verdict for them.
+        if not self._ready_to_gate(exitstatus):
             return None
         outcome = evaluate_gate(recorder.results, config.gate, recorder.collected)
         unfinished = unfinished_reason(exitstatus, stopped)
         if unfinished is not None:
-            outcome.reasons.insert(0, unfinished)
+            outcome.judged.insert(0, fails(unfinished))
         if outcome.quality_spreads and "similarity" in config.quality_sets:
             from pytest_ttsbench.quality.similarity import between_generations  # reads the kept clips
 
@@ -580,7 +581,7 @@ class BenchSession:
         with self.outputs.writing(None):
             write_gate_updates(outcome)
         if self.outputs.failed:
-            outcome.reasons.append(self.outputs.reason())
+            outcome.judged.append(fails(self.outputs.reason(), "output"))
         outcome.exitstatus = final_status(outcome, exitstatus)
         if self.scope_errors:  # found by the xdist workers, which ran nothing: the usage error given without -n
             outcome.exitstatus = int(pytest.ExitCode.USAGE_ERROR)

@@ -203,7 +203,7 @@ PROTOCOL_OPTIONS: tuple[OptionSpec, ...] = (
 )
 
 
-# owned by pytest_ttsbench.gating.voting
+# owned by pytest_ttsbench.figures.voting
 VOTING_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--tts-quorum",

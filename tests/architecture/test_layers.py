@@ -125,7 +125,7 @@ def test_statistics_load_scipy_only_when_a_figure_is_computed() -> None:
     # The Wilson interval every summary table shows is worked out without scipy (#28: it was most of
     # a warm rerun); the McNemar test of a comparison is scipy's, loaded when one is computed.
     code = (
-        "import sys, pytest_ttsbench.support.stats as s, pytest_ttsbench.gating.summary,"
+        "import sys, pytest_ttsbench.support.stats as s, pytest_ttsbench.figures.summary,"
         " pytest_ttsbench.run_model.reader;"
         "before = 'scipy' in sys.modules; s.wilson_interval(1, 2); wilson = 'scipy' in sys.modules;"
         "s.mcnemar_exact(1, 5); print(before, wilson, 'scipy' in sys.modules)"
@@ -141,6 +141,7 @@ LAYERS = (
     "audio",  # decoding, the checks before ASR, the WAV writer
     "scorers",  # verdicts on transcripts
     "run_model",  # what a run writes and the one reader of it
+    "figures",  # what a run's rows add up to: buckets, votes, route contributions, timings
     "asr",  # recognizers
     "engines",  # synthesizers
     "quality",  # measures of the audio and their bound syntax

@@ -30,7 +30,7 @@ SEAM = "support/checked_numbers.py"
 EXEMPT = {
     "support/cache.py": "the cache's own entries (figures it wrote), a damaged one is a miss",
     "gating/latency.py": "tells a number from a duration's text, then checks it with checked_number",
-    "gating/bounds.py": "reads floors already checked where the case file was read",
+    "gating/thresholds.py": "reads floors already checked where the case file was read",
     "support/json_documents.py": "the JSON writer turns a non-finite figure it writes into null, no user's number",
 }
 

@@ -20,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from result_rows import make_result
 
+from pytest_ttsbench.figures.summary import Bucket, RouteFigures
 from pytest_ttsbench.gating.baseline import (
     AudioChange,
     CategoryComparison,
@@ -30,15 +31,13 @@ from pytest_ttsbench.gating.baseline import (
     Side,
     _round,
 )
-from pytest_ttsbench.gating.bounds import Bound
+from pytest_ttsbench.gating.bounds import Judged
 from pytest_ttsbench.gating.coverage import EngineCoverage
 from pytest_ttsbench.gating.known_gaps import Gap
 from pytest_ttsbench.gating.latency import LatencyChange, LatencyCheck
-from pytest_ttsbench.gating.summary import Bucket, RouteFigures
-from pytest_ttsbench.gating.thresholds import FloorCheck
+from pytest_ttsbench.gating.quality import QualityCheck
 from pytest_ttsbench.languages import LanguageSkip
 from pytest_ttsbench.listening.workflow import MEASURES, AdapterFacts, FirstAudio, WorkflowReport
-from pytest_ttsbench.quality.gates import QualityCheck
 from pytest_ttsbench.quality.measures import MEASURES as QUALITY_MEASURES
 from pytest_ttsbench.quality.repeats import GenerationSpread
 from pytest_ttsbench.quality.summary import MeasureSummary
@@ -128,7 +127,7 @@ def OLD_latency_change(self: LatencyChange) -> dict[str, Any]:
     }
 
 
-def OLD_bound(self: Bound) -> dict[str, Any]:
+def OLD_bound(self: Judged) -> dict[str, Any]:
     return {
         "kind": self.kind,
         "name": self.name,
@@ -190,24 +189,6 @@ def OLD_change(self: Change) -> dict[str, Any]:
         "before": OLD_side(self.before),
         "after": OLD_side(self.after),
         "duration_ratio": _round(self.duration_ratio),
-    }
-
-
-def OLD_floor_check(self: FloorCheck) -> dict[str, Any]:
-    return {
-        "engine": self.engine,
-        "suite": self.suite,
-        "category": self.category,
-        "n": self.n,
-        "correct": self.correct,
-        "strict_accuracy": self.accuracy,
-        "floor": self.floor,
-        "floor_on": self.floor_on,
-        "measured": self.measured,
-        "min_n": self.min_n,
-        "ci95": list(self.ci95),
-        "status": self.status,
-        "breached": self.breached,
     }
 
 
@@ -387,7 +368,7 @@ RECORDS: dict[type, tuple[st.SearchStrategy[Any], Callable[[Any], Any]]] = {
         st.builds(LatencyChange, names, names, st.just(0.0) | seconds, seconds, seconds),
         OLD_latency_change,
     ),
-    Bound: (st.builds(Bound, names, names, names, names, st.none() | names, names), OLD_bound),
+    Judged: (st.builds(Judged, names, names, names, names, st.none() | names, names), OLD_bound),
     EngineCoverage: (
         st.builds(EngineCoverage, names, st.none() | counts, counts, st.none() | names, counts),
         OLD_engine_coverage,
@@ -410,22 +391,6 @@ RECORDS: dict[type, tuple[st.SearchStrategy[Any], Callable[[Any], Any]]] = {
     Change: (
         st.builds(Change, names, st.sampled_from(["regression", "fix", "flaky"]), names, names, _sides(), _sides()),
         OLD_change,
-    ),
-    FloorCheck: (
-        st.builds(
-            FloorCheck,
-            names,
-            names,
-            names,
-            counts,
-            counts,
-            figures,
-            figures,
-            pairs,
-            counts,
-            st.sampled_from(["point", "lower"]),
-        ),
-        OLD_floor_check,
     ),
     QualityCheck: (
         st.builds(

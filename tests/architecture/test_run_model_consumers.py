@@ -18,7 +18,7 @@ from result_rows import make_result
 
 from pytest_ttsbench.cli import main
 from pytest_ttsbench.gating.gate import Collected, GateConfig, evaluate_gate
-from pytest_ttsbench.gating.thresholds import config_layer
+from pytest_ttsbench.gating.thresholds import config_floors
 from pytest_ttsbench.reporting.dashboard import build_dashboard
 from pytest_ttsbench.reporting.terminal import summary_lines
 from pytest_ttsbench.run_model.reader import gate_path, load_runs
@@ -91,11 +91,11 @@ def test_every_consumer_counts_each_item_once(
 
     (run,) = load_runs([folder])
     assert run.repeat_policy == policy
-    floors = (config_layer({"years": 0.5}),)
-    gate = GateConfig(engines=("voice",), repeats=3, repeat_policy=run.repeat_policy, floor_layers=floors)
+    floors, _ = config_floors({"years": 0.5})
+    gate = GateConfig(engines=("voice",), repeats=3, repeat_policy=run.repeat_policy, floors=tuple(floors))
     outcome = evaluate_gate(list(run.rows), gate, Collected())
     (check,) = outcome.checks
-    figures["gate"] = (check.correct, check.n)
+    figures["gate"] = (check["correct"], check["n"])
 
     total = next(line for line in summary_lines(outcome.items) if "(all)" in line).split()
     figures["terminal summary"] = (int(total[4]), int(total[3]))  # engine suite (all) n correct ...

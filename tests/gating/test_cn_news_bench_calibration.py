@@ -18,8 +18,8 @@ import pytest
 from processes import run
 
 from pytest_ttsbench.cli import main
-from pytest_ttsbench.gating.diagnostics import ablation
-from pytest_ttsbench.gating.summary import overall, summarize
+from pytest_ttsbench.figures.diagnostics import ablation
+from pytest_ttsbench.figures.summary import overall, summarize
 from pytest_ttsbench.pipeline.rescore import load_suites, rescore
 from pytest_ttsbench.protocols import difference_tally, under_protocol
 from pytest_ttsbench.run_model.results import ItemResult

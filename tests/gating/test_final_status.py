@@ -12,7 +12,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_ttsbench.gating.bounds import fails
 from pytest_ttsbench.gating.gate import GateOutcome, final_status
+from pytest_ttsbench.reporting.gate_file import gate_document
 
 labels = st.lists(st.sampled_from(["s/a [e]", "s/b [e]", "s/c [f]"]), unique=True, max_size=3)
 
@@ -30,7 +32,7 @@ def test_the_exit_status_and_why_it_is_not_the_gates(
 ) -> None:
     outcome = GateOutcome(
         items=[],
-        reasons=list(reasons),
+        judged=[fails(reason, "floor") for reason in reasons],
         failed_items=list(failed_items),
         excused=list(excused),
         other_failures=other_failures,
@@ -50,7 +52,7 @@ def test_the_exit_status_and_why_it_is_not_the_gates(
         if decides and other_failures:
             assert exitstatus == 1  # a failure that is not an item's verdict is never left to the gate
 
-    data = outcome.to_dict()
+    data = gate_document(outcome)
     assert data["passed"] is (exitstatus == 0) and data["gate_passed"] is (not reasons)
     assert data["gate_decides_exit"] is decides and data["failed_items"] == failed_items
     # gate_passed true, passed false: the file always says why

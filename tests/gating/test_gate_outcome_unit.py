@@ -5,15 +5,19 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from result_rows import make_result
 
+from pytest_ttsbench.gating.bounds import fails
 from pytest_ttsbench.gating.coverage import EngineCoverage, unfinished_reason
-from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome, evaluate_gate, write_gate
+from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome, evaluate_gate
 from pytest_ttsbench.gating.known_gaps import Gap, KnownGaps
 from pytest_ttsbench.gating.snapshots import received_snapshots
-from pytest_ttsbench.gating.thresholds import ThresholdError, config_layer, parse_cli_thresholds
+from pytest_ttsbench.gating.thresholds import FloorSettings, ThresholdError, config_floors, parse_cli_thresholds
+from pytest_ttsbench.reporting.gate_file import gate_document, write_gate
+from pytest_ttsbench.reporting.terminal import nondeterminism_lines
 
 
 def row(item: str, verdict: str = "correct", engine: str = "e", heard: str = "x", **fields):  # type: ignore[no-untyped-def]
@@ -43,14 +47,14 @@ def test_coverage_of_an_unknown_selection_names_no_total() -> None:
 
 def test_nondeterministic_engines_are_told_what_to_do() -> None:
     outcome = GateOutcome(items=[], nondeterministic={"b": (2, 3), "a": (1, 1)})
-    assert outcome.nondeterminism_lines() == [
+    assert nondeterminism_lines(outcome) == [
         "a is not deterministic: identical requests gave different audio (1 of 1 checked); set `repeats: 3` in "
         "its profile (or --tts-repeats 3) so verdicts are rates, not single draws",
         "b is not deterministic: identical requests gave different audio (2 of 3 checked); set `repeats: 3` in "
         "its profile (or --tts-repeats 3) so verdicts are rates, not single draws",
     ]
     outcome.repeats = 3
-    assert outcome.nondeterminism_lines()[0].endswith(
+    assert nondeterminism_lines(outcome)[0].endswith(
         "(1 of 1 checked); each item's verdict is taken over 3 generations"
     )
 
@@ -64,11 +68,12 @@ def test_the_one_generation_probe_marks_an_engine_not_deterministic() -> None:
 def test_the_gate_file_is_the_outcome_as_json_written_whole(tmp_path: Path) -> None:
     outcome = evaluate_gate([row("a", heard="ça")], GateConfig(engines=("e",)), Collected(selected={"e": 1}))
     outcome.exitstatus = 0
-    outcome.reasons = ["é"]  # written as it is, not escaped
+    outcome.judged.append(fails("é"))  # written as it is, not escaped
+    assert outcome.reasons == ["é"] and gate_document(outcome)["bounds"][-1]["detail"] == "é"
     path = tmp_path / "deep" / "er" / "results.gate.json"
     write_gate(path, outcome)
     text = path.read_text(encoding="utf-8")
-    assert json.loads(text) == outcome.to_dict() and text.endswith("}\n") and '"é"' in text
+    assert json.loads(text) == gate_document(outcome) and text.endswith("}\n") and '"é"' in text
     assert text.startswith('{\n  "exitstatus": 0,')  # indented, in the outcome's order
     assert [p.name for p in path.parent.iterdir()] == ["results.gate.json"]  # no temporary file left
 
@@ -82,7 +87,7 @@ def test_the_baseline_comparison_is_recorded_and_only_fails_when_asked() -> None
     assert outcome.comparison is not None and outcome.reasons == []
     assert outcome.baseline_path == "/b/r.jsonl" and outcome.known_gap_ids == {"s/b"}
     assert outcome.blocking_regressions == ["s/a"] and outcome.regression_rule == config.regression_rule
-    data = outcome.to_dict()["baseline"]
+    data = gate_document(outcome)["baseline"]
     assert data["path"] == "/b/r.jsonl" and data["blocking_regressions"] == ["s/a"]
     assert evaluate_gate(results, GateConfig(engines=("e",), baseline=baseline), Collected()).baseline_path is None
     failing = evaluate_gate(
@@ -92,6 +97,52 @@ def test_the_baseline_comparison_is_recorded_and_only_fails_when_asked() -> None
     assert rule.status == "breached" and failing.reasons
     held = evaluate_gate(baseline, GateConfig(engines=("e",), baseline=baseline, fail_on_regression=True), Collected())
     assert next(b for b in held.bounds if b.kind == "regression rule").status == "held" and held.reasons == []
+
+
+def test_a_baseline_target_the_candidate_did_not_run_leaves_the_regression_rule_not_measured() -> None:
+    from pytest_ttsbench.gating.baseline import RegressionRule, compare
+    from pytest_ttsbench.gating.bounds import (
+        ALLOW_UNMEASURED_OPTION,
+        BREACHED,
+        HELD,
+        NOT_MEASURED,
+        RunFacts,
+        gate_reasons,
+    )
+
+    baseline = (row("a"), row("b"), row("c"))
+    config = GateConfig(engines=("e",), baseline=baseline, fail_on_regression=True)
+    narrowed = [row("a"), row("b")]  # -k left s/c out: whether it still works is not known
+    outcome = evaluate_gate(narrowed, config, Collected(selected={"e": 2}))
+    [rule] = [b for b in outcome.judged if b.kind == "regression rule"]
+    assert (rule.status, rule.detail) == (NOT_MEASURED, "1 target(s) of the baseline not run: s/c")
+    assert outcome.reasons == [
+        f"1 bound(s) not measured ({ALLOW_UNMEASURED_OPTION} allows a partial run): regression rule against the "
+        "baseline (--tts-fail-on-regression): 1 target(s) of the baseline not run: s/c"
+    ]
+    allowed = evaluate_gate(narrowed, replace(config, allow_unmeasured_bounds=True), Collected(selected={"e": 2}))
+    assert allowed.reasons == [] and [b.status for b in allowed.judged if b.kind == "regression rule"] == [NOT_MEASURED]
+    # A regression among the targets that ran is breached, whatever is missing, and not excused by the option.
+    regressed = [row("a", "wrong"), row("b")]
+    breached = evaluate_gate(regressed, replace(config, allow_unmeasured_bounds=True), Collected(selected={"e": 2}))
+    assert [b.status for b in breached.judged if b.kind == "regression rule"] == [BREACHED]
+    assert breached.reasons and breached.reasons[0].startswith("1 regression(s) against the baseline")
+    # Without --tts-fail-on-regression the rule is not a bound of the run.
+    report = evaluate_gate(narrowed, replace(config, fail_on_regression=False), Collected(selected={"e": 2}))
+    assert not [b for b in report.judged if b.kind == "regression rule"] and report.reasons == []
+    # ttsbench compare judges the same rule the same way (cli/compare.py): six targets, none missing, held.
+    many = tuple(row(f"i{i}") for i in range(6))
+    comparison = compare(many, many[:5])
+    facts = RunFacts((), (), (), extra={"comparison": comparison, "blocking_regressions": []})
+    [judged] = RegressionRule().judge(facts)
+    assert judged.status == NOT_MEASURED and judged.detail == "1 target(s) of the baseline not run: s/i5"
+    assert gate_reasons([judged], allow_unmeasured=False) and not gate_reasons([judged], allow_unmeasured=True)
+    full = RunFacts((), (), (), extra={"comparison": compare(many, many), "blocking_regressions": []})
+    assert [j.status for j in RegressionRule().judge(full)] == [HELD]
+    seven = tuple(row(f"j{i}") for i in range(7))
+    cut = compare(seven, seven[:1])
+    [shown] = RegressionRule().judge(RunFacts((), (), (), extra={"comparison": cut, "blocking_regressions": []}))
+    assert shown.detail == "6 target(s) of the baseline not run: s/j1, s/j2, s/j3, s/j4, s/j5 and 1 more"
 
 
 def test_strict_snapshots_fail_with_the_counts_and_the_file(tmp_path: Path) -> None:
@@ -104,11 +155,11 @@ def test_strict_snapshots_fail_with_the_counts_and_the_file(tmp_path: Path) -> N
         f"e: 1 transcript(s) differ from their snapshot and 1 have none in {path} (--snapshot-update records them)"
     ]
     assert [check.engine for check in outcome.snapshots] == ["e"]  # f has neither rows nor a file
-    assert outcome.snapshot_mode == "strict" and outcome.to_dict()["snapshots"]["mode"] == "strict"
+    assert outcome.snapshot_mode == "strict" and gate_document(outcome)["snapshots"]["mode"] == "strict"
     matched = evaluate_gate([row("a", heard="one")], config, Collected(selected={"e": 1, "f": 0}))
     assert matched.reasons == [] and matched.snapshots[0].matched == ["s/a"]
     off = evaluate_gate(results, GateConfig(engines=("e",), snapshot_mode="off"), Collected())
-    assert off.snapshots == [] and "snapshots" not in off.to_dict()
+    assert off.snapshots == [] and "snapshots" not in gate_document(off)
 
 
 def test_floor_settings_name_their_source() -> None:
@@ -117,32 +168,43 @@ def test_floor_settings_name_their_source() -> None:
         match=r"^cfg: field thresholds.floor_on: floor_on must be one of point, lower, "
         r"got 'upper'$",
     ):
-        config_layer({"floor_on": "upper"}, "cfg")
+        config_floors({"floor_on": "upper"}, "cfg")
     with pytest.raises(ThresholdError, match=r"^--tts-floor-on: floor_on must be one of point, lower, got 'x'$"):
-        parse_cli_thresholds([], floor_on="x")
-    assert config_layer({"floor_on": "lower", "min_n": 2}, "cfg").floor_on == "lower"
+        FloorSettings.checked(None, "x", ("--tts-min-n", "--tts-floor-on"))
+    assert config_floors({"floor_on": "lower", "min_n": 2}, "cfg") == ([], FloorSettings(2, "lower"))
+    assert FloorSettings.checked(None, None, ("a", "b")) == FloorSettings()
 
 
 def test_floor_values_and_slice_keys_are_checked_where_they_are_written() -> None:
     with pytest.raises(
         ThresholdError, match=r"^cfg: field thresholds.years: a floor must be a number in \[0, 1\], got True$"
     ):
-        config_layer({"years": True}, "cfg")
+        config_floors({"years": True}, "cfg")
     with pytest.raises(ThresholdError, match=r"^cfg: field thresholds.form=: a slice is FIELD=VALUE"):
-        config_layer({"form=": 0.5}, "cfg")
+        config_floors({"form=": 0.5}, "cfg")
+    with pytest.raises(ThresholdError, match=r"^cfg: field thresholds.s.years: a floor must be a number"):
+        config_floors({"s": {"years": float("nan")}}, "cfg")
     # the field is what comes before the first "=", each side stripped
-    assert set(config_layer({" form = a=b": 0.5}, "cfg").general) == {"form=a=b"}
+    assert [floor.key for floor in config_floors({" form = a=b": 0.5}, "cfg")[0]] == ["form=a=b"]
+    assert [(f.suite, f.key, f.floor) for f in config_floors({"s": {"years": 0.5}, "x": 1}, "cfg")[0]] == [
+        ("s", "years", 0.5),
+        (None, "x", 1.0),
+    ]
 
 
 def test_a_breach_names_the_figure_compared() -> None:
-    from pytest_ttsbench.gating.thresholds import breach_reason, evaluate
+    def gate(thresholds: dict) -> GateOutcome:
+        floors, settings = config_floors(thresholds)
+        config = GateConfig(engines=("e",), floors=tuple(floors), floor_settings=(settings,))
+        return evaluate_gate(rows, config, Collected(selected={"e": 10}))
 
     rows = [row(f"i{i}", "correct" if i < 9 else "wrong") for i in range(10)]
-    (point,) = evaluate(rows, {}, [config_layer({"years": 0.95, "min_n": 1})])
-    assert breach_reason(point) == "e s/years: strict accuracy 90.0% (9/10) below floor 95.0%"
-    (lower,) = evaluate(rows, {}, [config_layer({"years": 0.8, "min_n": 1, "floor_on": "lower"})])
-    assert breach_reason(lower) == "e s/years: Wilson 95% lower bound 59.6% (9/10) below floor 80.0%"
-    assert lower.to_dict() == {
+    point = gate({"years": 0.95, "min_n": 1})
+    assert point.reasons == ["e s/years: strict accuracy 90.0% (9/10) below floor 95.0%"]
+    outcome = gate({"years": 0.8, "min_n": 1, "floor_on": "lower"})
+    assert outcome.reasons == ["e s/years: Wilson 95% lower bound 59.6% (9/10) below floor 80.0%"]
+    (lower,) = outcome.checks
+    assert lower == {
         "engine": "e",
         "suite": "s",
         "category": "years",
@@ -151,23 +213,28 @@ def test_a_breach_names_the_figure_compared() -> None:
         "strict_accuracy": 0.9,
         "floor": 0.8,
         "floor_on": "lower",
-        "measured": lower.ci95[0],
+        "measured": lower["ci95"][0],
         "min_n": 1,
-        "ci95": list(lower.ci95),
+        "ci95": lower["ci95"],
         "status": "breached",
         "breached": True,
     }
 
 
 def test_the_closest_names_are_three_at_most_and_the_known_ones_twelve() -> None:
-    from pytest_ttsbench.gating.bounds import SuiteScope, quality_scope_problem
+    from pytest_ttsbench.gating.bounds import SuiteScope
+    from pytest_ttsbench.gating.quality import QualityLimit
+    from pytest_ttsbench.quality.bounds import QualityBound
+
+    def quality_scope_problem(scope: tuple[str, ...], scopes: dict[str, SuiteScope]) -> str | None:
+        return QualityLimit(QualityBound("floor", "dnsmos_ovrl", 3.0, scope)).scope_problem(scopes, [])
 
     close = {"s": SuiteScope.of([(f"years{i}", "en", {}) for i in range(5)])}
-    assert quality_scope_problem(("years",), [], close) == (
+    assert quality_scope_problem(("years",), close) == (
         "no engine, suite or category 'years' (closest: years4, years3, years2)"
     )
     far = {"s": SuiteScope.of([(f"{chr(97 + i)}{chr(97 + i)}{chr(97 + i)}", "en", {}) for i in range(14)])}
-    problem = quality_scope_problem(("zzzzzz", "qqqqqq"), [], far)
+    problem = quality_scope_problem(("zzzzzz", "qqqqqq"), far)
     assert problem is not None and problem.count(";") == 1
     first = problem.split("; ")[0]
     assert (
@@ -178,7 +245,7 @@ def test_the_closest_names_are_three_at_most_and_the_known_ones_twelve() -> None
 
 def test_nondeterminism_advice_changes_at_two_generations() -> None:
     outcome = GateOutcome(items=[], nondeterministic={"a": (1, 2)}, repeats=2)
-    assert outcome.nondeterminism_lines()[0].endswith("each item's verdict is taken over 2 generations")
+    assert nondeterminism_lines(outcome)[0].endswith("each item's verdict is taken over 2 generations")
 
 
 def test_a_recognizer_change_keeps_regressions_off_the_voice_unless_asked() -> None:
@@ -204,9 +271,10 @@ def test_a_recognizer_change_keeps_regressions_off_the_voice_unless_asked() -> N
     assert same.comparison is not None and same.comparison.recognizer_changes == []
     assert same.blocking_regressions == ["s/a"]
     unknown = evaluate_gate(results, replace(config, baseline_header=None), Collected(header=header("small")))
-    assert unknown.comparison is not None and "baseline has no run header" in unknown.comparison.provenance_note
+    assert unknown.comparison is not None and "baseline has no run header" in str(unknown.comparison.provenance_note)
     candidate = evaluate_gate(results, config, Collected())
-    assert candidate.comparison is not None and "candidate has no run header" in candidate.comparison.provenance_note
+    assert candidate.comparison is not None
+    assert "candidate has no run header" in str(candidate.comparison.provenance_note)
 
 
 def test_regression_reasons_add_to_the_others() -> None:
@@ -215,7 +283,8 @@ def test_regression_reasons_add_to_the_others() -> None:
         engines=("e",),
         baseline=baseline,
         fail_on_regression=True,
-        floor_layers=(config_layer({"years": 0.5, "min_n": 1}),),
+        floors=tuple(config_floors({"years": 0.5})[0]),
+        floor_settings=(config_floors({"min_n": 1})[1],),
     )
     outcome = evaluate_gate(results, config, Collected())
     assert outcome.reasons[0].startswith("e s/years: strict accuracy 0.0%") and len(outcome.reasons) == 2
@@ -259,7 +328,7 @@ def test_the_gate_file_holds_every_section() -> None:
     )
     outcome = evaluate_gate(results, config, Collected(selected={"e": 4}))
     outcome.exitstatus = 1
-    data = outcome.to_dict()
+    data = gate_document(outcome)
     assert list(data) == [
         "exitstatus",
         "passed",
@@ -300,8 +369,8 @@ def test_the_gate_file_holds_every_section() -> None:
     assert data["baseline"]["unattributed_regressions"] == [] and data["baseline"]["path"] is None
     assert data["coverage"] == [c.to_dict() for c in outcome.coverage]
     assert data["bounds"] == [b.to_dict() for b in outcome.bounds]
-    assert data["thresholds"] == [c.to_dict() for c in outcome.checks]
-    single = GateOutcome(items=[], nondeterministic={"e": (1, 2)}).to_dict()
+    assert data["thresholds"] == outcome.checks
+    single = gate_document(GateOutcome(items=[], nondeterministic={"e": (1, 2)}))
     assert single["repeats"] == {
         "n": 1,
         "policy": "all",
@@ -339,9 +408,9 @@ def test_the_repeat_policy_fails_items_it_judges_not_correct_and_excuses_the_oth
 
 def test_the_gate_file_holds_the_quality_section_whenever_models_measured() -> None:
     outcome = GateOutcome(items=[], quality_models={"signal": "v1"})
-    assert outcome.to_dict()["quality"] == {"models": {"signal": "v1"}, "summary": [], "gates": [], "repeats": []}
+    assert gate_document(outcome)["quality"] == {"models": {"signal": "v1"}, "summary": [], "gates": [], "repeats": []}
     repeated = GateOutcome(items=[], repeats=1, repeated=[])
-    assert repeated.to_dict()["repeats"]["items"] == []
+    assert gate_document(repeated)["repeats"]["items"] == []
 
 
 def test_latency_is_compared_only_with_a_baseline_and_snapshots_only_when_on(tmp_path: Path) -> None:
@@ -376,11 +445,10 @@ def test_a_run_recorded_without_scopes_is_judged_on_its_rows_and_its_suites() ->
     assert scopes_of([row("a")], Collected(suite_scopes=kept)) == kept
 
 
-def test_quality_bounds_are_listed_with_the_gates_statuses_and_typos_match_nothing() -> None:
+def _quality_run() -> tuple[list[Any], GateConfig, tuple[Any, ...]]:
     from quality_rows import rows as quality_rows
 
-    from pytest_ttsbench.gating.bounds import BREACHED, HELD, MATCHES_NOTHING, NOT_MEASURED
-    from pytest_ttsbench.quality.gates import QualityBound
+    from pytest_ttsbench.quality.bounds import QualityBound
 
     results = quality_rows("e", "years", {"dnsmos_ovrl": [3.5, 3.7]}) + quality_rows("e", "dates", {"snr_db": [1.0]})
     layer = (
@@ -388,39 +456,70 @@ def test_quality_bounds_are_listed_with_the_gates_statuses_and_typos_match_nothi
         QualityBound("ceiling", "dnsmos_ovrl", 3.1, ("years",), "--tts-quality-ceiling"),
         QualityBound("floor", "dnsmos_ovrl", 1.0, ("yeras",), "--tts-quality-floor"),
     )
-    config = GateConfig(engines=("e",), engine_profiles=("e", "other"), quality_layers=(layer,))
+    return results, GateConfig(engines=("e",), engine_profiles=("e", "other"), quality_layers=(layer,)), layer
+
+
+def test_quality_bounds_are_listed_with_the_gates_statuses_and_typos_are_refused() -> None:
+    from pytest_ttsbench.gating.bounds import BREACHED, HELD, MATCHES_NOTHING, NOT_JUDGED, NOT_MEASURED, scope_errors
+    from pytest_ttsbench.gating.gate import scoped_bounds, scopes_of
+    from pytest_ttsbench.quality.bounds import QualityBound
+
+    results, config, layer = _quality_run()
     outcome = evaluate_gate(results, config, Collected(selected={"e": 3}))
-    quality = [(b.kind, b.name, b.engine, b.status, b.detail, b.source) for b in outcome.bounds if "quality" in b.kind]
-    typo = "floor yeras/dnsmos_ovrl=1 (--tts-quality-floor)"
+    quality = [
+        (b.kind, b.name, b.engine, b.status, b.detail, b.source)
+        for b in outcome.judged
+        if "quality" in b.kind and b.status != MATCHES_NOTHING  # the typo: see the test below
+    ]
     assert quality == [
-        ("quality floor", "s/dates/dnsmos_ovrl=3", "e", NOT_MEASURED, "no figures", "--tts-quality-floor"),
+        # a bucket without figures for a bound that judged elsewhere is shown, and neither passes nor fails
+        ("quality floor", "s/dates/dnsmos_ovrl=3", "e", NOT_JUDGED, "no figures", "--tts-quality-floor"),
         ("quality floor", "s/years/dnsmos_ovrl=3", "e", HELD, "", "--tts-quality-floor"),
         ("quality ceiling", "s/years/dnsmos_ovrl=3.1", "e", BREACHED, "", "--tts-quality-ceiling"),
-        (
-            "quality floor",
-            typo,
-            None,
-            MATCHES_NOTHING,
-            "no engine, suite or category 'yeras' (closest: years)",
-            "--tts-quality-floor",
-        ),
+    ]
+    assert [check.status for check in outcome.quality_checks] == ["no figures", "ok", "breached"]
+    assert [r for r in outcome.reasons if r.startswith("quality:")] == [
+        f"quality: {outcome.quality_checks[2].describe()}"
+    ]
+    # The typo is refused before anything runs, by the very bounds the gate judges, with the closest name.
+    collected = Collected(selected={"e": 3})
+    engines = list(config.engine_profiles)
+    assert scope_errors(scoped_bounds(config, collected), engines, scopes_of(results, collected)) == [
+        "quality floor yeras/dnsmos_ovrl=1 (--tts-quality-floor) matches nothing: no engine, suite or category "
+        "'yeras' (closest: years)"
     ]
     held = evaluate_gate(results[:2], replace(config, quality_layers=(layer[:1],)), Collected(selected={"e": 2}))
-    assert [(b.status, b.detail) for b in held.bounds if "quality" in b.kind] == [(HELD, "")]
+    assert [(b.status, b.detail) for b in held.judged if "quality" in b.kind] == [(HELD, "")]
+    # A bound that applies to the run's buckets and judges none of them is not measured, and says why.
+    none = evaluate_gate(results[2:], replace(config, quality_layers=(layer[:1],)), Collected(selected={"e": 1}))
+    [unmeasured] = [b for b in none.judged if "quality" in b.kind and b.engine is None]
+    assert unmeasured.status == NOT_MEASURED and unmeasured.reasons and unmeasured.reasons[0] in none.reasons
     # The bounds of the case files' own quality sections are checked as well.
     case = evaluate_gate(
         results[:2],
         GateConfig(engines=("e",)),
         Collected(selected={"e": 2}, suite_quality={"s": {"floors": {"dnsmos_ovrl": 3.0}}}),
     )
-    assert [b.status for b in case.bounds if "quality" in b.kind] == [HELD]
+    assert [b.status for b in case.judged if "quality" in b.kind] == [HELD]
     # A quality bound naming a configured engine that did not run is not a typo.
-    other = (QualityBound("floor", "dnsmos_ovrl", 3.0, ("other",), "--tts-quality-floor"),)
-    assert not [
-        b
-        for b in evaluate_gate(results, replace(config, quality_layers=(other,)), Collected(selected={"e": 3})).bounds
-        if b.status == MATCHES_NOTHING
-    ]
+    other = replace(config, quality_layers=((QualityBound("floor", "dnsmos_ovrl", 3.0, ("other",), "cli"),),))
+    assert scope_errors(scoped_bounds(other, collected), engines, scopes_of(results, collected)) == []
+    assert not [b for b in evaluate_gate(results, other, collected).judged if b.status == MATCHES_NOTHING]
+
+
+def test_a_quality_bound_whose_scope_matches_nothing_is_listed_and_fails_the_gate() -> None:
+    from pytest_ttsbench.gating.bounds import MATCHES_NOTHING
+
+    results, config, _ = _quality_run()
+    outcome = evaluate_gate(results, config, Collected(selected={"e": 3}))
+    [typo] = [b for b in outcome.judged if b.status == MATCHES_NOTHING]
+    assert (typo.kind, typo.engine, typo.detail) == (
+        "quality floor",
+        None,
+        "no engine, suite or category 'yeras' (closest: years)",
+    )
+    assert "yeras" in typo.name and typo.failing
+    assert any("yeras" in reason for reason in outcome.reasons)
 
 
 def test_case_file_floors_through_the_gate_name_their_file_and_are_asked_where_the_engine_ran() -> None:
@@ -437,7 +536,7 @@ def test_case_file_floors_through_the_gate_name_their_file_and_are_asked_where_t
         suite_sources={"s": "cases/s.yaml", "t": "cases/t.yaml"},
         unavailable={"f": "no key"},
     )
-    config = GateConfig(engines=("e", "f"), allow_unavailable=True, floor_layers=(parse_cli_thresholds(["t/x=0.5"]),))
+    config = GateConfig(engines=("e", "f"), allow_unavailable=True, floors=tuple(parse_cli_thresholds(["t/x=0.5"])))
     outcome = evaluate_gate([row("a")], config, collected)
     floors = [(b.name, b.engine, b.status, b.source) for b in outcome.bounds if b.kind == "floor"]
     assert floors == [

@@ -7,6 +7,7 @@ nothing is written until :func:`write_gate_updates` is called.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from result_rows import make_result
@@ -14,7 +15,7 @@ from result_rows import make_result
 from pytest_ttsbench.gating.gate import Collected, GateConfig, evaluate_gate, final_status, write_gate_updates
 from pytest_ttsbench.gating.known_gaps import Gap, KnownGaps, load_known_gaps
 from pytest_ttsbench.gating.snapshots import read_snapshots, received_snapshots
-from pytest_ttsbench.gating.thresholds import config_layer
+from pytest_ttsbench.gating.thresholds import config_floors
 from pytest_ttsbench.run_model.results import ItemResult
 
 
@@ -24,34 +25,56 @@ def row(item: str, verdict: str, repeat: int = 0, engine: str = "e", heard: str 
     )
 
 
-def floors(**by_category: float) -> tuple:
+def floors(**by_category: float) -> dict[str, Any]:
+    """A :class:`GateConfig`'s floors and settings as the configuration's ``thresholds`` give them."""
     # These buckets hold a few rows: gate them all (the default min_n of 5 would call them too few).
-    return (config_layer({**by_category, "min_n": 1}),)
+    found, settings = config_floors({**by_category, "min_n": 1})
+    return {"floors": tuple(found), "floor_settings": (settings,)}
 
 
 def test_a_category_below_its_floor_fails_with_the_figures() -> None:
     results = [row("a", "correct"), row("b", "wrong"), row("c", "wrong")]
-    outcome = evaluate_gate(results, GateConfig(engines=("e",), floor_layers=floors(years=0.5)), Collected())
+    outcome = evaluate_gate(results, GateConfig(engines=("e",), **floors(years=0.5)), Collected())
     (check,) = outcome.checks
-    assert (check.n, check.correct, check.breached) == (3, 1, True)
+    assert (check["n"], check["correct"], check["breached"], check["min_n"]) == (3, 1, True, 1)
     assert outcome.reasons == ["e s/years: strict accuracy 33.3% (1/3) below floor 50.0%"]
+    (floor,) = [entry for entry in outcome.judged if entry.kind == "floor"]
+    assert (floor.name, floor.status, floor.source, floor.measured) == (
+        "s/years=0.5",
+        "breached",
+        "configuration",
+        check,
+    )
     assert final_status(outcome, 0) == 1
 
 
 def test_a_suite_floor_collected_from_its_case_file_applies() -> None:
     collected = Collected(suite_thresholds={"s": {"years": 0.2}})
     outcome = evaluate_gate([row("a", "correct"), row("b", "wrong")], GateConfig(engines=("e",)), collected)
-    assert [(c.floor, c.breached) for c in outcome.checks] == [(0.2, False)]
+    # two targets: too few to gate under the default min_n of 5, and said so (never a pass)
+    assert [(c["floor"], c["breached"], c["status"]) for c in outcome.checks] == [(0.2, False, "too few to gate")]
+    assert [(b.status, b.source) for b in outcome.judged if b.kind == "floor"] == [
+        ("too few", "the case file of suite s")
+    ]
     assert outcome.reasons == [] and final_status(outcome, 0) == 0
+    # the case file's own min_n lets it gate: held at 0.2, breached at 0.6
+    gated = Collected(suite_thresholds={"s": {"years": 0.2, "min_n": 1}})
+    held = evaluate_gate([row("a", "correct"), row("b", "wrong")], GateConfig(engines=("e",)), gated)
+    assert [(c["status"], c["min_n"]) for c in held.checks] == [("passed", 1)] and held.reasons == []
+    gated = Collected(suite_thresholds={"s": {"years": 0.6, "min_n": 1}})
+    breached = evaluate_gate([row("a", "correct"), row("b", "wrong")], GateConfig(engines=("e",)), gated)
+    assert breached.reasons == ["e s/years: strict accuracy 50.0% (1/2) below floor 60.0%"]
+    assert final_status(breached, 0) == 1
 
 
 def test_repeats_count_once_and_a_policy_excuses_failed_generations() -> None:
     results = [row("a", "correct", 0), row("a", "wrong", 1), row("a", "correct", 2)]
-    config = GateConfig(engines=("e",), repeats=3, repeat_policy="majority", floor_layers=floors(years=1.0))
+    config = GateConfig(engines=("e",), repeats=3, repeat_policy="majority", **floors(years=1.0))
     collected = Collected(verdict_failures={("e", "s/a")})
     outcome = evaluate_gate(results, config, collected)
     assert [(r.key, r.verdict) for r in outcome.items] == [("s/a", "correct")]
     assert outcome.excused == ["s/a [e]"] and outcome.reasons == []
+    assert [(c["n"], c["correct"], c["status"]) for c in outcome.checks] == [(1, 1, "passed")]  # one item, once
     assert final_status(outcome, 1) == 0
     strict = evaluate_gate(results, GateConfig(engines=("e",), repeats=3, repeat_policy="all"), collected)
     assert strict.excused == [] and final_status(strict, 1) == 1

@@ -8,7 +8,7 @@ import textwrap
 import pytest
 from plugin_projects import NUMERALS, write_project
 
-from pytest_ttsbench.gating.summary import summarize
+from pytest_ttsbench.figures.summary import summarize
 from pytest_ttsbench.run_model.repeats import aggregate, policy_verdict
 from pytest_ttsbench.run_model.results import read_results
 

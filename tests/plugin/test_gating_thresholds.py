@@ -9,14 +9,14 @@ import pytest
 from plugin_projects import NEWS, NUMERALS, read_jsonl, write_project
 from result_rows import make_result
 
-from pytest_ttsbench.gating.summary import summarize
+from pytest_ttsbench.figures.summary import summarize
+from pytest_ttsbench.gating.bounds import RunFacts, SuiteScope
 from pytest_ttsbench.gating.thresholds import (
-    FloorLayer,
+    FloorSettings,
     ThresholdError,
-    config_layer,
-    evaluate,
+    config_floors,
     parse_cli_thresholds,
-    resolve_floor,
+    settle_floors,
 )
 from pytest_ttsbench.run_model.results import ItemResult, read_results
 from pytest_ttsbench.support.stats import wilson_interval
@@ -42,12 +42,20 @@ CASE = {"s": {"default": 0.5, "years": 0.9}}
     ],
 )
 def test_floor_precedence(cli: list[str], config: dict, category: str, expected: float) -> None:
-    layers = [parse_cli_thresholds(cli), config_layer(config)]
-    assert resolve_floor("s", category, CASE, layers) == expected
+    assert _floor_in_force(cli, config, CASE, category) == expected
+
+
+def _floor_in_force(cli: list[str], config: dict, case: dict, category: str) -> float | None:
+    """The floor of suite ``s``'s category as the settled floors say: exactly one is in force, or none."""
+    from_config, settings = config_floors(config)
+    floors = settle_floors([*parse_cli_thresholds(cli), *from_config], [FloorSettings(), settings], case)
+    in_force = [floor.floor for floor in floors if floor.in_force("s", category)]
+    assert len(in_force) <= 1, in_force
+    return in_force[0] if in_force else None
 
 
 def test_no_floor_anywhere_means_no_check() -> None:
-    assert resolve_floor("s", "years", {}, [FloorLayer({}, {})]) is None
+    assert _floor_in_force([], {}, {}, "years") is None
 
 
 @pytest.mark.parametrize("entry", ["years", "years=", "years=abc", "years=1.5", "years=-0.1", "/years=0.5", "=0.5"])
@@ -58,26 +66,33 @@ def test_bad_command_line_floor_names_itself(entry: str) -> None:
 
 def test_bad_configuration_floor_names_the_field() -> None:
     with pytest.raises(ThresholdError, match=r"ttsbench.yaml: field thresholds.s.years"):
-        config_layer({"s": {"years": 2}}, "ttsbench.yaml")
+        config_floors({"s": {"years": 2}}, "ttsbench.yaml")
 
 
 def _row(key: str, category: str, verdict: str, auto: bool = True) -> ItemResult:
     return make_result(id=f"s/{key}", category=category, verdict=verdict, auto_evaluable=auto)
 
 
+def evaluate(rows: list[ItemResult], case: dict) -> list[dict]:
+    """The floors' measured buckets: the case file's floors judged over the rows."""
+    scopes = {"s": SuiteScope.of((r.category, r.language, r.facets) for r in rows)}
+    run = RunFacts(tuple(rows), tuple(rows), tuple(dict.fromkeys(r.engine for r in rows)), scopes)
+    return [j.measured for floor in settle_floors([], [], case) for j in floor.judge(run) if j.measured is not None]
+
+
 def test_evaluate_counts_unknown_and_error_against_the_floor_and_equal_passes() -> None:
     rows = [_row(f"y{i}", "years", "correct") for i in range(4)] + [_row("y4", "years", "unknown")]
     rows += [_row(f"t{i}", "times", "correct") for i in range(3)] + [_row("t3", "times", "error")]
     rows += [_row("x", "excluded", "wrong", auto=False)]
-    checks = {c.category: c for c in evaluate(rows, {"s": {"years": 0.8, "times": 0.8, "excluded": 1.0}})}
+    checks = {c["category"]: c for c in evaluate(rows, {"s": {"years": 0.8, "times": 0.8, "excluded": 1.0}})}
     assert set(checks) == {"years", "times"}  # a bucket with no auto-evaluable target is not gated
-    assert (checks["years"].accuracy, checks["years"].breached) == (0.8, False)  # 4/5 is exactly the floor
+    assert (checks["years"]["strict_accuracy"], checks["years"]["breached"]) == (0.8, False)  # 4/5: the floor
     # times has 4 targets, under the default min_n of 5: too few to gate, neither passed nor breached.
-    assert (checks["times"].accuracy, checks["times"].status) == (0.75, "too few to gate")
+    assert (checks["times"]["strict_accuracy"], checks["times"]["status"]) == (0.75, "too few to gate")
     case = {"s": {"years": 0.8, "times": 0.8, "min_n": 4}}
-    checks = {c.category: c for c in evaluate(rows, case)}
-    assert (checks["times"].accuracy, checks["times"].breached) == (0.75, True)
-    assert checks["times"].ci95 == wilson_interval(3, 4)
+    checks = {c["category"]: c for c in evaluate(rows, case)}
+    assert (checks["times"]["strict_accuracy"], checks["times"]["breached"]) == (0.75, True)
+    assert tuple(checks["times"]["ci95"]) == wilson_interval(3, 4)
 
 
 GAPS_PCT = "engine: replay\ngaps:\n  - id: demo-numerals/pct-45\n    reason: swaps the digits\n"

@@ -19,7 +19,8 @@ from result_rows import make_result
 
 from pytest_ttsbench.cli import main
 from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome, evaluate_gate
-from pytest_ttsbench.quality.gates import override_layers, unmeasured_bounds_error
+from pytest_ttsbench.quality.bounds import override_layers, unmeasured_bounds_error
+from pytest_ttsbench.reporting.gate_file import gate_document
 from pytest_ttsbench.reporting.html import quality_gate_html
 from pytest_ttsbench.reporting.terminal import gate_lines
 from pytest_ttsbench.run_model.provenance import header_path
@@ -37,7 +38,11 @@ def gate(
     quality_sets: tuple[str, ...] | None = ("signal",),
 ) -> GateOutcome:
     layers = override_layers(config or {}, "ttsbench.yaml", list(floors), list(ceilings), [])
-    config_ = GateConfig(quality_layers=tuple(tuple(layer) for layer in layers), quality_sets=quality_sets)
+    config_ = GateConfig(
+        engine_profiles=("espeak", "piper", "kokoro"),  # the configured profiles: a bound may name one not run
+        quality_layers=tuple(tuple(layer) for layer in layers),
+        quality_sets=quality_sets,
+    )
     return evaluate_gate(run, config_, Collected(suite_quality=suite_quality or {}))
 
 
@@ -68,7 +73,7 @@ def failed_clips(engine: str, category: str, count: int = 2) -> list[ItemResult]
 def test_a_bound_on_a_measure_the_run_did_not_take_fails_the_gate(tmp_path: Path, kind: str, option: str) -> None:
     bound = "dnsmos_ovrl=3" if kind == "floor" else "dnsmos_ovrl=4.9"
     outcome = gate(paced(tmp_path), **{f"{kind}s": [bound]})
-    assert not outcome.to_dict()["passed"]
+    assert not gate_document(outcome)["passed"]
     assert not outcome.quality_breaches  # nothing was measured, so nothing is blamed on the voice ...
     (reason,) = quality_reasons(outcome)  # ... and the gate does not pass over it
     assert reason.startswith(f"quality: {kind} {bound} ({option}) checked nothing: it applies to 2 bucket(s)")
@@ -77,7 +82,7 @@ def test_a_bound_on_a_measure_the_run_did_not_take_fails_the_gate(tmp_path: Path
     )
 
     # The gate file, the terminal and the HTML report list what was not checked.
-    gates = json.loads(json.dumps(outcome.to_dict()))["quality"]["gates"]
+    gates = json.loads(json.dumps(gate_document(outcome)))["quality"]["gates"]
     assert [(g["category"], g["kind"], g["status"], g["breached"], g["mean"], g["n"]) for g in gates] == [
         ("dates", kind, "no figures", False, None, 0),
         ("years", kind, "no figures", False, None, 0),
@@ -100,7 +105,7 @@ def test_a_bucket_without_figures_beside_judged_ones_is_shown_not_breached(tmp_p
         ("espeak", "years", "speaking_rate", "ceiling"): "ok",
     }
     assert outcome.reasons == [] and not outcome.quality_breaches
-    dates = [g for g in outcome.to_dict()["quality"]["gates"] if g["category"] == "dates"]
+    dates = [g for g in gate_document(outcome)["quality"]["gates"] if g["category"] == "dates"]
     assert {(g["status"], g["breached"], g["mean"]) for g in dates} == {("no figures", False, None)}
     lines = gate_lines(outcome)
     assert sum(line.startswith("no figures  espeak  s      dates") for line in lines) == 2

@@ -11,15 +11,15 @@ from plugin_projects import read_jsonl, write_project
 from quality_rows import results_file, rows
 from result_rows import make_result
 
-from pytest_ttsbench.quality.dnsmos import Dnsmos
-from pytest_ttsbench.quality.gates import (
+from pytest_ttsbench.gating.quality import evaluate_quality
+from pytest_ttsbench.quality.bounds import (
     QualityBound,
     case_file_layer,
-    evaluate_quality,
     override_layers,
     parse_cli_bounds,
     section_bounds,
 )
+from pytest_ttsbench.quality.dnsmos import Dnsmos
 from pytest_ttsbench.quality.measures import QualityOptionError, QualityUnavailable, parse_measure_sets
 from pytest_ttsbench.quality.summary import describe, summarize_quality
 

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from plugin_projects import NUMERALS, write_project
 
+from pytest_ttsbench.gating.bounds import fails
 from pytest_ttsbench.reporting.github import error_command
 
 CASE_FILE = "cases/demo-numerals.yaml"
@@ -120,7 +121,7 @@ def test_a_long_list_is_cut_and_points_at_the_rest() -> None:
     from pytest_ttsbench.reporting.terminal import SessionSummary
 
     rows = [make_result(id=f"s/i-{n}", verdict="wrong", transcript=f"<b>{n}</b> | x") for n in range(SUMMARY_ROWS + 5)]
-    outcome = GateOutcome(items=rows, reasons=["a reason"], xfailed=["s/i-0 [e]"])
+    outcome = GateOutcome(items=rows, judged=[fails("a reason")], xfailed=["s/i-0 [e]"])
     finished = SessionSummary(rows, gate=outcome)
     assert [item.known_gap for item in not_correct(finished)][:2] == [True, False]
     text = step_summary(finished, "[the run](https://x)")

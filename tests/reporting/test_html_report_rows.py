@@ -12,7 +12,7 @@ import re
 import pytest
 from report_helpers import NUMERALS, TRANSCRIPTS, cell_text, read_jsonl, report_data, write_project
 
-from pytest_ttsbench.gating.summary import summarize
+from pytest_ttsbench.figures.summary import summarize
 from pytest_ttsbench.quality.measures import DEFAULT_SETS
 from pytest_ttsbench.quality.meter import QualityMeter
 from pytest_ttsbench.reporting.html import COLUMNS

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from result_rows import make_result
 
-from pytest_ttsbench.gating.summary import Bucket
+from pytest_ttsbench.figures.summary import Bucket
 from pytest_ttsbench.reporting import plots
 from pytest_ttsbench.run_model.results import ItemResult
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from result_rows import make_result
 
-from pytest_ttsbench.gating.diagnostics import (
+from pytest_ttsbench.figures.diagnostics import (
     ablation,
     bootstrap_rank_intervals,
     label_changes,
@@ -17,8 +17,8 @@ from pytest_ttsbench.gating.diagnostics import (
     route_accuracy,
     tie_rate,
 )
-from pytest_ttsbench.gating.summary import overall
-from pytest_ttsbench.gating.voting import vote
+from pytest_ttsbench.figures.summary import overall
+from pytest_ttsbench.figures.voting import vote
 from pytest_ttsbench.run_model.results import ItemResult
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from result_rows import make_result
 
-from pytest_ttsbench.gating.summary import Bucket, overall, summarize
+from pytest_ttsbench.figures.summary import Bucket, overall, summarize
 from pytest_ttsbench.run_model.results import MISSING, ItemResult
 from pytest_ttsbench.support.stats import wilson_interval
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from result_rows import make_result
 
-from pytest_ttsbench.gating.numeral_forms import duration_control
+from pytest_ttsbench.figures.numeral_forms import duration_control
 
 
 def clip(item: str, form: str, seconds: float | None, engine: str = "e") -> object:

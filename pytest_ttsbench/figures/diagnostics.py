@@ -16,8 +16,8 @@ from itertools import combinations
 
 import numpy as np
 
-from pytest_ttsbench.gating.summary import Bucket, bucket_of
-from pytest_ttsbench.gating.voting import majority, vote
+from pytest_ttsbench.figures.summary import Bucket, bucket_of
+from pytest_ttsbench.figures.voting import majority, vote
 from pytest_ttsbench.run_model.reader import route_names
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.scorers.text import readings_canon

@@ -6,7 +6,7 @@ import pytest
 from result_rows import make_result
 
 from pytest_ttsbench.asr.registry import create_routes
-from pytest_ttsbench.gating.workflow import workflow_figures
+from pytest_ttsbench.figures.workflow import workflow_figures
 from pytest_ttsbench.reporting.terminal import workflow_lines
 from pytest_ttsbench.run_model.results import ItemResult
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_ttsbench.gating.voting import majority, vote
+from pytest_ttsbench.figures.voting import majority, vote
 
 
 @pytest.mark.parametrize(("routes", "quorum"), [(1, 1), (2, 2), (3, 2), (4, 3), (5, 3)])
