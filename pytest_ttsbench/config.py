@@ -23,10 +23,13 @@ from typing import Any
 from pytest_ttsbench.quality.measures import DNSMOS_WINDOWINGS
 from pytest_ttsbench.support.checked_numbers import NumberError, NumberRange, checked_number
 from pytest_ttsbench.support.limits import LIMITS_SCHEMA, Limits
-from pytest_ttsbench.support.plugin_options import CONFIG_FILE
 from pytest_ttsbench.support.redaction import url_credentials_in
 from pytest_ttsbench.support.text import shorten
 from pytest_ttsbench.support.yaml_documents import YamlSyntaxError, load_yaml
+
+#: the project's configuration file at the rootdir (or ``[tool.ttsbench]`` in pyproject.toml); read
+#: only by a run of ours, never by a plain ``pytest`` (plugin.py)
+CONFIG_FILE = "ttsbench.yaml"
 
 # Profiles that work with no configuration at all: the embedded default and the local neural voice.
 BUILTIN_PROFILES: dict[str, dict[str, Any]] = {

@@ -1,10 +1,12 @@
 """The pytest plugin's entry point: what pytest imports in every run of every project the package is installed in.
 
-So it costs nothing to a run that is not a benchmark: it declares the options (plain data,
+So it costs next to nothing to a run that is not a benchmark: it declares the options (plain data,
 support/plugin_options.py) and imports nothing else of the package. A run that is the plugin's
-business (:func:`runs_a_benchmark`) gets the benchmark's hooks (session/hooks.py) registered at
-configuration, and pays for their imports then. tests/architecture/test_lazy_imports.py checks
-what importing this module loads; benchmarks/idle_cost.py measures what it costs.
+business (:func:`runs_a_benchmark`: an engine, a pack or a case file on the command line) gets the
+benchmark's hooks (session/hooks.py) registered at configuration, and pays for their imports then;
+any other run reads no file of ours, the project's configuration included.
+tests/architecture/test_lazy_imports.py checks what importing this module and an unrelated run
+load; benchmarks/idle_cost.py measures what it costs.
 """
 
 from __future__ import annotations
@@ -15,9 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_ttsbench.support.option_specs import add_options, unknown_option_hints
-from pytest_ttsbench.support.plugin_options import CONFIG_FILE, OPTION_GROUPS
-from pytest_ttsbench.support.yaml_documents import YAML_SUFFIXES
+from pytest_ttsbench.support.option_specs import add_options, ours_to_explain, unknown_option_hints
+from pytest_ttsbench.support.plugin_options import OPTION_GROUPS
 
 #: the name the benchmark's hooks are registered under
 SESSION_PLUGIN = "ttsbench-session"
@@ -35,6 +36,8 @@ def pytest_load_initial_conftests(
     """Every plugin's and conftest's options are declared now: an unrecognized one of ours gets its
     next step beside pytest's own "unrecognized arguments" error (shown only when that error is)."""
     result = yield
+    if not any(ours_to_explain(str(arg)) for arg in args):
+        return result  # nothing to explain: no second parse of the command line (benchmarks/idle_cost.py)
     own = [spec.flag for _, _, options in OPTION_GROUPS for spec in options]
     hints = unknown_option_hints(parser.parse_known_and_unknown_args(args)[1], own)
     if hints:
@@ -42,26 +45,19 @@ def pytest_load_initial_conftests(
     return result
 
 
-def configures_the_plugin(rootdir: Path) -> bool:
-    """Whether the project at ``rootdir`` has a configuration of ours: ``ttsbench.yaml``, or a
-    ``[tool.ttsbench]`` table in pyproject.toml (config.py reads it; a mention is enough here)."""
-    if (rootdir / CONFIG_FILE).is_file():
-        return True
-    pyproject = rootdir / "pyproject.toml"
-    try:
-        return pyproject.is_file() and "tool.ttsbench" in pyproject.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return True  # unreadable: config.py says what is wrong with it
-
-
 def runs_a_benchmark(config: pytest.Config) -> bool:
-    """Whether this run is the plugin's business: an engine selected (``--tts-engine``), a benchmark
-    named (``--tts-pack``, a case file among the arguments), or a project that configures the plugin.
-    Any other run (an unrelated project's tests) never imports the benchmark's modules."""
+    """Whether this run is the plugin's business: an engine selected (``--tts-engine``), or a
+    benchmark named (``--tts-pack``, a case file on the command line; without an engine the session
+    refuses both, saying to add one). A configuration of ours (ttsbench.yaml, ``[tool.ttsbench]``)
+    does not make a plain ``pytest`` one: the plugin stays out of the project's ordinary test run,
+    which imports none of the benchmark's modules and reads no file of ours."""
     if config.getoption("tts_engine") or config.getoption("tts_pack"):
         return True
-    named = [Path(str(arg).split("::", 1)[0]).suffix for arg in config.args]
-    return any(suffix in (*YAML_SUFFIXES, ".jsonl") for suffix in named) or configures_the_plugin(Path(config.rootpath))
+    if all(Path(str(arg).split("::", 1)[0]).suffix in ("", ".py") for arg in config.args):
+        return False  # folders and test modules name no case file: nothing more is imported to say so
+    from pytest_ttsbench.session.option_paths import benchmark_files_named
+
+    return bool(benchmark_files_named(config))
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -31,6 +31,13 @@ import numpy  # noqa: F401
 import pytest
 import scipy.stats  # noqa: F401
 
+# PyYAML's C loader (yaml._yaml) is loaded once per process and builds its nodes from the copy of
+# PyYAML it first saw: a PyYAML first imported inside a pytester run, dropped at its end and
+# imported again, gets nodes of classes it no longer knows ("could not determine a constructor for
+# the tag None"). This suite's own run reads no YAML of ours (a plain pytest stays out of a
+# configured project), so nothing else loads it here first.
+import yaml  # noqa: F401
+
 pytest_plugins = ["pytester"]
 
 # In CI (CI set in the environment) the property tests draw a fixed set of examples: a submission

@@ -20,14 +20,14 @@ from pytest_ttsbench.gating.baseline import (
     RegressionRule,
     attach_provenance,
     compare,
-    comparison_lines,
 )
 from pytest_ttsbench.gating.bounds import RunFacts, gate_reasons
-from pytest_ttsbench.gating.options import ALLOW_UNMEASURED_SPEC
 from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS, require_one_protocol, runs_under
+from pytest_ttsbench.reporting.comparison import comparison_lines
 from pytest_ttsbench.run_model.provenance import read_header
 from pytest_ttsbench.run_model.reader import RUNS_HELP, load_runs, results_file, rows_of, unverified_notes
 from pytest_ttsbench.run_model.text_variants import require_one_contract
+from pytest_ttsbench.session.gate_options import ALLOW_UNMEASURED_SPEC
 from pytest_ttsbench.support.checked_numbers import ALPHA, COUNT, SHARE, number_option
 from pytest_ttsbench.support.json_documents import dump_json
 from pytest_ttsbench.support.option_specs import add_options

@@ -2,12 +2,15 @@
 
 :func:`evaluate_gate` is a pure function of the results, the gate's frozen :class:`GateConfig`
 (floors, known gaps, baseline, stored snapshots: all read when the session starts) and what the
-session :class:`Collected` besides results. It writes nothing: the files a run may rewrite
-(``--tts-update-known-gaps``, ``--snapshot-update``) are listed in the outcome and written by
-:func:`write_gate_updates`, and the ``<results>.gate.json`` sidecar by :func:`write_gate`. The
-plugin calls them on the controller (the only process that holds every result under
-pytest-xdist) and :func:`final_status` to turn the outcome into the exit status; the terminal
-summary and the sidecar print the same outcome, so the three never disagree.
+session :class:`Collected` besides results. It gathers the facts once (the repeat policy, known
+gaps, the comparison with the baseline, snapshots), builds every bound the run is asked
+(:func:`gate_bounds`) and judges each once: :attr:`GateOutcome.judged` is the verdict. It writes
+nothing: the files a run may rewrite (``--tts-update-known-gaps``, ``--snapshot-update``) are
+listed in the outcome and written by :func:`write_gate_updates`, the gate file by
+:mod:`pytest_ttsbench.reporting.gate_file`. The plugin calls them on the controller (the only
+process that holds every result under pytest-xdist) and :func:`final_status` to turn the outcome
+into the exit status; the terminal, the gate file and ``ttsbench gate`` read the same judged list,
+so they never disagree.
 """
 
 from __future__ import annotations
@@ -33,7 +36,6 @@ from pytest_ttsbench.gating.bounds import (
     judge_all,
 )
 from pytest_ttsbench.gating.coverage import Coverage, EngineCoverage, ErrorRateLimit
-from pytest_ttsbench.gating.known_gaps import Gap, KnownGaps, unmatched_ids, updated_gaps, write_known_gaps
 from pytest_ttsbench.gating.latency import LatencyBudget, LatencyChange, LatencyCheck, SlowdownRule
 from pytest_ttsbench.gating.snapshots import DRAW as SNAPSHOT_DRAW
 from pytest_ttsbench.gating.snapshots import FIXED as SNAPSHOT_FIXED
@@ -42,14 +44,15 @@ from pytest_ttsbench.gating.snapshots import (
     SnapshotCheck,
     compare_snapshots,
     received_snapshots,
-    update_snapshots,
     wordings_vary,
 )
 from pytest_ttsbench.gating.thresholds import Floor, FloorSettings, is_slice, settle_floors
 from pytest_ttsbench.run_model.clip_reuse import CacheUse, cache_use
+from pytest_ttsbench.run_model.known_gaps import Gap, KnownGaps, unmatched_ids, updated_gaps, write_known_gaps
 from pytest_ttsbench.run_model.provenance import RunHeader
 from pytest_ttsbench.run_model.repeats import RepeatedItem, aggregate, nondeterministic_engines
 from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.run_model.snapshot_files import update_snapshots
 
 if TYPE_CHECKING:  # numpy and scipy load only when a run has quality figures to gate
     from pytest_ttsbench.gating.quality import QualityCheck

@@ -153,17 +153,6 @@ class LatencyCheck:
         return record_dict(self, computed={"status": self.status})
 
 
-def check_budgets(results: Iterable[ItemResult], budgets: Sequence[LatencyBudget]) -> list[LatencyCheck]:
-    """Each budget against the run's figures."""
-    figures = workflow_figures(results)
-    checks = []
-    for budget in budgets:
-        found = figures.get(budget.engine)
-        value, n = figure(found, budget.metric) if found is not None else (None, 0)
-        checks.append(LatencyCheck(budget.engine, budget.metric, budget.seconds, value, n))
-    return checks
-
-
 @dataclass(frozen=True)
 class SlowdownRule:
     """``p95:20%``: fail when the figure exceeds the baseline's by more than ``tolerance`` (0.2)."""

@@ -1,12 +1,11 @@
-"""Transcript snapshots: what each item was heard as, kept per engine in syrupy's amber format.
+"""Transcript snapshots judged: what each item was heard as, against what it was heard as before.
 
 With ``--tts-snapshot report`` or ``strict`` every item's transcripts (route → text) are compared
-with ``__tts_snapshots__/<engine>.ambr`` at the end of the session. A changed transcript is how a
-voice update shows itself even when the verdict is unchanged ("the plant opened in 2026" turning
-into "the plant was opened in 2026"). ``report`` only lists the changes; ``strict`` fails the run
-on a changed or missing snapshot, as :func:`judge_snapshot` decides. ``--snapshot-update``
-(syrupy's own flag) writes the run's transcripts into the file, keeping snapshots of items that
-did not run.
+with ``__tts_snapshots__/<engine>.ambr`` (read and written by run_model/snapshot_files.py) at the
+end of the session. A changed transcript is how a voice update shows itself even when the verdict
+is unchanged ("the plant opened in 2026" turning into "the plant was opened in 2026"). ``report``
+only lists the changes; ``strict`` fails the run on a changed or missing snapshot, as
+:func:`judge_snapshot` decides.
 
 Snapshots hold the *normalized* transcript (:mod:`pytest_ttsbench.scorers.normalize`: case,
 punctuation, whitespace, and numbers read by the language's own reader), so a recognizer writing
@@ -31,9 +30,8 @@ three are listed and none fails a ``strict`` run (the known-gaps ratchet, ``--tt
 where a fixed gap must fail, the regression rule and the floors judge those items). Every other
 change does: a reproducible voice that says a sentence differently, or an item now heard wrong.
 
-syrupy's serializer and file format are used as they are, so the files read like any other
-syrupy snapshot; the comparison runs on the controller, from the results, so it works the same
-under pytest-xdist.
+Snapshots are serialized with syrupy's amber serializer, as the file stores them; the comparison
+runs on the controller, from the results, so it works the same under pytest-xdist.
 """
 
 from __future__ import annotations
@@ -45,19 +43,13 @@ from typing import Any
 
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.scorers.registry import UnknownScorerError, get_scorer
-from pytest_ttsbench.support.text import safe_name
 
-SNAPSHOT_DIR = "__tts_snapshots__"
 #: how one item's transcripts compare with its snapshot
 MATCHED, CHANGED, FIXED, KNOWN_GAP, DRAW, NEW = "matched", "changed", "fixed", "known gap", "draw", "new"
 #: what a changed wording may be instead of a change, by the item's standing; none fails a strict run
 EXCUSED = (FIXED, KNOWN_GAP, DRAW)
 #: how amber writes the tuple of wordings of a snapshot of several generations
 _SEVERAL = "tuple("
-
-
-def snapshot_path(base_dir: Path, engine: str) -> Path:
-    return base_dir / SNAPSHOT_DIR / f"{safe_name(engine)}.ambr"
 
 
 @dataclass(frozen=True)
@@ -205,34 +197,6 @@ class SnapshotCheck:
         }
 
 
-class SnapshotFileError(ValueError):
-    """A snapshot file that cannot be trusted as it is; the message names the file, line and snapshot."""
-
-
-_NAME_MARKER = "# name: "  # syrupy's amber format: each snapshot starts with this line
-
-
-def read_snapshots(path: Path) -> dict[str, str]:
-    """The stored serialized transcripts by snapshot name (a missing file stores nothing).
-
-    syrupy keeps the last of two snapshots of one name, so a file that gives a name twice (a
-    merge that kept both sides) would compare against whichever came last; it is refused.
-    """
-    if path.is_file():
-        first: dict[str, int] = {}
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if line.startswith(_NAME_MARKER):
-                name = line[len(_NAME_MARKER) :]
-                if name in first:
-                    raise SnapshotFileError(
-                        f"{path}: line {number}: snapshot {name!r} given twice (first at line {first[name]})"
-                    )
-                first[name] = number
-    from syrupy.extensions.amber.serializer import AmberDataSerializer
-
-    return {s.name: str(s.data) for s in AmberDataSerializer.read_file(str(path))}
-
-
 def compare_snapshots(
     stored: Mapping[str, str],
     path: Path,
@@ -257,22 +221,3 @@ def compare_snapshots(
             check.excused.append((name, judged, stored[name], now.data))
     check.unused = sorted(stored.keys() - received.keys())
     return check
-
-
-def update_snapshots(path: Path, received: Mapping[str, str]) -> None:
-    """Write the run's transcripts, keeping the stored snapshots of items that did not run."""
-    from syrupy.data import Snapshot, SnapshotCollection
-    from syrupy.extensions.amber.serializer import AmberDataSerializer
-
-    collection = AmberDataSerializer.read_file(str(path))
-    for name, data in received.items():
-        collection.add(Snapshot(name=name, data=data))
-    fresh = SnapshotCollection(location=str(path))
-    fresh.merge(collection)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    AmberDataSerializer.write_file(fresh, file_lock=False)
-
-
-def one_line(serialized: str) -> str:
-    """A serialized transcript folded onto one line, for the terminal."""
-    return " ".join(serialized.split())

@@ -27,8 +27,9 @@ from typing import Any
 from markupsafe import Markup
 
 from pytest_ttsbench.figures.summary import summarize
-from pytest_ttsbench.gating.baseline import attach_provenance, compare, provenance_lines
+from pytest_ttsbench.gating.baseline import attach_provenance, compare
 from pytest_ttsbench.reporting import plots
+from pytest_ttsbench.reporting.comparison import provenance_lines
 from pytest_ttsbench.reporting.html import (
     ClipStore,
     category_table_html,

@@ -35,8 +35,10 @@ import pytest
 from markupsafe import Markup, escape
 
 from pytest_ttsbench.figures.summary import Bucket, summarize
-from pytest_ttsbench.gating.baseline import provenance_lines
 from pytest_ttsbench.registry import MissingDependency
+from pytest_ttsbench.reporting.comparison import provenance_lines
+from pytest_ttsbench.reporting.gate_file import gate_document
+from pytest_ttsbench.reporting.run_verdict import run_verdict
 from pytest_ttsbench.reporting.templating import macro, render, stylesheet
 from pytest_ttsbench.reporting.terminal import SessionSummary, floor_rows, nondeterminism_lines, percent
 from pytest_ttsbench.run_model.results import ItemResult, result_from_report
@@ -353,14 +355,22 @@ def verdict_section_html(
     clips: ClipStore | None = None,
     page_dir: Path | None = None,
 ) -> Markup:
-    """What leads the report: the gate's verdict, each failing bound, then the items not correct with players."""
+    """What leads the report: the run's verdict with its reasons, then the items not correct with players.
+
+    The verdict is the one every reader of the gate file gives (reporting/run_verdict.py): a gate
+    whose bounds held on a run whose item tests failed is FAILED, saying which items failed it,
+    as the terminal, the gate file's ``passed`` and the dashboard say.
+    """
     failed = failed_item_rows(items, clips, page_dir)
     if outcome is None and not failed:
         return Markup("")
+    # the gate file's own document, read by the one reader of its verdict
+    verdict = run_verdict(gate_document(outcome), items) if outcome is not None else None
+    judged = outcome is not None and bool(outcome.checks or outcome.comparison is not None)
     return render(
         "verdict.html.j2",
-        reasons=outcome.reasons if outcome is not None else [],
-        passed=outcome is not None and bool(outcome.checks or outcome.comparison is not None),
+        state=verdict.state if verdict is not None and (judged or verdict.state == "failed") else None,
+        reasons=verdict.reasons if verdict is not None else (),
         failed=failed,
         failed_header=FAILED_ITEM_HEADER,
     )

@@ -62,7 +62,8 @@ def run_verdict(gate: Mapping[str, Any] | None, items: Sequence[ItemResult]) -> 
     passed = gate.get("passed", gate.get("gate_passed", not gate.get("reasons")))
     if passed is True:
         return RunVerdict("passed")
-    reasons = [str(reason) for reason in gate.get("reasons") or []]
+    # A blank reason (a gate file edited by hand) says nothing: it never stands for the why.
+    reasons = [str(reason) for reason in gate.get("reasons") or [] if str(reason).strip()]
     exit_reason = _exit_reason(gate.get("exitstatus"))
     if not reasons:
         # The gate held (or said nothing): the exit status failed the run; say what failed it.

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pytest_ttsbench.figures.summary import Bucket, summarize
 from pytest_ttsbench.figures.workflow import workflow_figures
 from pytest_ttsbench.gating.bounds import BREACHED, HELD, STATUSES, TOO_FEW
-from pytest_ttsbench.gating.snapshots import DRAW, FIXED, KNOWN_GAP, one_line
+from pytest_ttsbench.gating.snapshots import DRAW, FIXED, KNOWN_GAP
+from pytest_ttsbench.reporting.comparison import comparison_lines
 from pytest_ttsbench.run_model.pinned_recognizer import recognizer_mismatches
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.text import shown_path
@@ -36,6 +37,11 @@ class SessionSummary:
 class _Writer(Protocol):
     def write_sep(self, sep: str, title: str | None = None, **markup: bool) -> None: ...
     def write_line(self, line: str, **markup: bool) -> None: ...
+
+
+def one_line(serialized: str) -> str:
+    """A serialized transcript folded onto one line."""
+    return " ".join(serialized.split())
 
 
 def percent(value: float | None, missing: str = "-") -> str:
@@ -278,8 +284,6 @@ def baseline_lines(outcome: GateOutcome, base: Path | None = None) -> list[str]:
     """What changed against the baseline, and regressions not blamed on the voice."""
     if outcome.comparison is None:
         return []
-    from pytest_ttsbench.gating.baseline import comparison_lines
-
     lines = [f"baseline {shown_path(outcome.baseline_path or '', base)}:"]
     lines += ["  " + line for line in comparison_lines(outcome.comparison, outcome.known_gap_ids)]
     if outcome.unattributed_regressions:

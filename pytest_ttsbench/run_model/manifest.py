@@ -40,7 +40,7 @@ from pytest_ttsbench.support.atomic_files import write_atomically
 from pytest_ttsbench.support.data_paths import OutsideFolderError, inside_folder
 from pytest_ttsbench.support.json_documents import dump_json, load_json
 from pytest_ttsbench.support.package_data import packs_root
-from pytest_ttsbench.support.yaml_documents import YAML_SUFFIXES
+from pytest_ttsbench.support.yaml_documents import BENCHMARK_FILE_SUFFIXES
 
 MANIFEST_NAME = "manifest.sha256.json"
 MANIFEST_SUFFIX = ".manifest.sha256.json"
@@ -121,7 +121,7 @@ def _locate(key: str, base: Path) -> Path:
     return path if path.is_absolute() else base / path
 
 
-def expand_inputs(paths: Iterable[Path], suffixes: tuple[str, ...] = (*YAML_SUFFIXES, ".jsonl")) -> list[Path]:
+def expand_inputs(paths: Iterable[Path], suffixes: tuple[str, ...] = BENCHMARK_FILE_SUFFIXES) -> list[Path]:
     """Files for the given paths: a file as is, a folder as its files with one of ``suffixes``."""
     found: list[Path] = []
     for path in paths:

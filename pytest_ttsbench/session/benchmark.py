@@ -35,13 +35,12 @@ from pytest_ttsbench.gating.gate import (
     scoped_bounds,
     write_gate_updates,
 )
-from pytest_ttsbench.gating.known_gaps import KnownGaps
-from pytest_ttsbench.gating.options import GateOptionError, MeasureSetsChoice, build_gate_config, read_gate_options
 from pytest_ttsbench.protocols import DEFAULT_PROTOCOL, Protocol, under_protocol
 from pytest_ttsbench.quality.measures import DEFAULT_DNSMOS_WINDOWING, DEFAULT_SETS
 from pytest_ttsbench.reporting.gate_file import write_gate
 from pytest_ttsbench.reporting.gate_item import GATE_NODEID
 from pytest_ttsbench.run_model.clip_reuse import ClipReuse, ReuseError, reuse_choice
+from pytest_ttsbench.run_model.known_gaps import KnownGaps
 from pytest_ttsbench.run_model.provenance import header_path, write_header
 from pytest_ttsbench.run_model.reader import gate_path
 from pytest_ttsbench.run_model.reruns import engine_config_id
@@ -53,12 +52,19 @@ from pytest_ttsbench.run_model.results import (
     ResultsWriter,
 )
 from pytest_ttsbench.run_model.sharding import ShardError, parse_shard
+from pytest_ttsbench.session.gate_options import (
+    GateOptionError,
+    MeasureSetsChoice,
+    build_gate_config,
+    read_gate_options,
+)
+from pytest_ttsbench.session.option_paths import benchmark_files_named
 from pytest_ttsbench.session.output_failures import INTERNAL_ERROR, OutputFailures, restore_sigterm, stop_on_sigterm
 from pytest_ttsbench.support.cache import CacheError, ClipCache, parse_size, resolve_cache_dir
 from pytest_ttsbench.support.checked_numbers import AT_LEAST_ONE
 from pytest_ttsbench.support.json_documents import load_json
 from pytest_ttsbench.support.text import did_you_mean, safe_name, shown_path
-from pytest_ttsbench.support.yaml_documents import YAML_SUFFIXES
+from pytest_ttsbench.support.yaml_documents import BENCHMARK_FILE_SUFFIXES
 
 if TYPE_CHECKING:  # the pipeline is imported when the evaluator is first needed
     from pytest_ttsbench.cases.model import Suite
@@ -402,7 +408,7 @@ class BenchSession:
         named without an engine is refused at configuration, see :func:`build_config`).
         """
         settings = self.config.settings
-        if not self.config.engine_names or path.suffix not in (*YAML_SUFFIXES, ".jsonl"):
+        if not self.config.engine_names or path.suffix not in BENCHMARK_FILE_SUFFIXES:
             return False
         if explicit or path.suffix == ".jsonl":
             return explicit
@@ -455,9 +461,9 @@ class BenchSession:
         """Every selected engine with items to run has its credentials, or the run stops now, before
         any test, with a usage error naming the variables (never a value).
 
-        Not in a pytest-xdist worker (each would stop alone; the gate reports the engine as
-        unavailable instead), nor in a listing, nor where ``--tts-allow-unavailable`` lets an engine
-        that cannot run skip its items.
+        Under pytest-xdist the controller checks, as the first worker's collection ends (session/hooks.py),
+        never a worker (each would stop alone). Not in a listing, nor where ``--tts-allow-unavailable``
+        lets an engine that cannot run skip its items.
         """
         config = self.config
         if config.is_worker or config.lists_only or config.gate.allow_unavailable:
@@ -706,9 +712,7 @@ def build_config(config: pytest.Config) -> BenchConfig:
 def _refuse_benchmark_without_engine(config: pytest.Config, settings: Settings) -> None:
     """A case file or pack named on the command line without ``--tts-engine`` asks for a benchmark
     nothing can run: refused, naming the step that is missing (a plain ``pytest`` collects none of them)."""
-    named = [f"--tts-pack={pack}" for pack in config.getoption("tts_pack") or []]
-    if config.args_source == pytest.Config.ArgsSource.ARGS:
-        named += [arg for arg in config.args if Path(arg.split("::", 1)[0]).suffix in (*YAML_SUFFIXES, ".jsonl")]
+    named = [f"--tts-pack={pack}" for pack in config.getoption("tts_pack") or []] + benchmark_files_named(config)
     if named:
         raise pytest.UsageError(
             f"{', '.join(named)}: a benchmark runs only with an engine; add --tts-engine=NAME "
@@ -809,7 +813,7 @@ def _shard_option(config: pytest.Config) -> str | None:
 def _quality_options(config: pytest.Config, settings: Settings) -> tuple[tuple[str, ...], str]:
     """The measure sets (``--tts-quality``, else the configuration's) and the DNSMOS windowing.
 
-    The quality bounds are gate options (gating/options.py)."""
+    The quality bounds are gate options (session/gate_options.py)."""
     from pytest_ttsbench.quality.measures import QualityOptionError, parse_measure_sets
 
     option = config.getoption("tts_quality")
@@ -876,7 +880,7 @@ def _read_gate(
 ) -> GateConfig:
     """The gate's inputs read up front, so a bad floor, gaps file or baseline stops the run at once.
 
-    The gate options and their checks are ``ttsbench gate``'s too: one builder (gating/options.py)
+    The gate options and their checks are ``ttsbench gate``'s too: one builder (session/gate_options.py)
     makes the configuration; the number of generations is this front end's own to read.
     """
     # syrupy's own flag, so one `--snapshot-update` refreshes every kind of snapshot in a project.

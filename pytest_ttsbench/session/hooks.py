@@ -101,9 +101,18 @@ class _XdistHooks:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node, ids) -> None:  # type: ignore[no-untyped-def]
-        """A worker's selection as its collection ends, before any item runs (its report comes only at its end)."""
+        """A worker's selection as its collection ends, before any item runs (its report comes only at its end).
+
+        The controller checks the selected engines' credentials then, once, as a run without ``-n``
+        does at the end of its collection: a missing key stops the session with the same usage error
+        (exit status 4) before xdist schedules a test, instead of every worker's items failing the gate.
+        """
         bench = _bench(node.config)
+        if bench.recorder.collected.selected is not None:
+            return  # a later worker: every worker collects the same, and the first one said it
         bench.note_worker_selection(selected_by_engine(ids, bench.config.engine_names))
+        bench.check_credentials()
+        bench.close_engines()  # the controller runs no item: an engine built for the check must not stay loaded
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error) -> None:  # type: ignore[no-untyped-def]

@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from pytest_ttsbench.support.yaml_documents import BENCHMARK_FILE_SUFFIXES
+
 #: every plugin option whose value may be an existing file or folder
 PATH_OPTIONS: tuple[str, ...] = ("--tts-results", "--tts-audio-dir", "--tts-baseline", "--tts-asr-model")
 
@@ -87,3 +89,12 @@ def check_rootdir_not_moved(config: pytest.Config) -> None:
         f"{option} {value}: pytest read this path as a test path before the plugin's options were known, "
         f"and {moved}; write it as {option}={value}"
     )
+
+
+def benchmark_files_named(config: pytest.Config) -> list[str]:
+    """The command line's arguments that name a case file or an external benchmark file (a path or
+    a node id); never testpaths or the working folder, which are the project's own tests. One of
+    them makes a run the plugin's business (plugin.runs_a_benchmark); without an engine it is refused."""
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        return []
+    return [str(arg) for arg in config.args if Path(str(arg).split("::", 1)[0]).suffix in BENCHMARK_FILE_SUFFIXES]

@@ -22,17 +22,18 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class NumberError(ValueError):
     """A number that is not finite or not in its range; the message names where it came from."""
 
 
-@dataclass(frozen=True)
-class NumberRange:
-    """The values a number may take: finite always, whole when ``integer``, within the bounds given."""
+class NumberRange(NamedTuple):
+    """The values a number may take: finite always, whole when ``integer``, within the bounds given.
+
+    A named tuple, not a dataclass: every pytest run imports it (the numeric options' types), and a
+    named tuple costs a fraction of a frozen dataclass to build (benchmarks/idle_cost.py)."""
 
     minimum: float | None = None
     maximum: float | None = None

@@ -19,9 +19,6 @@ from typing import Literal
 from pytest_ttsbench.support.checked_numbers import ALPHA, AT_LEAST_ONE, COUNT, SHARE, number_option
 from pytest_ttsbench.support.option_specs import OptionSpec
 
-#: the project's configuration file at the rootdir (config.py), which makes a plain pytest run the plugin's business
-CONFIG_FILE = "ttsbench.yaml"
-
 # --- constants the declarations quote, imported by the modules of their features ---------------
 
 #: the clip cache's modes (support/cache.py)
@@ -260,7 +257,7 @@ SHARD_OPTIONS: tuple[OptionSpec, ...] = (
 )
 
 
-# owned by pytest_ttsbench.gating.options
+# owned by pytest_ttsbench.session.gate_options
 def _quality_option(kind: str, example: str) -> OptionSpec:
     return OptionSpec(
         f"--tts-quality-{kind}",
@@ -452,6 +449,6 @@ OPTION_GROUPS: tuple[tuple[str, str, tuple[OptionSpec, ...]], ...] = (
         + SELECTION_OPTIONS
         + SHARD_OPTIONS,
     ),
-    # The release gate's own options are ttsbench gate's too (gating/options.py).
+    # The release gate's own options are ttsbench gate's too (session/gate_options.py).
     ("ttsbench-gate", "text-to-speech release gate (pytest-ttsbench)", GATE_OPTIONS + REPEAT_OPTIONS + QUALITY_OPTIONS),
 )

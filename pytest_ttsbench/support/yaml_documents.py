@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 #: the suffixes of the YAML files the project reads (case files, packs, the configuration)
 YAML_SUFFIXES = (".yaml", ".yml")
+#: the files a benchmark reads: case files (YAML) and external benchmark files (JSON lines)
+BENCHMARK_FILE_SUFFIXES = (*YAML_SUFFIXES, ".jsonl")
 
 # Bump when what a cached parse holds changes: old entries then simply miss.
 # 3: entries sealed with a checksum (cache.py), and duplicate keys refused, so a parse cached by a
@@ -237,7 +239,7 @@ def load_yaml_cached(text: str, cache: ClipCache | None) -> Any:
         except ValueError:
             cache.count_damaged("parsed")  # sealed, yet not JSON: never trusted
     data = load_yaml(text)
-    # imported here: the plugin imports this module for YAML_SUFFIXES in every pytest run
+    # imported here: the plugin imports this module when a run names a file that may be a case file
     from pytest_ttsbench.support.json_documents import dump_json
 
     try:

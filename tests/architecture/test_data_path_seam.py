@@ -20,7 +20,8 @@ OPENS_NO_CLIP_FROM_A_FILE = {
     "run_model/results.py": "the reader itself: it makes a relative path absolute, opens nothing",
     "pipeline/evaluator.py": "writes the clips this run synthesizes",
     "session/collect.py": "names this run's clip in a failure message",
-    "gating/baseline.py": "names the clips in the comparison text and the gate file",
+    "gating/baseline.py": "names the clips of a compared pair in the gate file",
+    "reporting/comparison.py": "names the clips of a compared pair in the comparison text",
     "quality/similarity.py": "embeds this session's own clips (the recorder's rows), never a file's",
 }
 

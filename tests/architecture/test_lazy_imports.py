@@ -57,20 +57,21 @@ def _modules_after(code: str) -> set[str]:
 
 
 #: every module of ours importing the plugin may load: the option declarations and what they need.
-#: The session, collection, gate, case loader and reports load only in a run of ours (plugin.py).
+#: The session, collection, gate, case loader and reports load only in a run of ours (plugin.py);
+#: the YAML helpers only when a run names a file that may be a case file, the text helpers only
+#: when a mistyped option needs its "did you mean" (each module costs an unrelated run its import
+#: through pytest's assertion rewriter, benchmarks/idle_cost.py).
 PLUGIN_IMPORT_MAY_LOAD = {
     "pytest_ttsbench",
     "pytest_ttsbench.plugin",
     "pytest_ttsbench.support",
     "pytest_ttsbench.support.option_specs",
     "pytest_ttsbench.support.plugin_options",
-    "pytest_ttsbench.support.yaml_documents",
-    "pytest_ttsbench.support.text",  # closest names, for a mistyped option's hint
     "pytest_ttsbench.support.checked_numbers",  # the type of every numeric option (standard library only)
 }
 #: the modules #38 found at plugin import (100+ ms of an unrelated project's ``pytest --co``)
 FOUND_IN_38 = (
-    "pytest_ttsbench.gating.options",
+    "pytest_ttsbench.session.gate_options",
     "pytest_ttsbench.session.benchmark",
     "pytest_ttsbench.gating.baseline",
     "pytest_ttsbench.cases.loader",
@@ -102,3 +103,35 @@ def test_importing_the_plugin_loads_no_heavy_library_and_none_of_the_measuring_m
 def test_the_probe_sees_a_module_that_is_imported() -> None:
     """The check itself: a module the probe's code imports is listed."""
     assert {"pytest_ttsbench.quality.summary", "numpy"} <= _modules_after("import pytest_ttsbench.quality.summary")
+
+
+_COUNT_DATACLASSES = """
+import dataclasses, json, sys
+built = []
+process = dataclasses._process_class
+def counting(cls, *args, **kwargs):
+    built.append(f"{cls.__module__}.{cls.__qualname__}")
+    return process(cls, *args, **kwargs)
+dataclasses._process_class = counting
+import pytest
+built.clear()
+{code}
+print(json.dumps(built))
+"""
+
+
+def _dataclasses_built_by(code: str) -> list[str]:
+    done = run([sys.executable, "-c", _COUNT_DATACLASSES.replace("{code}", code)], timeout=300)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_importing_the_plugin_builds_no_dataclass() -> None:
+    """Building a dataclass runs generated code (several times a named tuple's cost, each): the option
+    records every pytest run imports are named tuples (support/option_specs.py, support/checked_numbers.py)."""
+    assert _dataclasses_built_by("import pytest_ttsbench.plugin") == []
+
+
+def test_the_dataclass_probe_sees_one_built() -> None:
+    assert "pytest_ttsbench.reporting.run_verdict.RunVerdict" in _dataclasses_built_by(
+        "import pytest_ttsbench.reporting.run_verdict"
+    )

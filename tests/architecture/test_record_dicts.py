@@ -33,7 +33,6 @@ from pytest_ttsbench.gating.baseline import (
 )
 from pytest_ttsbench.gating.bounds import Judged
 from pytest_ttsbench.gating.coverage import EngineCoverage
-from pytest_ttsbench.gating.known_gaps import Gap
 from pytest_ttsbench.gating.latency import LatencyChange, LatencyCheck
 from pytest_ttsbench.gating.quality import QualityCheck
 from pytest_ttsbench.languages import LanguageSkip
@@ -41,6 +40,7 @@ from pytest_ttsbench.listening.workflow import MEASURES, AdapterFacts, FirstAudi
 from pytest_ttsbench.quality.measures import MEASURES as QUALITY_MEASURES
 from pytest_ttsbench.quality.repeats import GenerationSpread
 from pytest_ttsbench.quality.summary import MeasureSummary
+from pytest_ttsbench.run_model.known_gaps import Gap
 from pytest_ttsbench.run_model.repeats import RepeatedItem
 from pytest_ttsbench.support.record_dicts import NOT_WRITTEN, WRITTEN_WHEN_SET, record_dict, written_as
 

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from result_rows import make_result
 
-from pytest_ttsbench.gating.baseline import compare, comparison_lines
+from pytest_ttsbench.gating.baseline import compare
+from pytest_ttsbench.reporting.comparison import comparison_lines
 from pytest_ttsbench.run_model.item_content import CONTENT_FIELDS, content_changes, content_sha256
 from pytest_ttsbench.run_model.results import ItemResult, read_results, write_results
 

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from result_rows import make_result
 from test_gate_options import from_cli, from_pytest
 
+from pytest_ttsbench.cli.gate import recorded_collection
 from pytest_ttsbench.config import load_settings
 from pytest_ttsbench.gating.bounds import (
     ALL_SUITES,
@@ -42,8 +43,6 @@ from pytest_ttsbench.gating.bounds import (
     scope_errors,
 )
 from pytest_ttsbench.gating.gate import Collected, GateOutcome, evaluate_gate, scoped_bounds, scopes_of
-from pytest_ttsbench.gating.options import build_gate_config
-from pytest_ttsbench.gating.stored_run import recorded_collection
 from pytest_ttsbench.gating.thresholds import (
     DEFAULT_MIN_N,
     FloorSettings,
@@ -54,6 +53,7 @@ from pytest_ttsbench.gating.thresholds import (
 )
 from pytest_ttsbench.reporting.gate_file import gate_document
 from pytest_ttsbench.run_model.provenance import RunHeader
+from pytest_ttsbench.session.gate_options import build_gate_config
 from pytest_ttsbench.session.provenance_capture import build_header
 
 SUITES = ("alpha", "beta")

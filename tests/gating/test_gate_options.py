@@ -19,14 +19,14 @@ from hypothesis import strategies as st
 
 from pytest_ttsbench.cli import build_parser
 from pytest_ttsbench.config import Settings, load_settings
-from pytest_ttsbench.gating.options import (
+from pytest_ttsbench.plugin import pytest_addoption
+from pytest_ttsbench.session.gate_options import (
     GATE_OPTIONS,
     GateOptionError,
     GateOptions,
     build_gate_config,
     read_gate_options,
 )
-from pytest_ttsbench.plugin import pytest_addoption
 
 #: one value each option takes, to parse it in both front ends
 SAMPLE = {

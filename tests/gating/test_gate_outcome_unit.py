@@ -13,11 +13,11 @@ from result_rows import make_result
 from pytest_ttsbench.gating.bounds import fails
 from pytest_ttsbench.gating.coverage import EngineCoverage, unfinished_reason
 from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome, evaluate_gate
-from pytest_ttsbench.gating.known_gaps import Gap, KnownGaps
 from pytest_ttsbench.gating.snapshots import received_snapshots
 from pytest_ttsbench.gating.thresholds import FloorSettings, ThresholdError, config_floors, parse_cli_thresholds
 from pytest_ttsbench.reporting.gate_file import gate_document, write_gate
 from pytest_ttsbench.reporting.terminal import nondeterminism_lines
+from pytest_ttsbench.run_model.known_gaps import Gap, KnownGaps
 
 
 def row(item: str, verdict: str = "correct", engine: str = "e", heard: str = "x", **fields):  # type: ignore[no-untyped-def]

@@ -13,10 +13,11 @@ import pytest
 from result_rows import make_result
 
 from pytest_ttsbench.gating.gate import Collected, GateConfig, evaluate_gate, final_status, write_gate_updates
-from pytest_ttsbench.gating.known_gaps import Gap, KnownGaps, load_known_gaps
-from pytest_ttsbench.gating.snapshots import read_snapshots, received_snapshots
+from pytest_ttsbench.gating.snapshots import received_snapshots
 from pytest_ttsbench.gating.thresholds import config_floors
+from pytest_ttsbench.run_model.known_gaps import Gap, KnownGaps, load_known_gaps
 from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.run_model.snapshot_files import read_snapshots
 
 
 def row(item: str, verdict: str, repeat: int = 0, engine: str = "e", heard: str = "x") -> ItemResult:

@@ -29,7 +29,6 @@ from hypothesis import strategies as st
 from result_rows import make_result
 
 from pytest_ttsbench.gating.gate import Collected, GateConfig, evaluate_gate
-from pytest_ttsbench.gating.known_gaps import Gap, KnownGaps
 from pytest_ttsbench.gating.snapshots import (
     CHANGED,
     DRAW,
@@ -38,11 +37,11 @@ from pytest_ttsbench.gating.snapshots import (
     MATCHED,
     Received,
     judge_snapshot,
-    read_snapshots,
     received_snapshots,
-    update_snapshots,
 )
+from pytest_ttsbench.run_model.known_gaps import Gap, KnownGaps
 from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.run_model.snapshot_files import read_snapshots, update_snapshots
 
 #: wordings that normalize apart, each with ASR formattings that normalize alike
 WORDINGS = (

@@ -9,7 +9,7 @@ import pytest
 import yaml
 from plugin_projects import NEWS, NUMERALS, TRANSCRIPTS, write_project
 
-from pytest_ttsbench.gating.known_gaps import Gap, KnownGaps, KnownGapsError, load_known_gaps, updated_gaps
+from pytest_ttsbench.run_model.known_gaps import Gap, KnownGaps, KnownGapsError, load_known_gaps, updated_gaps
 
 # No floors here: these tests are about the gaps alone.
 PLAIN_NUMERALS = NUMERALS.replace("thresholds: {default: 0.5}\n", "")

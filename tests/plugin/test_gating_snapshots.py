@@ -10,8 +10,9 @@ from plugin_projects import PASSING_TRANSCRIPTS as PASSING
 from result_rows import make_result
 from syrupy.extensions.amber.serializer import AmberDataSerializer
 
-from pytest_ttsbench.gating.snapshots import compare_snapshots, read_snapshots, received_snapshots, update_snapshots
+from pytest_ttsbench.gating.snapshots import compare_snapshots, received_snapshots
 from pytest_ttsbench.run_model.results import ItemResult
+from pytest_ttsbench.run_model.snapshot_files import read_snapshots, update_snapshots
 
 PLAIN_NUMERALS = NUMERALS.replace("thresholds: {default: 0.5}\n", "")
 # year and time correct, pct fixed: every test passes, so only the snapshots can fail the run

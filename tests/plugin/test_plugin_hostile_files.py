@@ -11,7 +11,7 @@ from plugin_projects import NUMERALS, write_project
 from pytest_ttsbench.cases.loader import CaseFileError, load_case_file
 from pytest_ttsbench.cli import main as ttsbench
 from pytest_ttsbench.config import ConfigError, load_settings
-from pytest_ttsbench.gating.known_gaps import KnownGapsError, load_known_gaps
+from pytest_ttsbench.run_model.known_gaps import KnownGapsError, load_known_gaps
 from pytest_ttsbench.support.limits import DEFAULT_MAX_TEXT_CHARS
 from pytest_ttsbench.support.yaml_documents import load_yaml
 

@@ -7,6 +7,7 @@ tests here only add what makes a run unmeasured or unfinished.
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 
 import pytest
@@ -65,10 +66,31 @@ def test_coverage_counts_the_selected_targets(project: pytest.Pytester) -> None:
     assert _gate(project)["coverage"][0]["selected"] == 1
 
 
+@pytest.mark.parametrize(("engines", "blank"), [("cloud", None), ("replay,cloud", None), ("replay,cloud", "  ")])
+def test_under_xdist_a_missing_key_is_the_same_usage_error(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, engines: str, blank: str | None
+) -> None:
+    """The controller checks the credentials as the first worker's collection ends (#38): exit status
+    4 with the message a run without -n gives, naming the variable; no test runs and no gate is written."""
+    if blank is not None:
+        monkeypatch.setenv("TTSBENCH_UNSET_KEY", blank)
+    monkeypatch.setenv("OTHER_KEY", "s3cr3t-value")
+    result = project.runpytest_subprocess(f"--tts-engine={engines}", "--tts-results=out/results.jsonl", "-n", "2")
+    output = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, output
+    result.stderr.fnmatch_lines(["*engine profile 'cloud': environment variable TTSBENCH_UNSET_KEY is not set*"])
+    assert not re.search(r"\d+ (passed|failed)", result.stdout.str()), output
+    assert "gate" not in result.stdout.str() and "s3cr3t" not in output
+    assert not (project.path / "out" / "results.gate.json").exists()
+
+
 def test_coverage_under_xdist(project: pytest.Pytester) -> None:
-    """A worker does not stop the run on a missing key (each would stop alone): the gate fails on it."""
-    result = project.runpytest("--tts-engine=replay,cloud", "--tts-results=out/results.jsonl", "-n", "2")
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    """With --tts-allow-unavailable the engine without its key skips its items under xdist too, and
+    the coverage says it measured nothing."""
+    result = project.runpytest(
+        "--tts-engine=replay,cloud", "--tts-results=out/results.jsonl", "--tts-allow-unavailable", "-n", "2"
+    )
+    assert result.ret == pytest.ExitCode.OK
     coverage = {row["engine"]: (row["selected"], row["measured"]) for row in _gate(project)["coverage"]}
     assert coverage == {"replay": (3, 3), "cloud": (3, 0)}
 

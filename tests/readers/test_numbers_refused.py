@@ -26,8 +26,8 @@ from pytest_ttsbench.cases.model import CaseFileError
 from pytest_ttsbench.cases.schema import CASE_FILE_SCHEMA
 from pytest_ttsbench.cli import build_parser
 from pytest_ttsbench.config import CONFIG_SCHEMA, ConfigError, load_settings
-from pytest_ttsbench.gating.options import GateOptionError, GateOptions, build_gate_config
 from pytest_ttsbench.plugin import pytest_addoption
+from pytest_ttsbench.session.gate_options import GateOptionError, GateOptions, build_gate_config
 from pytest_ttsbench.support.checked_numbers import NumberRange
 
 NON_FINITE = [math.nan, math.inf, -math.inf]

@@ -18,9 +18,9 @@ from plugin_projects import NUMERALS, write_project
 from pytest_ttsbench.cases.loader import CaseFileError, load_case_file
 from pytest_ttsbench.cli import main as ttsbench
 from pytest_ttsbench.config import ConfigError, load_settings
-from pytest_ttsbench.gating.known_gaps import KnownGapsError, load_known_gaps
 from pytest_ttsbench.listening.report import load_key
 from pytest_ttsbench.listening.sheets import SheetError
+from pytest_ttsbench.run_model.known_gaps import KnownGapsError, load_known_gaps
 from pytest_ttsbench.run_model.manifest import ManifestError, verify_manifest
 from pytest_ttsbench.run_model.provenance import RunHeaderError, read_header
 from pytest_ttsbench.run_model.reader import read_gate

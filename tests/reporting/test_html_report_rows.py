@@ -127,7 +127,7 @@ def test_summary_tables_match_the_results_file(pytester: pytest.Pytester) -> Non
     failing = {(c["suite"], c["category"]) for c in gate["thresholds"] if c["breached"]}
     assert {(row[2], row[3]) for row in floors if row[0] == "FAIL"} == failing
     assert ("demo-numerals", "percentages") in failing
-    assert ("Gate FAILED" in text) == (not gate["passed"])
+    assert ('<p class="ttsbench-gate-failed">FAILED</p>' in text) == (not gate["passed"])
     chart = pytester.path / "report" / "r_files" / "charts" / "accuracy-by-category.svg"
     assert 'src="r_files/charts/accuracy-by-category.svg"' in text and chart.read_bytes().startswith(b"<?xml")
     assert (

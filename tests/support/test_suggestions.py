@@ -7,7 +7,7 @@ import string
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_ttsbench.support.option_specs import OPTIONS_OF_EXTRAS, unknown_option_hints
+from pytest_ttsbench.support.option_specs import OPTIONS_OF_EXTRAS, ours_to_explain, unknown_option_hints
 from pytest_ttsbench.support.text import closest_names, did_you_mean
 
 OWN = ["--tts-engine", "--tts-results", "--tts-audio-dir", "--tts-baseline", "--tts-shard", "--tts-pack"]
@@ -73,3 +73,20 @@ def test_option_hints_cover_spellings_and_extras() -> None:
         [hint] = unknown_option_hints([f"{flag}=report.html"], OWN)
         assert f'pip install "pytest-ttsbench[{extra}]"' in hint
     assert unknown_option_hints(["--somebody-elses", "-x", "path"], OWN) == [], "not ours to explain"
+
+
+ARGUMENTS = st.one_of(
+    st.text(max_size=20),
+    st.builds(lambda dashes, name: dashes + name, st.sampled_from(["-", "--", "---"]), st.text(max_size=16)),
+    st.builds(lambda tts, rest: f"--{tts}{rest}", st.sampled_from(["tts", "TTS", "Tts", "tts-", "tts_"]), names),
+    st.builds(
+        lambda flag, value: flag + value, st.sampled_from(sorted(OPTIONS_OF_EXTRAS)), st.sampled_from(["", "=x"])
+    ),
+)
+
+
+@given(ARGUMENTS)
+def test_the_cheap_check_keeps_every_argument_a_hint_explains(argument: str) -> None:
+    """The plugin parses the command line a second time only when ``ours_to_explain`` holds for an
+    argument (plugin.py); no argument the hints would explain may be passed over by it."""
+    assert bool(unknown_option_hints([argument], OWN)) == ours_to_explain(argument)

@@ -73,19 +73,33 @@ def test_plugin_adds_no_heavy_import_to_an_idle_run(tmp_path: Path) -> None:
     assert added == [], f"an idle pytest run now imports {added} because of the plugin"
 
 
-def test_an_unrelated_projects_run_loads_only_the_plugins_option_declarations(tmp_path: Path) -> None:
-    """No engine, no configuration, no case file named: the benchmark's modules stay unloaded (#38)."""
+@pytest.mark.parametrize("configured", [False, True], ids=["unrelated", "configured"])
+def test_a_plain_run_loads_only_the_plugins_option_declarations(tmp_path: Path, configured: bool) -> None:
+    """No engine, no pack, no case file named: the benchmark's modules stay unloaded (#38), in a
+    project that configures the plugin too, whose plain ``pytest`` is its own test run: no session,
+    no report, and no YAML read, so a broken configuration or case file cannot break it."""
     (tmp_path / "test_plain.py").write_text("def test_nothing():\n    pass\n")
     (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\naddopts = '-q'\n", encoding="utf-8")
-    ours = {name for name in _modules(tmp_path) if name.startswith("pytest_ttsbench")}
+    if configured:
+        (tmp_path / "ttsbench.yaml").write_text("cases: [cases]\nengines: {broken\n", encoding="utf-8")
+        (tmp_path / "cases").mkdir()
+        (tmp_path / "cases" / "draft.yaml").write_text("suite: [unfinished\n", encoding="utf-8")
+    status, modules = _listing(tmp_path)
+    ours = {name for name in modules if name.startswith("pytest_ttsbench")}
     probe = "import json, sys, pytest_ttsbench.plugin; print(json.dumps(sorted(sys.modules)))"
     declared = {name for name in json.loads(run([sys.executable, "-c", probe]).stdout) if name.startswith("pytest_")}
-    assert "pytest_ttsbench.plugin" in ours
+    assert status == 0 and "pytest_ttsbench.plugin" in ours
     # what importing the plugin loads (test_lazy_imports.py keeps that to the option declarations)
     assert sorted(ours - declared) == []
-    # the contrast: a configured project's plain run is the plugin's business (it loads the session)
-    (tmp_path / "ttsbench.yaml").write_text("engines: {}\n", encoding="utf-8")
-    assert "pytest_ttsbench.session.benchmark" in _modules(tmp_path)
+    without_plugin = {name.split(".")[0] for name in _modules(tmp_path, "-p", "no:ttsbench")}
+    assert "yaml" not in {name.split(".")[0] for name in modules} - without_plugin, "a plain run read YAML"
+
+
+def test_the_probe_sees_a_run_of_ours_load_the_session(tmp_path: Path) -> None:
+    """The contrast, so the check above can fail: an engine selected loads the session."""
+    _one_item_project(tmp_path)
+    status, modules = _listing(tmp_path, "--tts-engine=espeak")
+    assert status == 0 and {"pytest_ttsbench.session.benchmark", "yaml"} <= modules
 
 
 def _one_item_project(folder: Path) -> None:

@@ -10,7 +10,10 @@
 
 The plugin turns each gap into an ``xfail`` marker, so a known failure reads XFAIL and a fixed
 one XPASS. An item-level id also covers every target of a ``readings`` item. This module is
-plain functions: load and validate a file, match ids, and rebuild a file from a run.
+plain functions: load and validate a file, match ids, and rebuild a file from a run
+(``--tts-update-known-gaps``). The file is read before the run, like a case file, and rewritten
+from its results; the gate (gating/) judges the ratchet with it. It sits with the run model, not
+with the case files, because the gate and the reports read it and must not load the case loader.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The release gate's options, declared once, validated once, for pytest and ``ttsbench gate`` alike.
+"""The release gate's options and the files they name, read once into a ``GateConfig``, for both front ends.
 
 :data:`GATE_OPTIONS` declares each option as an :class:`~pytest_ttsbench.support.option_specs.OptionSpec`
 (its flag, how it parses, its default, its help); the plugin adds them to pytest's option group
@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_ttsbench.gating.baseline import DEFAULT_ALPHA, DEFAULT_MAX_RATE, RegressionRule
-from pytest_ttsbench.gating.known_gaps import KnownGaps, gaps_path, load_known_gaps
 from pytest_ttsbench.gating.latency import config_budgets, merge_budgets, parse_budgets, parse_compare_fail
-from pytest_ttsbench.gating.snapshots import read_snapshots, snapshot_path
 from pytest_ttsbench.gating.thresholds import FloorSettings, config_floors, parse_cli_thresholds
+from pytest_ttsbench.run_model.known_gaps import KnownGaps, gaps_path, load_known_gaps
+from pytest_ttsbench.run_model.snapshot_files import read_snapshots, snapshot_path
 from pytest_ttsbench.support.option_specs import add_options
 from pytest_ttsbench.support.plugin_options import ALLOW_UNMEASURED_SPEC as ALLOW_UNMEASURED_SPEC
 from pytest_ttsbench.support.plugin_options import ALLOW_UNVERIFIED_OPTION as ALLOW_UNVERIFIED_OPTION
