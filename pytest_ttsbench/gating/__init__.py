@@ -1,7 +1,5 @@
-"""The release gate: floors and bounds, baselines, known gaps, snapshots, coverage, latency budgets,
-the gate options, and the same gate over a run on disk. The figures it judges are computed in
-:mod:`pytest_ttsbench.figures`.
+"""The release gate: every floor, limit and rule a ``Bound`` judged once over a run's rows (bounds.py),
+from a ``GateConfig`` the front ends build (figures it reads: :mod:`pytest_ttsbench.figures`).
 
-Import the modules themselves (``pytest_ttsbench.gating.gate`` ...): this package imports
-nothing on its own, so loading one of them never loads the others.
+Import the modules themselves: this package imports nothing on its own, so loading one never loads the others.
 """

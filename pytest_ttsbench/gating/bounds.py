@@ -2,7 +2,8 @@
 
 Floors (per category and slices), quality floors, ceilings and tolerances, latency budgets and
 slowdowns, the error-rate limit, the regression rule, coverage, the items under a repeat policy,
-known gaps, snapshots and the shards of a merged run are all bounds. Each is one object that
+strict snapshots and the shards of a merged run are all bounds (known gaps are facts they read:
+which failures are expected). Each is one object that
 knows its kind, its source (an option, a case file, the configuration, a default) and its scope,
 and judges the run's rows once: ``bound.judge(run) → [Judged, ...]``, one entry per scope it
 judged (a floor on each engine's bucket, a budget on its engine). The judged list is the only
@@ -42,7 +43,6 @@ from typing import Any, Protocol, TypeVar, cast
 
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.plugin_options import ALLOW_UNMEASURED_OPTION as ALLOW_UNMEASURED_OPTION
-from pytest_ttsbench.support.plugin_options import GATE_DECIDES_EXIT_OPTION as GATE_DECIDES_EXIT_OPTION
 from pytest_ttsbench.support.record_dicts import NOT_WRITTEN, record_dict
 from pytest_ttsbench.support.text import closest_names
 
@@ -216,9 +216,7 @@ class ScopedBound(Bound, Protocol):
     def scope_problem(self, scopes: Mapping[str, SuiteScope], engines: Sequence[str]) -> str | None: ...
 
     @property
-    def title(self) -> str:
-        """The bound as written, with its kind and source: ``floor years=0.9 (--tts-threshold)``."""
-        ...
+    def title(self) -> str: ...  # as written, with kind and source: ``floor years=0.9 (--tts-threshold)``
 
 
 def scope_errors(bounds: Iterable[ScopedBound], engines: Sequence[str], scopes: Mapping[str, SuiteScope]) -> list[str]:

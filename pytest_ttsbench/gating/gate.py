@@ -24,7 +24,6 @@ from pytest_ttsbench.gating.baseline import Comparison, RegressionRule, attach_p
 from pytest_ttsbench.gating.bounds import (
     ALL_SUITES,
     BREACHED,
-    GATE_DECIDES_EXIT_OPTION,
     HELD,
     NOT_MEASURED,
     Bound,
@@ -201,10 +200,6 @@ class GateOutcome:
         """Why the gate fails (empty: it passes), read off the judged list."""
         return gate_reasons(self.judged, self.allow_unmeasured)
 
-    @property
-    def bounds(self) -> list[Judged]:
-        return self.judged
-
     def _measured(self, kind: str) -> list[Any]:
         return [entry.measured for entry in self.judged if entry.kind.startswith(kind) and entry.measured is not None]
 
@@ -260,27 +255,6 @@ class GateOutcome:
     def flaky(self) -> list[RepeatedItem]:
         """Items whose generations disagree on correctness."""
         return [item for item in self.repeated if item.flaky]
-
-    def exit_reasons(self) -> list[str]:
-        """Why the exit status fails a run whose gate passed (empty when they agree), so a reader of the
-        gate file that sees ``gate_passed: true, passed: false`` is told what failed it."""
-        if self.exitstatus in (None, 0) or self.reasons:
-            return []
-        if self.exitstatus != 1:
-            return [f"pytest exit status {self.exitstatus}: the session itself failed (see its own output)"]
-        reasons = []
-        if self.failed_items and not self.gate_decides_exit:
-            reasons.append(
-                f"{len(self.failed_items)} item test(s) failed: {', '.join(self.failed_items)} (each item is a "
-                f"test and fails the run, as in any pytest run; {GATE_DECIDES_EXIT_OPTION} or gate_decides_exit: "
-                "true leaves the exit status to the gate)"
-            )
-        if self.other_failures:
-            reasons.append(
-                f"{self.other_failures} other test(s) failed: not an item's verdict (a case file that failed to "
-                "collect, a test of the project's own, a known gap passing under --tts-strict-xfail)"
-            )
-        return reasons or ["the session failed (pytest exit status 1)"]
 
 
 def _table_order(check: Mapping[str, Any]) -> tuple[Any, ...]:

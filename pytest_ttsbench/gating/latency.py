@@ -10,7 +10,8 @@ Figures (per synthesis request, from :func:`~pytest_ttsbench.figures.workflow.wo
 time to the first audio byte, which only adapters that stream report. The same budgets can be
 set in the configuration (``latency_budgets: {openai: {p95: 800ms}}``); the command line wins
 per engine and figure. A budget whose figure was not measured (no request returned audio, or
-the adapter does not stream) is reported as such: neither passed nor failed.
+the adapter does not stream) is ``not measured``, never a pass: like every bound that judged
+nothing it fails the gate unless ``--tts-allow-unmeasured-bounds``.
 
 Against a baseline, ``--tts-latency-compare-fail p95:20%`` fails the run when an engine's figure
 is more than 20 % above the baseline's, as pytest-benchmark's ``--benchmark-compare-fail`` does

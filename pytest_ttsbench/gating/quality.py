@@ -40,7 +40,7 @@ from pytest_ttsbench.gating.bounds import (
     SuiteScope,
     closest,
 )
-from pytest_ttsbench.quality.bounds import KINDS, Kind, QualityBound, no_figures_hint
+from pytest_ttsbench.quality.bounds import Kind, QualityBound, no_figures_hint
 from pytest_ttsbench.quality.measures import MEASURES, measure
 from pytest_ttsbench.support.record_dicts import NOT_WRITTEN, record_dict, written_as
 
@@ -111,20 +111,22 @@ class QualityLimit:
         # Measured by other models than the baseline's: no evidence about the voice, so not measured, and
         # said once per measure set with what to do about it.
         unlike = tuple(change.reason() for change in model_changes(c for c in checks if not c.judged))
-        judged = [
-            Judged(self.kind, f"{c.suite}/{c.category}/{c.measure}={c.limit:g}", c.source, _status(c), c.engine,
-                   "" if c.judged else c.status,
-                   (f"quality: {c.describe()}",) if c.breached else unlike if _status(c) == NOT_MEASURED else (), c)
-            for c in checks
-        ]  # fmt: skip
+        judged = [self._judged(check, unlike) for check in checks]
         if not any(check.judged for check in checks):
             why = _nothing_judged(self.bound, buckets, checks, run)
             reason = f"quality: {self.describe()} {why}"
             judged.append(Judged(self.kind, self.bound.written, self.bound.source, NOT_MEASURED, None, why, (reason,)))
         return judged
 
+    def _judged(self, check: QualityCheck, unlike: tuple[str, ...]) -> Judged:
+        status = _status(check)
+        reasons = (f"quality: {check.describe()}",) if check.breached else unlike if status == NOT_MEASURED else ()
+        name = f"{check.suite}/{check.category}/{check.measure}={check.limit:g}"
+        detail = "" if check.judged else check.status
+        return Judged(self.kind, name, check.source, status, check.engine, detail, reasons, check)
 
-def _status(check: QualityCheck) -> str:
+
+def _status(check: QualityCheck) -> str:  # the check's own words, as the judged list says them
     if check.judged:
         return BREACHED if check.breached else HELD
     return NOT_MEASURED if check.status == "not comparable" else NOT_JUDGED
@@ -281,25 +283,6 @@ def _baseline(baseline: Iterable[ItemResult], current_engines: set[str]) -> _Bas
     engines = {row.engine for row in rows}
     single = len(engines) == 1 and len(current_engines) == 1
     return _Baseline(rows, next(iter(current_engines)) if single else None)
-
-
-def evaluate_quality(
-    results: Iterable[ItemResult],
-    bounds_by_layer: Sequence[Sequence[QualityBound]],
-    baseline: Iterable[ItemResult] | None = None,
-    allow_model_change: bool = False,
-) -> list[QualityCheck]:
-    """Every bucket of the run × bounded measure, in table order, with or without a figure (the checks
-    the settled bounds judge; see :meth:`QualityBound.judge`)."""
-    rows = tuple(results)
-    suites = {row.suite for row in rows}
-    scopes = {s: SuiteScope.of((r.category, r.language, r.facets) for r in rows if r.suite == s) for s in suites}
-    engines = tuple(dict.fromkeys(r.engine for r in rows))
-    made_before = None if baseline is None else tuple(baseline)
-    extra = {"allow_quality_model_change": allow_model_change}
-    run = RunFacts(rows, rows, engines, scopes, made_before, extra)
-    checks = [j.measured for b in settle_quality(bounds_by_layer) for j in b.judge(run) if j.measured is not None]
-    return sorted(checks, key=lambda c: (c.bucket, MEASURE_ORDER[c.measure], KINDS.index(c.kind)))
 
 
 MEASURE_ORDER = {m.name: i for i, m in enumerate(MEASURES)}

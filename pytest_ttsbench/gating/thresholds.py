@@ -60,22 +60,16 @@ DEFAULT_MIN_N = 5
 SLICE_SEPARATOR = "="
 
 
-class ThresholdError(ValueError):
-    """A floor that cannot be used; the message names where it came from."""
+#: a floor or floor setting that cannot be used; the message names where it came from (the one number check's)
+ThresholdError = NumberError
 
 
 def _check_floor(value: Any, where: str) -> float:
-    try:
-        return float(checked_number(value, f"{where}: a floor", SHARE))
-    except NumberError as exc:
-        raise ThresholdError(str(exc)) from None
+    return float(checked_number(value, f"{where}: a floor", SHARE))
 
 
 def _check_min_n(value: Any, where: str) -> int:
-    try:
-        return int(checked_number(value, f"{where}: min_n", AT_LEAST_ONE))
-    except NumberError as exc:
-        raise ThresholdError(str(exc)) from None
+    return int(checked_number(value, f"{where}: min_n", AT_LEAST_ONE))
 
 
 def _check_floor_on(value: Any, where: str) -> str:
@@ -150,12 +144,10 @@ CLI_RANK, CONFIG_RANK, CASE_FILE_RANK = 0, 1, 2
 
 @dataclass(frozen=True)
 class Floor:
-    """One accuracy floor as a source wrote it: a :class:`~.bounds.Bound` on categories or a slice.
+    """One accuracy floor as a source wrote it (``suite`` None: across suites), a :class:`~.bounds.Bound`.
 
-    ``suite`` None: named across suites. Once :func:`settle_floors` has run, ``rivals`` holds every
-    other floor of the run, so the floor knows where it is in force: a bucket takes its own key
-    before ``default``; sources in order; within one source, a suite's own floor before the
-    general one. Precedence is settled there, once, for the gate and the collection-time check.
+    :func:`settle_floors` gives it its ``rivals`` (every other floor of the run), so it knows where
+    it is in force, by the precedence the module's docstring gives: settled once, for every reader.
     """
 
     kind: ClassVar[str] = "floor"
@@ -349,10 +341,7 @@ def parse_cli_thresholds(values: Sequence[str]) -> list[Floor]:
         where = f"--tts-threshold {entry!r}"
         if not sep or not name:
             raise ThresholdError(f"{where}: expected [SUITE/]CATEGORY=FLOOR or [SUITE/]FIELD=VALUE=FLOOR")
-        try:
-            floor = float(parse_number(number.strip(), f"{where}: a floor", SHARE))
-        except NumberError as exc:
-            raise ThresholdError(str(exc)) from None
+        floor = float(parse_number(number.strip(), f"{where}: a floor", SHARE))
         suite, slash, category = name.partition("/")
         if slash and is_slice(suite):  # a slice whose value holds a slash: not a suite scope
             suite, slash, category = "", "", name

@@ -7,9 +7,8 @@ speaking_rate=9``). Bounds come from three layers, highest precedence first: the
 configuration's ``quality`` section, and a case file's ``quality`` section (scoped to its
 suite). How the gate judges them is in :mod:`pytest_ttsbench.gating.quality`.
 
-The obvious bound that cannot be judged is refused before anything runs
-(:func:`unmeasured_bounds_error`): a bound that surely applies to the run (no scope, or only the
-run's engines) on a measure whose set the run does not take.
+The obvious bound that cannot be judged is refused before anything runs, with the other options
+(:mod:`pytest_ttsbench.session.gate_options`).
 """
 
 from __future__ import annotations
@@ -133,42 +132,6 @@ def no_figures_hint(name: str, quality_sets: Sequence[str] | None) -> str:
     if quality_sets is not None:
         return f"--tts-quality {measure_set} measures them; this run measured {', '.join(quality_sets) or 'none'}"
     return f"--tts-quality {measure_set} measures them"
-
-
-def unmeasured_bounds_error(
-    bounds_by_layer: Sequence[Sequence[QualityBound]],
-    quality_sets: Sequence[str],
-    engines: Sequence[str],
-    chosen_by: str,
-    advice: str,
-) -> str | None:
-    """The refusal, before anything runs, of bounds that surely apply to the run but cannot be judged.
-
-    A bound surely applies when its scope is empty or names only engines of this run (a suite or
-    category scope may match nothing selected: that is left to :func:`unjudged_bounds` at the
-    gate). It cannot be judged when its measure's set is not among ``quality_sets``. ``chosen_by``
-    says where the sets came from; ``advice`` is said with the sets to add (``{sets}``).
-    """
-    missing: dict[str, list[QualityBound]] = {}
-    for layer in bounds_by_layer:
-        for bound in layer:
-            measure_set = measure(bound.measure, "quality gate").measure_set
-            if measure_set not in quality_sets and all(name in engines for name in bound.scope):
-                missing.setdefault(measure_set, []).append(bound)
-    if not missing:
-        return None
-    wanted = ",".join([*quality_sets, *missing])
-    named = "; ".join(
-        f"{', '.join(b.describe() for b in bounds)} needs the {measure_set} measure set"
-        for measure_set, bounds in missing.items()
-    )
-    taken = ", ".join(quality_sets) or "none"
-    return f"{named}, which this run does not take ({chosen_by}: {taken}); " + advice.format(sets=wanted)
-
-
-def allow_model_change(option: bool, config_section: Mapping[str, Any]) -> bool:
-    """``--tts-allow-quality-model-change``, or the configuration's ``quality.allow_model_change``."""
-    return bool(option or config_section.get("allow_model_change"))
 
 
 def override_layers(

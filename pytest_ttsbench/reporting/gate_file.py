@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_ttsbench.support.atomic_files import write_atomically
 from pytest_ttsbench.support.json_documents import dump_json
+from pytest_ttsbench.support.plugin_options import GATE_DECIDES_EXIT_OPTION
 
 if TYPE_CHECKING:
     from pytest_ttsbench.gating.gate import GateOutcome
@@ -36,7 +37,7 @@ def gate_document(outcome: GateOutcome) -> dict[str, Any]:
         # what set the exit status: pytest's model (each item a test) or the gate alone
         "gate_decides_exit": outcome.gate_decides_exit,
         "failed_items": list(outcome.failed_items),
-        "exit_reasons": outcome.exit_reasons(),
+        "exit_reasons": exit_reasons(outcome),
         "coverage": [engine.to_dict() for engine in outcome.coverage],
         "missing_shards": list(outcome.missing_shards),
         "unverified": list(outcome.unverified),
@@ -97,3 +98,25 @@ def _sections(outcome: GateOutcome) -> dict[str, Any]:
             "unattributed_regressions": list(outcome.unattributed_regressions),
         }
     return sections
+
+
+def exit_reasons(outcome: GateOutcome) -> list[str]:
+    """Why the exit status fails a run whose gate passed (empty when they agree), so a reader of the
+    gate file that sees ``gate_passed: true, passed: false`` is told what failed it."""
+    if outcome.exitstatus in (None, 0) or outcome.reasons:
+        return []
+    if outcome.exitstatus != 1:
+        return [f"pytest exit status {outcome.exitstatus}: the session itself failed (see its own output)"]
+    reasons = []
+    if outcome.failed_items and not outcome.gate_decides_exit:
+        reasons.append(
+            f"{len(outcome.failed_items)} item test(s) failed: {', '.join(outcome.failed_items)} (each item is a "
+            f"test and fails the run, as in any pytest run; {GATE_DECIDES_EXIT_OPTION} or gate_decides_exit: "
+            "true leaves the exit status to the gate)"
+        )
+    if outcome.other_failures:
+        reasons.append(
+            f"{outcome.other_failures} other test(s) failed: not an item's verdict (a case file that failed to "
+            "collect, a test of the project's own, a known gap passing under --tts-strict-xfail)"
+        )
+    return reasons or ["the session failed (pytest exit status 1)"]

@@ -343,7 +343,7 @@ def bound_lines(outcome: GateOutcome) -> list[str]:
     """Every bound the gate enforced, counted by status (see gating/bounds.py), then one line per bound
     not already shown with its status above: the floors' and quality tables and the latency lines
     hold the measured ones, so each thing is said once."""
-    bounds = getattr(outcome, "bounds", [])
+    bounds = outcome.judged
     if not bounds:
         return []
     counts = Counter(bound.status for bound in bounds)
@@ -397,7 +397,9 @@ def outcome_line(outcome: GateOutcome) -> str | None:
         return None
     passed = "gate passed" + (f" ({too_few})" if too_few else "")
     if outcome.exitstatus not in (None, 0):
-        why = "; ".join(outcome.exit_reasons())
+        from pytest_ttsbench.reporting.gate_file import exit_reasons
+
+        why = "; ".join(exit_reasons(outcome))
         return f"{passed}, but the run's failed tests fail it (exit status {outcome.exitstatus}): {why}"
     if outcome.gate_decides_exit and outcome.failed_items:
         return f"{passed}; the gate decides the exit status: {len(outcome.failed_items)} failed item(s) reported above"

@@ -151,7 +151,6 @@ def build_gate_config(
     Raises :class:`GateOptionError` naming the option or file at fault.
     """
     from pytest_ttsbench.gating.gate import GateConfig
-    from pytest_ttsbench.quality.bounds import allow_model_change
 
     rule = _regression_rule(options)
     bounds = _parse_bounds(settings, engines, options)
@@ -181,7 +180,10 @@ def build_gate_config(
         update_snapshots=options.update_snapshots,
         snapshots=snapshots,
         quality_layers=bounds.quality_layers,
-        allow_quality_model_change=allow_model_change(options.tts_allow_quality_model_change, settings.quality),
+        # --tts-allow-quality-model-change, or the configuration's quality.allow_model_change
+        allow_quality_model_change=bool(
+            options.tts_allow_quality_model_change or settings.quality.get("allow_model_change")
+        ),
         allow_unavailable=options.tts_allow_unavailable,
         allow_unmeasured_bounds=options.tts_allow_unmeasured_bounds,
         max_error_rate=options.tts_max_error_rate,
@@ -253,8 +255,6 @@ def _refuse_unmeasured(
     chosen: MeasureSetsChoice,
 ) -> None:
     """A floor, ceiling or tolerance the run could only pass over nothing is refused before it is gated."""
-    from pytest_ttsbench.quality.bounds import unmeasured_bounds_error
-
     # Recorded transcripts have no clip to measure: the bounds are not asked of such engines.
     clip_engines = settings.clip_engines(engines)
     if not clip_engines:
@@ -310,3 +310,36 @@ def _read_snapshot_files(settings: Settings, engines: Sequence[str]) -> dict[str
         except ValueError as exc:  # SnapshotFileError: a name given twice in the .ambr file
             raise GateOptionError(str(exc)) from exc
     return snapshots
+
+
+def unmeasured_bounds_error(
+    bounds_by_layer: Sequence[Sequence[QualityBound]],
+    quality_sets: Sequence[str],
+    engines: Sequence[str],
+    chosen_by: str,
+    advice: str,
+) -> str | None:
+    """The refusal, before anything runs, of bounds that surely apply to the run but cannot be judged.
+
+    A bound surely applies when its scope is empty or names only engines of this run (a suite or
+    category scope may match nothing selected: that is left to the gate, where such a bound is
+    ``not measured``). It cannot be judged when its measure's set is not among ``quality_sets``. ``chosen_by``
+    says where the sets came from; ``advice`` is said with the sets to add (``{sets}``).
+    """
+    from pytest_ttsbench.quality.measures import measure as measure_named
+
+    missing: dict[str, list[QualityBound]] = {}
+    for layer in bounds_by_layer:
+        for bound in layer:
+            measure_set = measure_named(bound.measure, "quality gate").measure_set
+            if measure_set not in quality_sets and all(name in engines for name in bound.scope):
+                missing.setdefault(measure_set, []).append(bound)
+    if not missing:
+        return None
+    wanted = ",".join([*quality_sets, *missing])
+    named = "; ".join(
+        f"{', '.join(b.describe() for b in bounds)} needs the {measure_set} measure set"
+        for measure_set, bounds in missing.items()
+    )
+    taken = ", ".join(quality_sets) or "none"
+    return f"{named}, which this run does not take ({chosen_by}: {taken}); " + advice.format(sets=wanted)

@@ -377,18 +377,18 @@ def test_the_gate_lists_error_rate_latency_regression_and_shards_as_bounds() -> 
     config = GateConfig(engines=("e",), latency_budgets=(LatencyBudget("e", "first_audio_p95", 0.3),))
     collected = Collected(selected={"e": 3}, missing_shards=["2/3"])
     outcome = evaluate_gate(rows(n=2) + rows(category="times", n=1, verdict="error"), config, collected)
-    kinds = {(b.kind, b.status) for b in outcome.bounds}
+    kinds = {(b.kind, b.status) for b in outcome.judged}
     assert ("error rate", BREACHED) in kinds and ("shard", NOT_MEASURED) in kinds
     assert ("latency budget", NOT_MEASURED) in kinds  # transcripts rows have no first-audio figure
     assert outcome.missing_shards == ["2/3"] and gate_document(outcome)["missing_shards"] == ["2/3"]
     assert any("2 bound(s) not measured" in reason for reason in outcome.reasons)
     partial = Collected(selected={"e": 2}, missing_shards=["2/3"])
     allowed = evaluate_gate(rows(n=2), GateConfig(engines=("e",), allow_unmeasured_bounds=True), partial)
-    assert allowed.reasons == [] and any(b.kind == "shard" for b in allowed.bounds)
+    assert allowed.reasons == [] and any(b.kind == "shard" for b in allowed.judged)
     tolerant = evaluate_gate(
         rows(n=2) + rows(category="times", n=1, verdict="error"),
         GateConfig(engines=("e",), max_error_rate=0.5),
         Collected(selected={"e": 3}),
     )
     assert tolerant.reasons == []
-    assert next(b for b in tolerant.bounds if b.kind == "error rate").status == HELD
+    assert next(b for b in tolerant.judged if b.kind == "error rate").status == HELD

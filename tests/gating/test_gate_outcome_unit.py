@@ -93,10 +93,10 @@ def test_the_baseline_comparison_is_recorded_and_only_fails_when_asked() -> None
     failing = evaluate_gate(
         results, GateConfig(engines=("e",), baseline=baseline, fail_on_regression=True), Collected()
     )
-    rule = next(b for b in failing.bounds if b.kind == "regression rule")
+    rule = next(b for b in failing.judged if b.kind == "regression rule")
     assert rule.status == "breached" and failing.reasons
     held = evaluate_gate(baseline, GateConfig(engines=("e",), baseline=baseline, fail_on_regression=True), Collected())
-    assert next(b for b in held.bounds if b.kind == "regression rule").status == "held" and held.reasons == []
+    assert next(b for b in held.judged if b.kind == "regression rule").status == "held" and held.reasons == []
 
 
 def test_a_baseline_target_the_candidate_did_not_run_leaves_the_regression_rule_not_measured() -> None:
@@ -368,7 +368,7 @@ def test_the_gate_file_holds_every_section() -> None:
     assert data["baseline"]["rule"] == config.regression_rule.to_dict()
     assert data["baseline"]["unattributed_regressions"] == [] and data["baseline"]["path"] is None
     assert data["coverage"] == [c.to_dict() for c in outcome.coverage]
-    assert data["bounds"] == [b.to_dict() for b in outcome.bounds]
+    assert data["bounds"] == [b.to_dict() for b in outcome.judged]
     assert data["thresholds"] == outcome.checks
     single = gate_document(GateOutcome(items=[], nondeterministic={"e": (1, 2)}))
     assert single["repeats"] == {
@@ -538,7 +538,7 @@ def test_case_file_floors_through_the_gate_name_their_file_and_are_asked_where_t
     )
     config = GateConfig(engines=("e", "f"), allow_unavailable=True, floors=tuple(parse_cli_thresholds(["t/x=0.5"])))
     outcome = evaluate_gate([row("a")], config, collected)
-    floors = [(b.name, b.engine, b.status, b.source) for b in outcome.bounds if b.kind == "floor"]
+    floors = [(b.name, b.engine, b.status, b.source) for b in outcome.judged if b.kind == "floor"]
     assert floors == [
         ("t/x=0.5", "e", NOT_MEASURED, "--tts-threshold"),
         ("s/times=0.9", "e", NOT_SELECTED, "cases/s.yaml"),
@@ -546,7 +546,7 @@ def test_case_file_floors_through_the_gate_name_their_file_and_are_asked_where_t
     # s's own floor on times, which the run did not select, is not selected (and does not fail)
     assert not any("s/times" in reason for reason in outcome.reasons)
     strict = evaluate_gate([row("a")], replace(config, allow_unavailable=False), collected)
-    assert ("t/x=0.5", "f") in {(b.name, b.engine) for b in strict.bounds if b.kind == "floor"}
+    assert ("t/x=0.5", "f") in {(b.name, b.engine) for b in strict.judged if b.kind == "floor"}
 
 
 def test_latency_budgets_and_slowdowns_are_bounds_with_their_figures() -> None:
@@ -563,7 +563,7 @@ def test_latency_budgets_and_slowdowns_are_bounds_with_their_figures() -> None:
         engines=("e",), latency_budgets=budgets, baseline=baseline, latency_compare_fail=(SlowdownRule("p95", 0.2),)
     )
     outcome = evaluate_gate(results, config, Collected(selected={"e": 2}))
-    latency = [(b.kind, b.name, b.source, b.status, b.engine) for b in outcome.bounds if "latency" in b.kind]
+    latency = [(b.kind, b.name, b.source, b.status, b.engine) for b in outcome.judged if "latency" in b.kind]
     assert latency == [
         ("latency budget", "p95<=600ms", "--tts-latency-budget / latency_budgets", HELD, "e"),
         ("latency budget", "p50<=400ms", "--tts-latency-budget / latency_budgets", BREACHED, "e"),
@@ -571,4 +571,4 @@ def test_latency_budgets_and_slowdowns_are_bounds_with_their_figures() -> None:
         ("latency slowdown", "p95<=+20%", "--tts-latency-compare-fail", BREACHED, "e"),
     ]
     steady = evaluate_gate(baseline, config, Collected(selected={"e": 2}))
-    assert [b.status for b in steady.bounds if b.kind == "latency slowdown"] == [HELD]
+    assert [b.status for b in steady.judged if b.kind == "latency slowdown"] == [HELD]

@@ -19,12 +19,13 @@ from result_rows import make_result
 
 from pytest_ttsbench.cli import main
 from pytest_ttsbench.gating.gate import Collected, GateConfig, GateOutcome, evaluate_gate
-from pytest_ttsbench.quality.bounds import override_layers, unmeasured_bounds_error
+from pytest_ttsbench.quality.bounds import override_layers
 from pytest_ttsbench.reporting.gate_file import gate_document
 from pytest_ttsbench.reporting.html import quality_gate_html
 from pytest_ttsbench.reporting.terminal import gate_lines
 from pytest_ttsbench.run_model.provenance import header_path
 from pytest_ttsbench.run_model.results import ItemResult, read_results
+from pytest_ttsbench.session.gate_options import unmeasured_bounds_error
 
 SIGNAL_ONLY = {"signal": MODELS["signal"]}
 
