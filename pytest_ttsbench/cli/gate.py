@@ -54,6 +54,7 @@ from pytest_ttsbench.run_model.known_gaps import KnownGaps
 from pytest_ttsbench.run_model.manifest import UnverifiedRunError, verify_recorded_run
 from pytest_ttsbench.run_model.provenance import RunHeader, RunHeaderError, read_header
 from pytest_ttsbench.run_model.reader import gate_path, results_file
+from pytest_ttsbench.run_model.repeats import failure_is_a_draw
 from pytest_ttsbench.run_model.results import ItemResult, read_results
 from pytest_ttsbench.session.gate_options import (
     ALLOW_UNVERIFIED_OPTION,
@@ -67,9 +68,17 @@ from pytest_ttsbench.session.gate_options import (
 
 
 def failed_tests(
-    rows: Sequence[ItemResult], known_gaps: Mapping[str, KnownGaps], strict_xfail: bool
+    rows: Sequence[ItemResult], known_gaps: Mapping[str, KnownGaps], strict_xfail: bool, repeat_policy: str
 ) -> tuple[set[tuple[str, str]], int]:
-    """(verdict failures as (engine, target key), other failures): what pytest would have counted."""
+    """(verdict failures as (engine, target key), other failures): what pytest would have counted.
+
+    A failed generation of an engine that made several under a policy other than ``all`` read XFAIL
+    (:func:`~pytest_ttsbench.run_model.repeats.failure_is_a_draw`): the gate judges its item instead.
+    An engine's generations are those its rows show.
+    """
+    generations = Counter[str]()
+    for row in rows:
+        generations[row.engine] = max(generations[row.engine], row.repeat + 1)
     verdict_failures: set[tuple[str, str]] = set()
     other = 0
     for row in rows:
@@ -78,7 +87,8 @@ def failed_tests(
         gaps = known_gaps.get(row.engine)
         known = gaps is not None and gaps.match(row.id, row.key) is not None
         if row.verdict != "correct" and not known:
-            verdict_failures.add((row.engine, row.key))
+            if not failure_is_a_draw(generations[row.engine], repeat_policy):
+                verdict_failures.add((row.engine, row.key))
         elif row.verdict == "correct" and known and strict_xfail:
             other += 1  # XPASS(strict)
     return verdict_failures, other
@@ -100,6 +110,8 @@ def recorded_collection(rows: Sequence[ItemResult], header: RunHeader | None, se
             suite: SuiteScope.from_dict(entry["scopes"]) for suite, entry in files.items() if entry.get("scopes")
         }
         collected.missing_shards = list(header.missing_shards)
+        # an engine that could not start left no row: the run said why, and the gate excuses it as the run's did
+        collected.unavailable = dict(header.unavailable)
     if header is not None and header.selected is not None:
         # What the run selected, so a run killed midway (or a shard cut short) is judged incomplete,
         # as its own session would have judged it, not complete over the rows it had time to write.
@@ -159,7 +171,7 @@ def gate_run(results_path: Path, settings: Settings, options: GateOptions, proto
     config = replace(config, unverified=(*unverified, *config.unverified))
     collected = recorded_collection(rows, header, settings)
     collected.verdict_failures, collected.other_failures = failed_tests(
-        rows, config.known_gaps, options.tts_strict_xfail
+        rows, config.known_gaps, options.tts_strict_xfail, config.repeat_policy
     )
     # A bound whose scope the run's case files do not define is refused, as the plugin refuses it.
     errors = scope_errors(scoped_bounds(config, collected), list(settings.engines), scopes_of(rows, collected))

@@ -90,6 +90,8 @@ def merge_runs(paths: Sequence[Path], *, allow_partial: bool = False, allow_unve
         missing_shards=missing,
         asr=asr,
         selected=_merged_selection([header for _, header, _ in loaded]),
+        # an engine some shard could not start: its share of the targets has no rows
+        unavailable={engine: why for _, header, _ in loaded for engine, why in header.unavailable.items()},
     )
     return MergedRun(header, rows, unverified)
 

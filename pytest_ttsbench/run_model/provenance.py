@@ -177,6 +177,9 @@ class RunHeader:
     #: header was written before the run knew (an older header, an xdist run killed before its end).
     #: `ttsbench gate` judges a run's coverage against it, so a killed run's rows never pass as a whole run.
     selected: dict[str, int] | None = None
+    #: engine → why it produced nothing (its profile could not start), so `ttsbench gate` excuses it
+    #: under --tts-allow-unavailable as the run's own gate did: the rows of a skipped engine are none.
+    unavailable: dict[str, str] = field(default_factory=dict)
     format: int = FORMAT_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -190,7 +193,7 @@ class RunHeader:
     def configuration(self) -> dict[str, Any]:
         """Everything that must be equal for two runs to be parts of one (shards): all but dates and shards."""
         data = self.to_dict()
-        for volatile in ("created_at", "shard", "shards", "missing_shards", "selected"):
+        for volatile in ("created_at", "shard", "shards", "missing_shards", "selected", "unavailable"):
             data.pop(volatile)
         # Where a case file lies may differ between CI machines; what it holds may not.
         data["case_files"] = {
@@ -219,6 +222,10 @@ def read_header(results_path: Path) -> RunHeader | None:
         ):
             shown = shorten(repr(selected), 80)
             raise ValueError(f"field selected: an object of engine → number of targets, got {shown}")
+        unavailable = data.get("unavailable", {})
+        if not (isinstance(unavailable, dict) and all(isinstance(why, str) for why in unavailable.values())):
+            shown = shorten(repr(unavailable), 80)
+            raise ValueError(f"field unavailable: an object of engine → why it was unavailable, got {shown}")
         return RunHeader.from_dict(data)
     except (ValueError, TypeError) as exc:
         raise RunHeaderError(f"{path}: not a readable run header: {exc}") from exc

@@ -27,6 +27,17 @@ from pytest_ttsbench.support.record_dicts import NOT_WRITTEN, record_dict
 _NOT_CORRECT = ("wrong", "unknown", "error")
 
 
+def failure_is_a_draw(generations: int, policy: str) -> bool:
+    """Whether a generation that is not correct is one draw of several, its test XFAIL rather than failed.
+
+    Under ``majority`` or ``any`` the item's verdict is the policy's over all its generations
+    (``ttsbench::gate`` fails on it), so a failed draw alone must not turn a report red; under
+    ``all`` each failed generation fails its test. The plugin's item test and ``ttsbench gate``'s
+    reading of a run on disk both ask here, so they count the same failures.
+    """
+    return generations > 1 and policy != "all"
+
+
 def policy_verdict(verdicts: Sequence[str], policy: str) -> str:
     """The item verdict from its generations' verdicts."""
     if policy not in POLICIES:

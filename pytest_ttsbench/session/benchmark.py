@@ -325,6 +325,7 @@ class BenchSession:
             shard=config.shard,
             quality_sets=config.quality_sets,
             selected=self.recorder.collected.selected,
+            unavailable=self.recorder.collected.unavailable,
         )
         write_header(header_path(config.results_path), header)
         self.recorder.collected.header = header

@@ -18,6 +18,7 @@ from pytest_ttsbench.cases.model import CaseItem, Suite, Target
 from pytest_ttsbench.cases.packs import Pack, pack_node_path, pack_of_file
 from pytest_ttsbench.cases.pins import pin_problem
 from pytest_ttsbench.gating.bounds import SuiteScope, case_file_source
+from pytest_ttsbench.run_model.repeats import failure_is_a_draw
 from pytest_ttsbench.run_model.results import RESULT_PROPERTY, RESUMED_PROPERTY, SYNTH_ONLY, UNAVAILABLE_PROPERTY
 from pytest_ttsbench.scorers.registry import get_scorer
 from pytest_ttsbench.session.benchmark import BENCH_KEY
@@ -242,9 +243,7 @@ class CaseTest(pytest.Item):
                 self.config.invocation_params.dir,
             )
             config = bench.config
-            if config.repeats_for(self.engine) > 1 and config.gate.repeat_policy != "all":
-                # One draw of several: the item's verdict is the policy's over all of them, and
-                # ttsbench::gate fails on it; a failed draw alone must not turn a test report red.
+            if failure_is_a_draw(config.repeats_for(self.engine), config.gate.repeat_policy):
                 pytest.xfail(
                     f"generation {self.repeat} of a stochastic item (policy {config.gate.repeat_policy}):\n{message}"
                 )

@@ -124,6 +124,7 @@ def build_header(
     quality_sets: Sequence[str] = (),
     protocol: str = "strict",
     selected: Mapping[str, int] | None = None,
+    unavailable: Mapping[str, str] = {},
 ) -> RunHeader:
     """The header of a pytest run from its settings; ``results`` (once items ran) say which models heard what."""
     header = RunHeader(
@@ -135,6 +136,7 @@ def build_header(
         shard=shard,
         quality_sets=list(quality_sets),
         selected=dict(selected) if selected is not None else None,
+        unavailable=dict(unavailable),
     )
     for name in engine_names:
         profile = settings.engines[name]

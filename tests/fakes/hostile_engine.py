@@ -12,7 +12,13 @@ A plan entry is JSON (so it names non-finite samples as words):
 - ``{"kind": "pcm", "rate": R}``: one second of 16-bit tone as ``{"audio": bytes, "sample_rate": R}``;
 - ``{"kind": "samples", "rate": R, "fill": ...}``: a ``(float array, R)`` tuple;
 - ``{"kind": "value", "value": V}``: ``V`` itself; ``{"kind": "bytes", "hex": H}``: those bytes;
-- ``{"kind": "raise", "message": M}``: ``RuntimeError(M)``.
+- ``{"kind": "raise", "message": M}``: ``RuntimeError(M)``;
+- ``{"kind": "heard", "text": T}``: no audio, the fixed transcript ``T`` (as the replay engine gives),
+  so a run's verdicts are chosen without synthesis or ASR.
+
+An item's entry may also be a list of entries, one per generation (``--tts-repeats``): generation
+``r`` gets entry ``r`` (modulo the list's length) under a profile ``seed: 0``, whose requests carry
+the seed ``0 + r``.
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from pytest_ttsbench.engines.base import Synthesis
 
 
 def wav_bytes(fmt: int, channels: int, rate: int, bits: int, data: bytes) -> bytes:
@@ -69,15 +77,20 @@ def answer(spec: dict[str, Any]) -> Any:
         return spec["value"]
     if kind == "bytes":
         return bytes.fromhex(spec["hex"])
+    if kind == "heard":
+        return Synthesis(transcripts={"transcript": str(spec["text"])}, metadata={"routes": ["transcript"]})
     raise RuntimeError(str(spec.get("message", "refused")))
 
 
 class Hostile:
     def __init__(self, plan: str, token_env: str = "") -> None:
-        self.plan: dict[str, dict[str, Any]] = json.loads(Path(plan).read_text(encoding="utf-8"))
+        self.plan: dict[str, Any] = json.loads(Path(plan).read_text(encoding="utf-8"))
 
     def synthesize(self, request: Any) -> Any:
-        return answer(self.plan.get(request.item_id) or self.plan["*"])
+        spec = self.plan.get(request.item_id) or self.plan["*"]
+        if isinstance(spec, list):  # one entry per generation, picked by the request's seed
+            spec = spec[(request.seed or 0) % len(spec)]
+        return answer(spec)
 
 
 def load(plan: str, token_env: str = "") -> Hostile:
