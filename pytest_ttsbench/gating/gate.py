@@ -49,7 +49,7 @@ from pytest_ttsbench.gating.thresholds import Floor, FloorSettings, is_slice, se
 from pytest_ttsbench.run_model.clip_reuse import CacheUse, cache_use
 from pytest_ttsbench.run_model.known_gaps import Gap, KnownGaps, unmatched_ids, updated_gaps, write_known_gaps
 from pytest_ttsbench.run_model.provenance import RunHeader
-from pytest_ttsbench.run_model.repeats import RepeatedItem, aggregate, nondeterministic_engines
+from pytest_ttsbench.run_model.repeats import RepeatedItem, aggregate, failure_is_a_draw, nondeterministic_engines
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.run_model.snapshot_files import update_snapshots
 
@@ -347,7 +347,7 @@ def gate_bounds(config: GateConfig, collected: Collected, outcome: GateOutcome) 
         bounds.append(config.regression_rule)
     if outcome.snapshot_mode == "strict":
         bounds.append(StrictSnapshots())
-    if outcome.repeats > 1 and config.repeat_policy != "all" and not config.gate_decides_exit:
+    if failure_is_a_draw(outcome.repeats, config.repeat_policy) and not config.gate_decides_exit:
         bounds.append(ItemsUnderPolicy(config.repeat_policy))
     bounds += [MissingShard(shard) for shard in collected.missing_shards]
     return bounds
@@ -411,7 +411,7 @@ def _items_under_policy(
 ) -> list[str]:
     """Items the repeat policy judges not correct (known gaps aside); with the gate deciding the exit
     they are reported as failed items. Failed generations of items the policy judges correct are excused."""
-    if outcome.repeats < 2 or config.repeat_policy == "all":
+    if not failure_is_a_draw(outcome.repeats, config.repeat_policy):
         return []
     gap_keys = {(row.engine, row.key) for row in gap_rows}
     failing = [
