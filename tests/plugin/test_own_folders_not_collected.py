@@ -91,12 +91,22 @@ def test_another_runs_cache_folder_is_not_walked_either(pytester: pytest.Pyteste
     assert "test_planted" not in output, output
 
 
-def test_earlier_runs_clips_are_not_walked_without_an_engine_either(
-    pytester: pytest.Pytester, ran_project: Path
-) -> None:
+def test_a_plain_pytest_never_walks_the_default_folders_and_reads_nothing_of_ours(pytester: pytest.Pytester) -> None:
+    """Without an engine the plugin loads nothing and reads no file of ours (#38), so it cannot know
+    folders the configuration moved: the default places sit under ``.ttsbench/``, which pytest's own
+    ``norecursedirs`` never enters (docs/running.md says to add a moved folder there)."""
+    project = _project(pytester)
+    config = yaml.safe_load((project / "ttsbench.yaml").read_text(encoding="utf-8"))
+    del config["runs_dir"], config["cache_dir"]
+    (project / "ttsbench.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    result = pytester.runpytest("-p", "no:xdist", "-p", "no:cacheprovider", "--tts-engine=speaker")
+    (run,) = (project / ".ttsbench" / "runs").iterdir()
+    for number, folder in enumerate((run, run / "audio")):
+        (folder / f"test_planted_{number}.py").write_text(PLANTED, encoding="utf-8")
+    (project / "ttsbench.yaml").write_text("engines: [not, a, mapping\n", encoding="utf-8")  # never read
     output = _listed(pytester)
-    assert "test_project.py::test_project" in output, output
-    assert "out/results-audio/test_planted_2.py" not in output, output
+    assert "test_project.py::test_project" in output and "1 test collected" in output, result.stdout.str() + output
+    assert "test_planted" not in output, output
 
 
 def test_with_the_plugin_off_the_same_files_are_collected(pytester: pytest.Pytester, ran_project: Path) -> None:
