@@ -336,7 +336,7 @@ def repeat_lines(outcome: GateOutcome) -> list[str]:
 
 
 #: bounds the terminal already shows with their status in a table or line of their own
-_SHOWN_ELSEWHERE = ("latency budget", "latency slowdown", "snapshots")
+_SHOWN_ELSEWHERE = ("latency budget", "latency slowdown", "snapshots", "coverage")
 
 
 def bound_lines(outcome: GateOutcome) -> list[str]:
