@@ -62,7 +62,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     unattributed = bool(comparison.recognizer_changes) and not args.allow_asr_change
     blocking = [] if unattributed else comparison.regressions
     # The rule judged as the gate judges it: one bound, whose "not measured" fails unless allowed.
-    facts = RunFacts((), (), (), extra={"comparison": comparison, "blocking_regressions": blocking})
+    facts = RunFacts((), (), (), comparison=comparison, blocking_regressions=tuple(blocking))
     reasons = gate_reasons(rule.judge(facts), args.tts_allow_unmeasured_bounds)
     if args.json:
         document = comparison.to_dict()

@@ -357,16 +357,18 @@ class RegressionRule:
         return record_dict(self)
 
     def judge(self, run: RunFacts) -> list[Judged]:
-        """The rule as one bound over the baseline's targets (``run.extra``: the comparison, and the
-        regressions that count: known gaps and changes another recognizer may explain left out).
+        """The rule as one bound over the baseline's targets (``run.comparison``, and the regressions
+        that count, ``run.blocking_regressions``: known gaps and changes another recognizer may explain
+        left out).
 
         ``breached`` when the regressions meet the rule; else ``not measured`` when a target of the
         baseline has no row in the candidate (deselected with ``-k``, another engine, a shard cut
         short): whether it still works is not known, so it fails like every bound that judged
         nothing unless the run allows unmeasured bounds; else ``held``.
         """
-        comparison: Comparison = run.extra["comparison"]
-        reasons = tuple(regression_reasons(comparison, run.extra["blocking_regressions"], self))
+        comparison: Comparison | None = run.comparison
+        assert comparison is not None, "the regression rule is asked only of a run compared with a baseline"
+        reasons = tuple(regression_reasons(comparison, run.blocking_regressions, self))
         missing = comparison.missing
         status = BREACHED if reasons else NOT_MEASURED if missing else HELD
         shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")

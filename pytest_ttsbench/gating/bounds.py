@@ -39,9 +39,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from pytest_ttsbench.run_model.results import ItemResult
+
+if TYPE_CHECKING:
+    from pytest_ttsbench.gating.snapshots import SnapshotCheck
 from pytest_ttsbench.support.plugin_options import ALLOW_UNMEASURED_OPTION as ALLOW_UNMEASURED_OPTION
 from pytest_ttsbench.support.record_dicts import NOT_WRITTEN, record_dict
 from pytest_ttsbench.support.text import closest_names
@@ -139,8 +142,21 @@ class RunFacts:
     engines: tuple[str, ...]  # the engines the bounds are asked of
     scopes: Mapping[str, SuiteScope] = field(default_factory=dict)
     baseline: tuple[ItemResult, ...] | None = None
-    #: anything a kind needs beyond the rows, worked out once by the gate (comparison, snapshots ...)
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    # What some kinds read beyond the rows, worked out once by the gate:
+    #: the comparison with the baseline (a ``baseline.Comparison``, which imports this module, so not
+    #: named here), and the regressions that count (the regression rule)
+    comparison: Any = None
+    blocking_regressions: tuple[str, ...] = ()
+    #: each engine's snapshot check that judges this run (strict snapshots; an update judges nothing)
+    snapshots: tuple[SnapshotCheck, ...] = ()
+    #: items not correct under a repeat policy, known gaps aside (the items bound)
+    items_not_correct: tuple[str, ...] = ()
+    #: every configured engine profile, which a quality bound's scope may name (empty: ``engines``)
+    engine_profiles: tuple[str, ...] = ()
+    #: the quality measure sets the run took (None: not known), and whether a tolerance judges
+    #: figures measured by other models
+    quality_sets: tuple[str, ...] | None = None
+    allow_quality_model_change: bool = False
     _made: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def once(self, key: str, make: Callable[[], T]) -> T:

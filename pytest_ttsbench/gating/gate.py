@@ -312,17 +312,20 @@ def _facts(
     is not asked its floors; an engine with rows the configuration did not name is."""
     engines = [e for e in config.engines if not (config.allow_unavailable and e in collected.unavailable)]
     engines += [row.engine for row in outcome.items if row.engine not in config.engines]
-    extra = {
-        "comparison": outcome.comparison,
-        "blocking_regressions": outcome.blocking_regressions,
-        "snapshots": [check for check in outcome.snapshots if not check.updated],
-        "items_not_correct": failing,
-        "engine_profiles": config.engine_profiles or config.engines,
-        "quality_sets": config.quality_sets,
-        "allow_quality_model_change": config.allow_quality_model_change,
-    }
-    scopes = scopes_of(results, collected)
-    return RunFacts(tuple(results), tuple(outcome.items), tuple(dict.fromkeys(engines)), scopes, config.baseline, extra)
+    return RunFacts(
+        tuple(results),
+        tuple(outcome.items),
+        tuple(dict.fromkeys(engines)),
+        scopes_of(results, collected),
+        config.baseline,
+        comparison=outcome.comparison,
+        blocking_regressions=tuple(outcome.blocking_regressions),
+        snapshots=tuple(check for check in outcome.snapshots if not check.updated),
+        items_not_correct=tuple(failing),
+        engine_profiles=config.engine_profiles or config.engines,
+        quality_sets=config.quality_sets,
+        allow_quality_model_change=config.allow_quality_model_change,
+    )
 
 
 def scoped_bounds(config: GateConfig, collected: Collected) -> list[ScopedBound]:
@@ -361,7 +364,7 @@ class StrictSnapshots:
 
     def judge(self, run: RunFacts) -> list[Judged]:
         judged = []
-        for check in run.extra["snapshots"]:
+        for check in run.snapshots:
             why = (
                 f"{check.engine}: {len(check.changed)} transcript(s) differ from their snapshot and {len(check.new)} "
                 f"have none in {check.path} (--snapshot-update records them)"
@@ -383,7 +386,7 @@ class ItemsUnderPolicy:
     kind: ClassVar[str] = "items"
 
     def judge(self, run: RunFacts) -> list[Judged]:
-        failing: list[str] = run.extra["items_not_correct"]
+        failing = run.items_not_correct
         why = f"{len(failing)} item(s) not correct under the {self.policy!r} repeat policy: " + ", ".join(failing)
         status, reasons = (BREACHED, (why,)) if failing else (HELD, ())
         name = f"correct under {self.policy!r}"

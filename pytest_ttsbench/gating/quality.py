@@ -99,11 +99,12 @@ class QualityLimit:
     def judge(self, run: RunFacts) -> list[Judged]:
         """The bound on every bucket of the run where it is in force; one that judged none of them is
         ``not measured``, saying why (no figures, no baseline figures, measured by other models)."""
-        problem = self.scope_problem(run.scopes, run.extra.get("engine_profiles") or run.engines)
+        problem = self.scope_problem(run.scopes, run.engine_profiles or run.engines)
         if problem is not None:
             reason = f"{self.title} matches nothing: {problem}"
             return [Judged(self.kind, self.describe(), self.bound.source, MATCHES_NOTHING, None, problem, (reason,))]
-        buckets = [bucket for bucket in _run_buckets(run.results) if self.in_force(bucket)]
+        every = run.once("quality buckets", lambda: _run_buckets(run.results))  # the same for every bound
+        buckets = [bucket for bucket in every if self.in_force(bucket)]
         if not buckets:
             return []  # its scope matches nothing of this run: not asked of it
         comparable = self.bound.kind != "tolerance" or run.baseline is not None
@@ -313,7 +314,7 @@ def _quality_check(bound: QualityBound, bucket: Bucket, run: RunFacts) -> Qualit
         baseline=was.mean if was is not None else None,
         models=now.get(bucket, ()),
         baseline_models=was_models.get(bucket, ()),
-        allow_model_change=bool(run.extra.get("allow_quality_model_change")),
+        allow_model_change=run.allow_quality_model_change,
     )
 
 
@@ -397,7 +398,7 @@ def _nothing_judged(
     measured = run.once(f"quality models {bound.measure}", lambda: _bucket_models(run.results, bound.measure))
     without = len(set(buckets) - set(measured))
     if without:
-        quality_sets = run.extra.get("quality_sets")
+        quality_sets = run.quality_sets
         why.append(
             f"this run has no {bound.measure} figures for {without} of them "
             f"({no_figures_hint(bound.measure, quality_sets)})"

@@ -13,6 +13,7 @@ from pytest_ttsbench.figures.workflow import workflow_figures
 from pytest_ttsbench.gating.bounds import BREACHED, HELD, STATUSES, TOO_FEW
 from pytest_ttsbench.gating.snapshots import DRAW, FIXED, KNOWN_GAP
 from pytest_ttsbench.reporting.comparison import comparison_lines
+from pytest_ttsbench.reporting.gate_file import exit_reasons
 from pytest_ttsbench.run_model.pinned_recognizer import recognizer_mismatches
 from pytest_ttsbench.run_model.results import ItemResult
 from pytest_ttsbench.support.text import shown_path
@@ -397,8 +398,6 @@ def outcome_line(outcome: GateOutcome) -> str | None:
         return None
     passed = "gate passed" + (f" ({too_few})" if too_few else "")
     if outcome.exitstatus not in (None, 0):
-        from pytest_ttsbench.reporting.gate_file import exit_reasons
-
         why = "; ".join(exit_reasons(outcome))
         return f"{passed}, but the run's failed tests fail it (exit status {outcome.exitstatus}): {why}"
     if outcome.gate_decides_exit and outcome.failed_items:

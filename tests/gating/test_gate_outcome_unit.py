@@ -133,15 +133,15 @@ def test_a_baseline_target_the_candidate_did_not_run_leaves_the_regression_rule_
     # ttsbench compare judges the same rule the same way (cli/compare.py): six targets, none missing, held.
     many = tuple(row(f"i{i}") for i in range(6))
     comparison = compare(many, many[:5])
-    facts = RunFacts((), (), (), extra={"comparison": comparison, "blocking_regressions": []})
+    facts = RunFacts((), (), (), comparison=comparison)
     [judged] = RegressionRule().judge(facts)
     assert judged.status == NOT_MEASURED and judged.detail == "1 target(s) of the baseline not run: s/i5"
     assert gate_reasons([judged], allow_unmeasured=False) and not gate_reasons([judged], allow_unmeasured=True)
-    full = RunFacts((), (), (), extra={"comparison": compare(many, many), "blocking_regressions": []})
+    full = RunFacts((), (), (), comparison=compare(many, many))
     assert [j.status for j in RegressionRule().judge(full)] == [HELD]
     seven = tuple(row(f"j{i}") for i in range(7))
     cut = compare(seven, seven[:1])
-    [shown] = RegressionRule().judge(RunFacts((), (), (), extra={"comparison": cut, "blocking_regressions": []}))
+    [shown] = RegressionRule().judge(RunFacts((), (), (), comparison=cut))
     assert shown.detail == "6 target(s) of the baseline not run: s/j1, s/j2, s/j3, s/j4, s/j5 and 1 more"
 
 

@@ -10,7 +10,8 @@ from plugin_projects import NEWS, NUMERALS, read_jsonl, write_project
 from result_rows import make_result
 
 from pytest_ttsbench.figures.summary import summarize
-from pytest_ttsbench.gating.bounds import RunFacts, SuiteScope
+from pytest_ttsbench.gating.bounds import RunFacts
+from pytest_ttsbench.gating.gate import Collected, scopes_of
 from pytest_ttsbench.gating.thresholds import (
     FloorSettings,
     ThresholdError,
@@ -75,8 +76,7 @@ def _row(key: str, category: str, verdict: str, auto: bool = True) -> ItemResult
 
 def evaluate(rows: list[ItemResult], case: dict) -> list[dict]:
     """The floors' measured buckets: the case file's floors judged over the rows."""
-    scopes = {"s": SuiteScope.of((r.category, r.language, r.facets) for r in rows)}
-    run = RunFacts(tuple(rows), tuple(rows), tuple(dict.fromkeys(r.engine for r in rows)), scopes)
+    run = RunFacts(tuple(rows), tuple(rows), tuple(dict.fromkeys(r.engine for r in rows)), scopes_of(rows, Collected()))
     return [j.measured for floor in settle_floors([], [], case) for j in floor.judge(run) if j.measured is not None]
 
 

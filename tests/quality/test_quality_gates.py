@@ -11,10 +11,10 @@ from plugin_projects import read_jsonl, write_project
 from quality_rows import results_file, rows
 from result_rows import make_result
 
-from pytest_ttsbench.gating.bounds import RunFacts, SuiteScope
-from pytest_ttsbench.gating.quality import MEASURE_ORDER, QualityCheck, settle_quality
+from pytest_ttsbench.gating.bounds import RunFacts, judge_all
+from pytest_ttsbench.gating.gate import Collected, GateOutcome, scopes_of
+from pytest_ttsbench.gating.quality import QualityCheck, settle_quality
 from pytest_ttsbench.quality.bounds import (
-    KINDS,
     QualityBound,
     case_file_layer,
     override_layers,
@@ -34,15 +34,10 @@ def evaluate_quality(
 ) -> list[QualityCheck]:
     """Every bucket × bounded measure the settled quality bounds judge, in table order (the gate's own path)."""
     rows = tuple(results)
-    scopes = {
-        s: SuiteScope.of((r.category, r.language, r.facets) for r in rows if r.suite == s)
-        for s in {r.suite for r in rows}
-    }
-    run = RunFacts(
-        rows, rows, tuple(dict.fromkeys(r.engine for r in rows)), scopes, None if baseline is None else tuple(baseline)
-    )
-    checks = [j.measured for b in settle_quality(bounds_by_layer) for j in b.judge(run) if j.measured is not None]
-    return sorted(checks, key=lambda c: (c.bucket, MEASURE_ORDER[c.measure], KINDS.index(c.kind)))
+    engines = tuple(dict.fromkeys(r.engine for r in rows))
+    before = None if baseline is None else tuple(baseline)
+    run = RunFacts(rows, rows, engines, scopes_of(rows, Collected()), before)
+    return GateOutcome(items=[], judged=judge_all(settle_quality(bounds_by_layer), run)).quality_checks
 
 
 def test_floors_and_ceilings_on_a_results_file(tmp_path: Path) -> None:
