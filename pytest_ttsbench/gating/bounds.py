@@ -143,20 +143,13 @@ class RunFacts:
     scopes: Mapping[str, SuiteScope] = field(default_factory=dict)
     baseline: tuple[ItemResult, ...] | None = None
     # What some kinds read beyond the rows, worked out once by the gate:
-    #: the comparison with the baseline (a ``baseline.Comparison``, which imports this module, so not
-    #: named here), and the regressions that count (the regression rule)
-    comparison: Any = None
-    blocking_regressions: tuple[str, ...] = ()
-    #: each engine's snapshot check that judges this run (strict snapshots; an update judges nothing)
-    snapshots: tuple[SnapshotCheck, ...] = ()
-    #: items not correct under a repeat policy, known gaps aside (the items bound)
-    items_not_correct: tuple[str, ...] = ()
-    #: every configured engine profile, which a quality bound's scope may name (empty: ``engines``)
-    engine_profiles: tuple[str, ...] = ()
-    #: the quality measure sets the run took (None: not known), and whether a tolerance judges
-    #: figures measured by other models
-    quality_sets: tuple[str, ...] | None = None
-    allow_quality_model_change: bool = False
+    comparison: Any = None  # the regression rule's baseline.Comparison (that module imports this one)
+    blocking_regressions: tuple[str, ...] = ()  # the regressions that count against the rule
+    snapshots: tuple[SnapshotCheck, ...] = ()  # each engine's strict snapshot check (an update judges nothing)
+    items_not_correct: tuple[str, ...] = ()  # under a repeat policy, known gaps aside (the items bound)
+    engine_profiles: tuple[str, ...] = ()  # every profile a quality bound's scope may name (empty: engines)
+    quality_sets: tuple[str, ...] | None = None  # the quality measure sets the run took (None: not known)
+    allow_quality_model_change: bool = False  # a tolerance judges figures measured by other models
     _made: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def once(self, key: str, make: Callable[[], T]) -> T:

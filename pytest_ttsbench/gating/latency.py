@@ -223,17 +223,13 @@ class LatencyChange:
         )
 
 
-def _single(figures: dict[str, WorkflowFigures]) -> bool:
-    return len(figures) == 1
-
-
 def compare_latency(
     baseline: Iterable[ItemResult], candidate: Iterable[ItemResult], rules: Sequence[SlowdownRule]
 ) -> list[LatencyChange]:
     """Each rule for each engine measured in both runs (the only engine of each side, when names differ)."""
     before, after = workflow_figures(baseline), workflow_figures(candidate)
     pairs = [(name, name) for name in sorted(before.keys() & after.keys())]
-    if not pairs and _single(before) and _single(after):
+    if not pairs and len(before) == 1 and len(after) == 1:
         pairs = [(next(iter(before)), next(iter(after)))]
     changes = []
     for old, new in pairs:

@@ -325,12 +325,9 @@ def _run_buckets(rows: Iterable[ItemResult]) -> list[Bucket]:
     replays recorded transcripts never had audio, so its bucket is not asked the quality bounds
     (as a bound scoped to an engine the run does not have is not).
     """
-    return sorted({(row.engine, row.suite, row.category) for row in rows if _could_be_measured(row)})
-
-
-def _could_be_measured(row: ItemResult) -> bool:
-    """Whether the row's engine makes clips (a transcripts replay does not; see generation.py's provider)."""
-    return row.audio_sha256 is not None or row.generation.get("provider") != "transcripts"
+    # A row's engine makes clips unless it replays transcripts (see generation.py's provider).
+    made = (row for row in rows if row.audio_sha256 is not None or row.generation.get("provider") != "transcripts")
+    return sorted({(row.engine, row.suite, row.category) for row in made})
 
 
 @dataclass(frozen=True)

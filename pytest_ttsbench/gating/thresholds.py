@@ -64,14 +64,6 @@ SLICE_SEPARATOR = "="
 ThresholdError = NumberError
 
 
-def _check_floor(value: Any, where: str) -> float:
-    return float(checked_number(value, f"{where}: a floor", SHARE))
-
-
-def _check_min_n(value: Any, where: str) -> int:
-    return int(checked_number(value, f"{where}: min_n", AT_LEAST_ONE))
-
-
 def _check_floor_on(value: Any, where: str) -> str:
     if value not in FLOOR_ON:
         raise ThresholdError(f"{where}: floor_on must be one of {', '.join(FLOOR_ON)}, got {value!r}")
@@ -111,7 +103,7 @@ class FloorSettings:
     def checked(cls, min_n: Any, floor_on: Any, where: tuple[str, str]) -> FloorSettings:
         """Settings read from a source, each refused with its option or field when it cannot be used."""
         return cls(
-            None if min_n is None else _check_min_n(min_n, where[0]),
+            None if min_n is None else int(checked_number(min_n, f"{where[0]}: min_n", AT_LEAST_ONE)),
             None if floor_on is None else _check_floor_on(floor_on, where[1]),
         )
 
@@ -319,9 +311,8 @@ def config_floors(raw: Mapping[str, Any], where: str = "configuration") -> tuple
         for category, floor in inner:
             suite, name = (None, str(key)) if category is None else (str(key), str(category))
             field_name = f"{where}: field thresholds.{key}" + ("" if category is None else f".{category}")
-            checked = Floor(
-                suite, _floor_key(name, field_name), _check_floor(floor, field_name), where, False, CONFIG_RANK
-            )
+            number = float(checked_number(floor, f"{field_name}: a floor", SHARE))
+            checked = Floor(suite, _floor_key(name, field_name), number, where, False, CONFIG_RANK)
             floors[(checked.suite, checked.key)] = checked
     fields = (f"{where}: field thresholds.min_n", f"{where}: field thresholds.floor_on")
     return list(floors.values()), FloorSettings.checked(raw.get(MIN_N_KEY), raw.get(FLOOR_ON_KEY), fields)
