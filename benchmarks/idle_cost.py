@@ -1,26 +1,33 @@
 """What the installed plugin costs a project that does not use it: ``pytest --co`` with it against without it.
 
-Run: ``python benchmarks/idle_cost.py [--rounds 21] [--source DIR]``.
+Run: ``python benchmarks/idle_cost.py [--rounds 31] [--instructions] [--source DIR]``.
 
 An unrelated project (a few test modules, a conftest and a pyproject.toml with pytest's settings, no
-configuration of ours) is listed with ``pytest --co -q`` in a fresh interpreter, with the plugin
-and with ``-p no:ttsbench``, the two taken in turn in each round and in alternating order, so a
-change in the machine's load hits both sides of a round. It prints the median wall and CPU time of
-each side, the median of the rounds' differences in milliseconds and the ratio of the medians
-(target: at most 20 ms more than pytest alone, #38). ``--source`` measures another checkout of the
-package (put first on ``PYTHONPATH``), e.g. the code before a change; before timing, a probe run
-checks that the plugin pytest loads through the installed entry point is that checkout's.
+configuration of ours) is listed with ``pytest --co -q`` in a fresh interpreter three ways each
+round: with the plugin, with ``-p no:ttsbench``, and with ``-p no:ttsbench`` again, the order
+rotated each round, so a change in the machine's load hits every side in turn. It prints the median
+wall and CPU time of each side, the median of the rounds' differences in milliseconds with a 95 %
+interval (order statistics: no assumption about the noise's shape) and the ratio of the medians
+(target: at most 20 ms more than pytest alone, #38). The third side is the control: the same
+command as the second, so its difference is what the machine's noise alone gives in this run. The
+timed verdict is "within" only when the whole interval is under the target, "OVER" only when the
+whole interval is above it, and otherwise says the noise was too large to tell. ``--source``
+measures another checkout of the package (put first on ``PYTHONPATH``), e.g. the code before a
+change; before timing, a probe run checks that the plugin pytest loads through the installed entry
+point is that checkout's.
 
-Timings on a shared machine move by tens of milliseconds with its load, more than the cost
-measured. ``--instructions`` (needs valgrind) also counts the instructions each side executes, once
-each under ``valgrind --tool=cachegrind`` with a fixed hash seed: the count repeats to a few
-instructions whatever the load, and is turned into milliseconds at the rate the plugin-off side ran
-at its fastest round (its instructions over its least CPU time).
+A virtual machine shared with others moves a listing's time by ±100 ms from one run to the next,
+far more than the cost measured, so the timed interval can need hundreds of rounds to settle.
+``--instructions`` (needs valgrind) also counts the instructions each side executes, once each under
+``valgrind --tool=cachegrind`` with a fixed hash seed: the count repeats to a few instructions
+whatever the load, and is turned into milliseconds at the plugin-off side's median rate (its
+instructions over its median CPU time in the timed rounds).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import resource
@@ -117,18 +124,78 @@ def check_plugin_source(project: Path, env: dict[str, str], source: Path) -> Non
         raise RuntimeError(f"pytest loaded the plugin from {loaded}, not from --source {source}")
 
 
-def paired_rounds(rounds: int, source: Path, project: Path) -> tuple[list[Timing], list[Timing]]:
-    """``rounds`` pairs of listings of an unrelated project: (with the plugin, with ``-p no:ttsbench``)."""
+@dataclass(frozen=True)
+class Rounds:
+    """Interleaved listings of one project: with the plugin, with ``-p no:ttsbench``, and with
+    ``-p no:ttsbench`` again (the control: the same command twice, so the difference between the two
+    plugin-off sides is this machine's noise, measured in the same run)."""
+
+    with_plugin: list[Timing]
+    without: list[Timing]
+    control: list[Timing]
+
+
+def interleaved_rounds(rounds: int, source: Path, project: Path) -> Rounds:
+    """``rounds`` rounds of the three listings, the order rotated each round, so a change in the
+    machine's load or a warm cache after one listing hits each side in turn."""
     env = listing_env(source)
+    plugin_off = [*BASE_ARGV, "-p", "no:ttsbench"]
     listing(BASE_ARGV, project, env)  # bytecode written, files in the page cache: not measured
-    listing([*BASE_ARGV, "-p", "no:ttsbench"], project, env)
-    with_plugin, without = [], []
+    listing(plugin_off, project, env)
+    found: dict[str, list[Timing]] = {"with_plugin": [], "without": [], "control": []}
+    sides = list(found)
     for index in range(rounds):
-        first_with = index % 2 == 0
-        for plugin_on in (first_with, not first_with):
-            timing = listing(BASE_ARGV if plugin_on else [*BASE_ARGV, "-p", "no:ttsbench"], project, env)
-            (with_plugin if plugin_on else without).append(timing)
-    return with_plugin, without
+        shift = index % len(sides)
+        for side in sides[shift:] + sides[:shift]:
+            found[side].append(listing(BASE_ARGV if side == "with_plugin" else plugin_off, project, env))
+    return Rounds(**found)
+
+
+def measure_idle(rounds: int, source: Path) -> Rounds:
+    """The rounds over a fresh unrelated project, after checking that pytest loads ``source``'s plugin."""
+    with tempfile.TemporaryDirectory(prefix="ttsbench-idle-") as scratch:
+        project = unrelated_project(Path(scratch))
+        check_plugin_source(project, listing_env(source), source)
+        return interleaved_rounds(rounds, source, project)
+
+
+def median_interval(values: list[float], confidence: float = 0.95) -> tuple[float, float]:
+    """A distribution-free interval for the median of ``values`` (order statistics: the k-th
+    smallest and k-th largest value, k the largest for which a fair coin's chance of fewer than k
+    heads in n tosses is at most half of 1 - confidence). No assumption about the noise's shape."""
+    ordered = sorted(values)
+    n = len(ordered)
+    tail = (1 - confidence) / 2
+    k, below = 0, 0.0  # below: the chance of fewer than k + 1 heads
+    while True:
+        below += math.comb(n, k) / 2**n
+        if below > tail:
+            break
+        k += 1
+    if k == 0:
+        raise ValueError(f"{n} rounds are too few for a {confidence:.0%} interval of the median")
+    return ordered[k - 1], ordered[n - k]
+
+
+def timed_verdict(low_ms: float, high_ms: float) -> str:
+    """Within the target only when the whole interval is; over it only when the whole interval is."""
+    if high_ms <= TARGET_MS:
+        return "within"
+    if low_ms > TARGET_MS:
+        return "OVER"
+    return "undecided"
+
+
+def idle_verdict(timed: str, by_instructions_ms: float | None) -> str:
+    """The one verdict: over when either measure is over the target for certain (a timed interval
+    wholly above it is a cost the instructions miss, such as waiting on the disk); else the
+    instruction count decides when there is one, since the load does not move it; else the timed
+    interval, which may leave it undecided."""
+    if timed == "OVER" or (by_instructions_ms is not None and by_instructions_ms > TARGET_MS):
+        return "OVER"
+    if by_instructions_ms is not None:
+        return "within"
+    return timed
 
 
 def instructions(argv: list[str], project: Path, env: dict[str, str]) -> int:
@@ -143,16 +210,17 @@ def instructions(argv: list[str], project: Path, env: dict[str, str]) -> int:
 
 def instruction_lines(source: Path, project: Path, without: list[Timing]) -> tuple[float, list[str]]:
     """The load-independent figure: the instructions the plugin adds, and their milliseconds at the
-    plugin-off side's fastest rate (its instructions over its least CPU time in the timed rounds)."""
+    plugin-off side's median rate (its instructions over its median CPU time in the timed rounds: a
+    busier round's slower rate would make the cost look larger, never smaller, than the fastest's)."""
     env = listing_env(source)
     on = instructions(BASE_ARGV, project, env)
     off = instructions([*BASE_ARGV, "-p", "no:ttsbench"], project, env)
-    fastest = min(t.cpu for t in without)
-    cost_ms = (on - off) / off * fastest * 1000
+    typical = statistics.median(t.cpu for t in without)
+    cost_ms = (on - off) / off * typical * 1000
     return cost_ms, [
         f"instructions  with the plugin {on / 1e6:8.1f} M   -p no:ttsbench {off / 1e6:8.1f} M   "
         f"difference {(on - off) / 1e6:+6.1f} M ({(on - off) / off:+.2%})",
-        f"at the plugin-off run's fastest rate ({off / fastest / 1e9:.2f} G instructions per CPU second): "
+        f"at the plugin-off side's median rate ({off / typical / 1e9:.2f} G instructions per CPU second): "
         f"{cost_ms:+.1f} ms",
     ]
 
@@ -188,53 +256,67 @@ def plugin_code_cpu(rounds: int, source: Path) -> list[float]:
 BASE_ARGV = [sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider"]
 
 
-def report(with_plugin: list[Timing], without: list[Timing]) -> list[str]:
-    """The figures, one line each: medians per side, the median difference and the ratio."""
-    lines = []
+def report(rounds: Rounds) -> tuple[tuple[float, float], list[str]]:
+    """The wall interval of the cost, and the figures, one line each: each side's median, the median
+    of the rounds' differences with its 95 % interval, and the control's (plugin off twice)."""
+    lines, intervals = [], {}
     for name in ("wall", "cpu"):
-        on = [getattr(t, name) for t in with_plugin]
-        off = [getattr(t, name) for t in without]
-        difference = statistics.median(a - b for a, b in zip(on, off, strict=True)) * 1000
-        ratio = statistics.median(on) / statistics.median(off)
-        lines.append(
-            f"{name:<4}  with the plugin {statistics.median(on) * 1000:6.0f} ms   -p no:ttsbench "
-            f"{statistics.median(off) * 1000:6.0f} ms   difference {difference:+6.1f} ms   ratio {ratio:.3f}"
+        on, off, again = (
+            [getattr(t, name) * 1000 for t in side] for side in (rounds.with_plugin, rounds.without, rounds.control)
         )
-    return lines
+        differences = [a - b for a, b in zip(on, off, strict=True)]
+        noise = [c - b for c, b in zip(again, off, strict=True)]
+        intervals[name] = low, high = median_interval(differences)
+        noise_low, noise_high = median_interval(noise)
+        lines.append(
+            f"{name:<4}  with the plugin {statistics.median(on):6.0f} ms   "
+            f"-p no:ttsbench {statistics.median(off):6.0f} ms   "
+            f"difference {statistics.median(differences):+6.1f} ms (95 % {low:+.1f} to {high:+.1f})   "
+            f"ratio {statistics.median(on) / statistics.median(off):.3f}"
+        )
+        lines.append(
+            f"{'':<4}  control: -p no:ttsbench twice, difference {statistics.median(noise):+6.1f} ms "
+            f"(95 % {noise_low:+.1f} to {noise_high:+.1f}): what this machine's noise alone gives"
+        )
+    return intervals["wall"], lines
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--rounds", type=int, default=21, help="paired listings (default 21)")
+    parser.add_argument("--rounds", type=int, default=31, help="rounds of the three listings (default 31)")
     parser.add_argument("--source", type=Path, default=ROOT, help="the checkout of the package to measure")
     parser.add_argument(
         "--instructions",
-        action="store_true",
-        help="also count each side's instructions under valgrind (load-independent)",
+        action=argparse.BooleanOptionalAction,
+        default=shutil.which("valgrind") is not None,
+        help="also count each side's instructions under valgrind (load-independent; on when valgrind is found)",
     )
     args = parser.parse_args()
     source = args.source.resolve()
     if args.instructions and shutil.which("valgrind") is None:
         parser.error("--instructions needs valgrind on the PATH")
+    if args.rounds < 9:
+        parser.error("--rounds: at least 9, for a 95 % interval of the median")
     with tempfile.TemporaryDirectory(prefix="ttsbench-idle-") as scratch:
         project = unrelated_project(Path(scratch))
         check_plugin_source(project, listing_env(source), source)
-        with_plugin, without = paired_rounds(args.rounds, source, project)
-        counted = instruction_lines(source, project, without) if args.instructions else None
-    print(f"pytest --co -q of an unrelated project, median of {args.rounds} paired rounds ({args.source}):")
-    for line in report(with_plugin, without):
+        rounds = interleaved_rounds(args.rounds, source, project)
+        counted = instruction_lines(source, project, rounds.without) if args.instructions else None
+    print(f"pytest --co -q of an unrelated project, medians of {args.rounds} interleaved rounds ({args.source}):")
+    (low, high), lines = report(rounds)
+    for line in lines:
         print(line)
     own = plugin_code_cpu(args.rounds, source)
     print(f"the plugin's own import and option declarations: {statistics.median(own) * 1000:.1f} ms CPU (median)")
-    wall_difference = statistics.median(a.wall - b.wall for a, b in zip(with_plugin, without, strict=True)) * 1000
-    verdict = "within" if wall_difference <= TARGET_MS else "OVER"
-    print(f"idle cost {wall_difference:+.1f} ms: {verdict} the {TARGET_MS:.0f} ms target")
+    timed = timed_verdict(low, high)
+    wider = " (the noise is wider than the target: more --rounds narrow it)" if timed == "undecided" else ""
+    print(f"idle cost (wall) {low:+.1f} to {high:+.1f} ms (95 %): {timed}{wider}")
+    cost_ms = None
     if counted is not None:
         cost_ms, lines = counted
         for line in lines:
             print(line)
-        verdict = "within" if cost_ms <= TARGET_MS else "OVER"
-        print(f"idle cost by instructions {cost_ms:+.1f} ms: {verdict} the {TARGET_MS:.0f} ms target")
+    print(f"idle cost: {idle_verdict(timed, cost_ms)} the {TARGET_MS:.0f} ms target")
     return 0
 
 

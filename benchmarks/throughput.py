@@ -20,7 +20,7 @@ Whisper ``tiny.en`` (beam 5). It prints:
 * collecting 10,000 items (``pytest --co``), the first time and again (parsed case files reused),
   in seconds and ÷ the CPU time of an empty ``pytest --co`` (target < 3 s);
 * the idle cost: ``pytest --co`` of an unrelated project with the plugin minus with ``-p no:ttsbench``
-  (benchmarks/idle_cost.py: the median of paired rounds; target ≤ 20 ms);
+  (benchmarks/idle_cost.py's rounds: a 95 % interval of the median difference; target ≤ 20 ms);
 * peak memory: the cold run's and the plain loop's (models plus a constant), and the warm
   rerun's at N and at N/4 (flat in N);
 * ``mainjob``: the README's main job (``pytest --tts-engine=espeak -k numerals``, 51 items, real
@@ -257,13 +257,19 @@ def main() -> None:
         if "batching" in parts:
             rows += batching(env, work)
     if "idle" in parts:  # benchmarks/idle_cost.py's figure, on the same machine in the same run
-        from idle_cost import TARGET_MS, paired_rounds
+        from idle_cost import TARGET_MS, measure_idle, median_interval
 
-        with_plugin, without = paired_rounds(args.idle_rounds, ROOT)
-        difference = statistics.median(a.wall - b.wall for a, b in zip(with_plugin, without, strict=True))
-        ratio = statistics.median(t.wall for t in with_plugin) / statistics.median(t.wall for t in without)
+        idle = measure_idle(args.idle_rounds, ROOT)
+        low, high = median_interval(
+            [(a.wall - b.wall) * 1000 for a, b in zip(idle.with_plugin, idle.without, strict=True)]
+        )
+        ratio = statistics.median(t.wall for t in idle.with_plugin) / statistics.median(t.wall for t in idle.without)
         rows.append(
-            ("idle cost (wall)", f"{difference * 1000:+.0f} ms", f"{ratio:.3f} × pytest alone (≤ {TARGET_MS:.0f} ms)")
+            (
+                "idle cost (wall)",
+                f"{low:+.0f} to {high:+.0f} ms (95 %)",
+                f"{ratio:.3f} × pytest alone (≤ {TARGET_MS:.0f} ms)",
+            )
         )
     width = max(len(name) for name, _, _ in rows)
     for name, figure, ratio in rows:
