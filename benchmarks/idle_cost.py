@@ -309,14 +309,18 @@ def main() -> int:
     own = plugin_code_cpu(args.rounds, source)
     print(f"the plugin's own import and option declarations: {statistics.median(own) * 1000:.1f} ms CPU (median)")
     timed = timed_verdict(low, high)
-    wider = " (the noise is wider than the target: more --rounds narrow it)" if timed == "undecided" else ""
+    wider = ""
+    if timed == "undecided":
+        wider = " (the noise is wider than the target: more --rounds narrow it"
+        wider += ")" if args.instructions else "; valgrind's count of instructions is not moved by it)"
     print(f"idle cost (wall) {low:+.1f} to {high:+.1f} ms (95 %): {timed}{wider}")
     cost_ms = None
     if counted is not None:
         cost_ms, lines = counted
         for line in lines:
             print(line)
-    print(f"idle cost: {idle_verdict(timed, cost_ms)} the {TARGET_MS:.0f} ms target")
+    verdict = idle_verdict(timed, cost_ms)
+    print(f"idle cost: {verdict} {'against' if verdict == 'undecided' else 'the'} {TARGET_MS:.0f} ms target")
     return 0
 
 
