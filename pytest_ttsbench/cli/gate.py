@@ -112,6 +112,8 @@ def recorded_collection(rows: Sequence[ItemResult], header: RunHeader | None, se
         collected.missing_shards = list(header.missing_shards)
         # an engine that could not start left no row: the run said why, and the gate excuses it as the run's did
         collected.unavailable = dict(header.unavailable)
+        # what the run matched its known gaps against, -k's leftovers included (else: the rows alone)
+        collected.ids = {(engine, i) for engine, ids in (header.collected_ids or {}).items() for i in ids}
     if header is not None and header.selected is not None:
         # What the run selected, so a run killed midway (or a shard cut short) is judged incomplete,
         # as its own session would have judged it, not complete over the rows it had time to write.

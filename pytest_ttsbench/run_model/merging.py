@@ -92,6 +92,7 @@ def merge_runs(paths: Sequence[Path], *, allow_partial: bool = False, allow_unve
         selected=_merged_selection([header for _, header, _ in loaded]),
         # an engine some shard could not start: its share of the targets has no rows
         unavailable={engine: why for _, header, _ in loaded for engine, why in header.unavailable.items()},
+        collected_ids=_merged_collected_ids([header for _, header, _ in loaded]),
     )
     return MergedRun(header, rows, unverified)
 
@@ -105,6 +106,18 @@ def _merged_selection(headers: Sequence[RunHeader]) -> dict[str, int] | None:
         for engine, count in (header.selected or {}).items():
             total[engine] = total.get(engine, 0) + count
     return total
+
+
+def _merged_collected_ids(headers: Sequence[RunHeader]) -> dict[str, list[str]] | None:
+    """What the shards collected together (each collects every item, then runs its share); None
+    when a shard does not say."""
+    if any(header.collected_ids is None for header in headers):
+        return None
+    together: dict[str, set[str]] = {}
+    for header in headers:
+        for engine, ids in (header.collected_ids or {}).items():
+            together.setdefault(engine, set()).update(ids)
+    return {engine: sorted(ids) for engine, ids in sorted(together.items())}
 
 
 def _without_models(header: RunHeader) -> RunHeader:

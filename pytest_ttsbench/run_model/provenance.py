@@ -180,6 +180,11 @@ class RunHeader:
     #: engine → why it produced nothing (its profile could not start), so `ttsbench gate` excuses it
     #: under --tts-allow-unavailable as the run's own gate did: the rows of a skipped engine are none.
     unavailable: dict[str, str] = field(default_factory=dict)
+    #: engine → every item id and target key it collected, before -k and -m: what a known gap may
+    #: name. `ttsbench gate` matches known gaps against it as the run did, so a gap whose item -k
+    #: left out is not "matching nothing". None where not known (an older header, a run killed
+    #: before its collection was reported).
+    collected_ids: dict[str, list[str]] | None = None
     format: int = FORMAT_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -193,7 +198,7 @@ class RunHeader:
     def configuration(self) -> dict[str, Any]:
         """Everything that must be equal for two runs to be parts of one (shards): all but dates and shards."""
         data = self.to_dict()
-        for volatile in ("created_at", "shard", "shards", "missing_shards", "selected", "unavailable"):
+        for volatile in ("created_at", "shard", "shards", "missing_shards", "selected", "unavailable", "collected_ids"):
             data.pop(volatile)
         # Where a case file lies may differ between CI machines; what it holds may not.
         data["case_files"] = {
@@ -226,6 +231,13 @@ def read_header(results_path: Path) -> RunHeader | None:
         if not (isinstance(unavailable, dict) and all(isinstance(why, str) for why in unavailable.values())):
             shown = shorten(repr(unavailable), 80)
             raise ValueError(f"field unavailable: an object of engine → why it was unavailable, got {shown}")
+        collected_ids = data.get("collected_ids")
+        if collected_ids is not None and not (
+            isinstance(collected_ids, dict)
+            and all(isinstance(ids, list) and all(isinstance(i, str) for i in ids) for ids in collected_ids.values())
+        ):
+            shown = shorten(repr(collected_ids), 80)
+            raise ValueError(f"field collected_ids: an object of engine → list of ids, got {shown}")
         return RunHeader.from_dict(data)
     except (ValueError, TypeError) as exc:
         raise RunHeaderError(f"{path}: not a readable run header: {exc}") from exc

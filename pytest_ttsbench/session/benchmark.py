@@ -326,6 +326,7 @@ class BenchSession:
             quality_sets=config.quality_sets,
             selected=self.recorder.collected.selected,
             unavailable=self.recorder.collected.unavailable,
+            collected_ids=self.recorder.collected.ids,
         )
         write_header(header_path(config.results_path), header)
         self.recorder.collected.header = header

@@ -125,6 +125,7 @@ def build_header(
     protocol: str = "strict",
     selected: Mapping[str, int] | None = None,
     unavailable: Mapping[str, str] = {},
+    collected_ids: Iterable[tuple[str, str]] = (),
 ) -> RunHeader:
     """The header of a pytest run from its settings; ``results`` (once items ran) say which models heard what."""
     header = RunHeader(
@@ -138,6 +139,11 @@ def build_header(
         selected=dict(selected) if selected is not None else None,
         unavailable=dict(unavailable),
     )
+    by_engine: dict[str, set[str]] = {}
+    for engine, item_id in collected_ids:
+        by_engine.setdefault(engine, set()).add(item_id)
+    if by_engine:  # none yet: written before collection ended (a killed run), so not known
+        header.collected_ids = {engine: sorted(ids) for engine, ids in sorted(by_engine.items())}
     for name in engine_names:
         profile = settings.engines[name]
         header.engines[name] = engine_facts(profile)

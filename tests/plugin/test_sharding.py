@@ -36,7 +36,11 @@ def _transcripts() -> dict[str, str]:
     return heard
 
 
-GAPS = "engine: replay\ngaps:\n  - id: shard-a/y2001\n    reason: misheard on purpose\n"
+# the second names no item (a typo): every gate lists it, and only it, as matching nothing
+GAPS = (
+    "engine: replay\ngaps:\n  - id: shard-a/y2001\n    reason: misheard on purpose\n"
+    "  - id: shard-a/y1999\n    reason: a typo\n"
+)
 
 
 @pytest.fixture
@@ -60,6 +64,7 @@ def test_a_split_run_merged_and_gated_gives_the_unsplit_gate(pytester: pytest.Py
     whole_gate = json.loads((project / "whole" / "results.gate.json").read_text(encoding="utf-8"))
     assert whole_gate["passed"] is False  # the case is only worth something if the gate has work to do
     assert whole_gate["known_gaps"]["xfailed"] == ["shard-a/y2001 [replay]"]
+    assert whole_gate["known_gaps"]["unmatched"] == {"replay": ["shard-a/y1999"]}
 
     sizes = []
     for index in (1, 2, 3):
@@ -71,6 +76,16 @@ def test_a_split_run_merged_and_gated_gives_the_unsplit_gate(pytester: pytest.Py
         assert header["shard"] == f"{index}/3"
         sizes.append(len(read_results(project / f"shard{index}" / "results.jsonl")))
     assert sum(sizes) == 28 and all(sizes)  # every item ran exactly once, in some shard
+    for index in (1, 2, 3):
+        # A shard ran a third of the items but collected them all: re-gated from disk, its known gaps
+        # match what its own gate matched (the header's collected ids), not only its rows.
+        own = json.loads((project / f"shard{index}" / "results.gate.json").read_text(encoding="utf-8"))
+        assert (
+            main(["gate", str(project / f"shard{index}"), "--rootdir", str(project), *GATE_OPTIONS])
+            == own["exitstatus"]
+        )
+        regated = json.loads((project / f"shard{index}" / "results.gate.json").read_text(encoding="utf-8"))
+        assert regated["known_gaps"]["unmatched"] == own["known_gaps"]["unmatched"] == {"replay": ["shard-a/y1999"]}
 
     shards = [str(project / f"shard{i}") for i in (1, 2, 3)]
     assert main(["merge", *shards, "-o", str(project / "merged")]) == 0
