@@ -7,6 +7,11 @@
 * An item's transcripts are judged against their snapshot by ``gating.snapshots.judge_snapshot``
   alone: ``compare_snapshots`` (which calls it) is called only by the gate, and the stored wordings
   and the heard ones are read nowhere else.
+* Bounds are judged by the gate alone. Every reader of a verdict (the terminal, the HTML report,
+  the job summary and annotations, the gate file, the dashboard) reads ``GateOutcome.judged`` and
+  what it derives from it: outside ``gating/``, only the front ends that run the gate (the pytest
+  session, ``ttsbench gate``, and ``ttsbench compare``'s regression rule) call a bound's ``judge``,
+  ``judge_all``, ``gate_reasons``, ``evaluate_gate`` or the settling of floors and quality bounds.
 """
 
 from __future__ import annotations
@@ -79,3 +84,41 @@ def test_snapshots_are_judged_in_one_place() -> None:
         if module != SNAPSHOT_SEAM:
             used = _names_used(tree) & {"judge_snapshot", "_stored_variants", "Received"}
             assert not used, f"{module} judges snapshots itself ({', '.join(sorted(used))})"
+
+
+#: what judges a bound or settles which bound is in force
+JUDGING = frozenset(
+    {"judge_all", "gate_reasons", "evaluate_gate", "gate_bounds", "scoped_bounds", "settle_floors", "settle_quality"}
+)
+#: the front ends that run the gate, each for its own reason
+GATE_RUNNERS = {
+    "session/benchmark.py": "the pytest session gates what it ran",
+    "cli/gate.py": "ttsbench gate gates a run on disk",
+    "cli/compare.py": "ttsbench compare --fail-on-regression judges the regression rule, as the gate does",
+}
+
+
+def judging_used(tree: ast.Module) -> set[str]:
+    """The judging names a module uses, and ``.judge`` for any call of a bound's judge."""
+    used = _names_used(tree) & JUDGING
+    calls = (node.func for node in ast.walk(tree) if isinstance(node, ast.Call))
+    used |= {".judge" for func in calls if isinstance(func, ast.Attribute) and func.attr == "judge"}
+    return used
+
+
+def test_the_finder_sees_a_reader_judging() -> None:
+    tree = ast.parse("from g import gate_reasons\nreasons = gate_reasons(floor.judge(run), False)\n")
+    assert judging_used(tree) == {"gate_reasons", ".judge"}
+    assert judging_used(ast.parse("lines = [j.status for j in outcome.judged]\n")) == set()
+
+
+def test_only_the_gate_and_its_front_ends_judge_bounds() -> None:
+    judging = {
+        module: judging_used(tree)
+        for module, tree in _modules()
+        if not module.startswith("gating/") and judging_used(tree)
+    }
+    assert set(judging) == set(GATE_RUNNERS), (
+        "a reader of the gate judges bounds itself instead of reading GateOutcome.judged: "
+        + ", ".join(f"{m} ({', '.join(sorted(u))})" for m, u in judging.items() if m not in GATE_RUNNERS)
+    )
