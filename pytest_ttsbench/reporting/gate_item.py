@@ -60,6 +60,17 @@ def gate_properties(outcome: GateOutcome) -> list[tuple[str, object]]:
     return properties
 
 
+def gate_test_status(report: TestReport, announcing: bool) -> tuple[str, str, str] | None:
+    """What pytest's terminal makes of a ``ttsbench::gate`` report while it is announced (``announcing``):
+    counted in the totals, but no letter or word in the progress line. It is not one of the collected
+    tests, so a letter there would read ``F [125%]`` after ``[100%]``; the gate has its own section of
+    the summary. Afterwards (the short summary's "FAILED ttsbench::gate - …"), and for any other
+    test: None, pytest's own status."""
+    if not announcing or report.nodeid != GATE_NODEID:
+        return None
+    return (report.outcome if report.when == "call" else "", "", "")
+
+
 def gate_reports(outcome: GateOutcome) -> list[TestReport]:
     """Setup, call and teardown reports of ``ttsbench::gate``, as a test that just ran would send."""
     location = ("ttsbench", None, "gate")

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from pytest_ttsbench.quality.measures import measure_names
-from pytest_ttsbench.reporting.gate_item import gate_is_armed, gate_reports
+from pytest_ttsbench.reporting.gate_item import gate_is_armed, gate_reports, gate_test_status
 from pytest_ttsbench.reporting.html import ASSETS_EXISTED_KEY, register_html_report, report_title
 from pytest_ttsbench.reporting.progress import register_progress
 from pytest_ttsbench.reporting.terminal import write_run_sections
@@ -228,12 +228,25 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]
     if outcome is None or outcome.exitstatus is None:  # the gate always sets the status it decides
         return (yield)
     if gate_is_armed(outcome):
-        for report in gate_reports(outcome):
-            session.config.hook.pytest_runtest_logreport(report=report)
+        session.config.stash[_ANNOUNCING_GATE] = True
+        try:
+            for report in gate_reports(outcome):
+                session.config.hook.pytest_runtest_logreport(report=report)
+        finally:
+            session.config.stash[_ANNOUNCING_GATE] = False
     try:
         return (yield)
     finally:
         session.exitstatus = outcome.exitstatus
+
+
+#: True while ttsbench::gate's reports are handed to pytest (see gate_item.gate_test_status)
+_ANNOUNCING_GATE = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:
+    return gate_test_status(report, announcing=config.stash.get(_ANNOUNCING_GATE, False))
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from xml.etree import ElementTree
 
 import pytest
@@ -103,6 +104,22 @@ def _project(pytester: pytest.Pytester, config: str | None = None, gaps: str | N
     if gaps is not None:
         (pytester.path / "known_gaps").mkdir(exist_ok=True)
         (pytester.path / "known_gaps" / "replay.yaml").write_text(gaps, encoding="utf-8")
+
+
+@pytest.mark.parametrize("mode", [[], ["-v"], ["-n", "2"]], ids=["dots", "verbose", "xdist"])
+def test_the_gate_test_never_takes_the_progress_past_100(pytester: pytest.Pytester, mode: list[str]) -> None:
+    """ttsbench::gate is not a collected test: it counts in the totals and the short summary, but adds
+    no letter or line to the progress (it read "F [125%]" after "[100%]" on a run of four items)."""
+    if "-n" in mode:
+        pytest.importorskip("xdist")
+    _project(pytester)
+    result = pytester.runpytest_subprocess("--tts-engine=replay", "--tts-min-n=1", *mode)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    shown = [int(p) for line in result.outlines for p in re.findall(r"\[\s*(\d+)%\]", line)]
+    assert shown and max(shown) == 100, result.stdout.str()
+    assert not any(re.search(r"gate\s+(FAILED|PASSED)\s*$|%\]\s*F", line) for line in result.outlines)
+    result.stdout.fnmatch_lines(["FAILED ttsbench::gate - release gate FAILED:"])
+    result.assert_outcomes(passed=2, xfailed=1, failed=1)  # the gate is still one failed test
 
 
 def test_known_gap_still_counts_against_the_floor(pytester: pytest.Pytester) -> None:
