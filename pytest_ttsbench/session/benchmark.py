@@ -296,9 +296,12 @@ class BenchSession:
 
     def attach(self, session: pytest.Session) -> None:
         """The pytest session starting: kept, to stop it and set its status should an output fail to be
-        written; from now on SIGTERM ends a benchmark run as Ctrl-C does (output_failures.py)."""
+        written; from now on SIGTERM ends a benchmark run as Ctrl-C does (output_failures.py). On an
+        xdist worker too, where the engines run: a SIGTERM sent to the whole process group (a CI job
+        cancelled, a service stopped) would otherwise end the worker at once, leaving its persistent
+        engine processes, each in a process group of its own, running on."""
         self.pytest_session = session
-        if self.config.engine_names and not self.config.is_worker:
+        if self.config.engine_names:
             self._sigterm = stop_on_sigterm()
 
     def write_header(self) -> None:

@@ -182,3 +182,33 @@ def test_sigterm_ends_the_run_as_an_interrupt_does(pytester: pytest.Pytester) ->
     while _alive(child) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _alive(child), "the persistent worker's process group outlived the run"
+
+
+def test_sigterm_to_the_process_group_stops_every_xdist_workers_engines(pytester: pytest.Pytester) -> None:
+    """A cancelled CI job signals the run's whole process group: the xdist workers get SIGTERM too, and
+    each ends as on Ctrl-C, closing its engines, so no persistent engine process (each in a process
+    group of its own) outlives the run."""
+    pytest.importorskip("xdist")
+    (pytester.path / "cases").mkdir()
+    (pytester.path / "cases" / "spoken.yaml").write_text(SPOKEN, encoding="utf-8")
+    # each engine process names its child in a file of its own (one engine per worker)
+    worker = WORKER.replace('"child.pid"', 'f"child-{child.pid}.pid"')
+    (pytester.path / "worker.py").write_text(worker, encoding="utf-8")
+    (pytester.path / "conftest.py").write_text(PAUSE_AFTER_FIRST_ITEM, encoding="utf-8")
+    engine = {"type": "command", "command": [sys.executable, "worker.py", "."], "persistent": True, "timeout_s": 20}
+    config = {"asr": {"routes": [ECHO]}, "engines": {"local": engine}}
+    (pytester.path / "ttsbench.yaml").write_text(json.dumps(config), encoding="utf-8")
+    args = ("--tts-engine=local", "--tts-results=out/r.jsonl", "--tts-cache=off", "-n", "2")
+    run, _go = start_paused_run(pytester.path, *args, own_group=True)
+    children = [int(path.read_text()) for path in pytester.path.glob("child-*.pid")]
+    assert children and all(_alive(child) for child in children)  # the paused worker's engine at least
+    os.killpg(run.pid, signal.SIGTERM)
+    output, _ = run.communicate(timeout=120)
+    assert run.returncode == 2, output[-3000:]
+    deadline = time.monotonic() + 10
+    while any(_alive(child) for child in children) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [child for child in children if _alive(child)]
+    for child in left:
+        os.kill(child, signal.SIGKILL)
+    assert not left, f"persistent engine processes outlived the run: {left}\n{output[-3000:]}"

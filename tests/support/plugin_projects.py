@@ -91,10 +91,11 @@ def pytest_runtest_teardown(item):
 """
 
 
-def start_paused_run(root: Path, *args: str) -> tuple[subprocess.Popen[str], Path]:
+def start_paused_run(root: Path, *args: str, own_group: bool = False) -> tuple[subprocess.Popen[str], Path]:
     """``pytest *args`` in ``root`` in a process of its own (the project's conftest being
     :data:`PAUSE_AFTER_FIRST_ITEM`), returned once it is paused after its first item, with the
-    file whose creation lets it go on."""
+    file whose creation lets it go on. ``own_group``: in a process group of its own, so a test may
+    signal the run and every process it started (as a cancelled CI job is) and nothing else."""
     marker = root / f"paused-{time.monotonic_ns()}"
     run = subprocess.Popen(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
@@ -103,6 +104,7 @@ def start_paused_run(root: Path, *args: str) -> tuple[subprocess.Popen[str], Pat
         stderr=subprocess.STDOUT,
         text=True,
         env={**os.environ, "PYTEST_ADDOPTS": "", "TTSBENCH_TEST_PAUSED": str(marker)},
+        start_new_session=own_group,
     )
     deadline = time.monotonic() + 120
     while not marker.exists():
