@@ -76,11 +76,19 @@ def claim_file(lock_path: Path, description: str = "") -> FileClaim:
         if _still_named(handle, lock_path):
             break
         handle.close()  # the holder removed the file between our open and our lock: claim the new one
-    handle.seek(0)
-    handle.truncate()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    handle.write(dump_json({"pid": os.getpid(), "started": started, "description": description}) + "\n")
-    handle.flush()
+    try:
+        handle.seek(0)
+        handle.truncate()
+        handle.write(dump_json({"pid": os.getpid(), "started": started, "description": description}) + "\n")
+        handle.flush()
+    except OSError:
+        # A full disk: the claim is not taken, and no empty lock file is left claiming the file.
+        with contextlib.suppress(OSError):
+            lock_path.unlink()
+        with contextlib.suppress(OSError):
+            handle.close()
+        raise
     return FileClaim(lock_path, handle)
 
 

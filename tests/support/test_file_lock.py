@@ -6,6 +6,7 @@ would prove less); each holder logs when it enters and leaves, and the log must 
 
 from __future__ import annotations
 
+import errno
 import json
 import multiprocessing
 import os
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from disk_faults import fill, small_tmpfs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -127,3 +129,15 @@ def test_concurrent_claimants_never_hold_at_once(tmp_path: Path, claimants: int,
     assert len(events) == 2 * rounds * claimants
     assert events[0::2] == [e.replace("leave", "enter") for e in events[1::2]]  # enter, leave, enter, leave…
     assert not lock.exists()
+
+
+def test_a_claim_refused_by_a_full_disk_leaves_no_lock_file(tmp_path: Path) -> None:
+    """The file system takes the lock file's name but not its line: the claim fails with ENOSPC, as it
+    came, and leaves no empty lock file beside the results."""
+    with small_tmpfs(tmp_path / "full", size_kb=16) as folder:
+        fill(folder, leave_bytes=0)
+        lock = folder / "results.jsonl.lock"
+        with pytest.raises(OSError) as raised:
+            claim_file(lock, "a run")
+        assert raised.value.errno == errno.ENOSPC
+        assert not lock.exists()
