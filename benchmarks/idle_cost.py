@@ -1,27 +1,38 @@
 """What the installed plugin costs a project that does not use it: ``pytest --co`` with it against without it.
 
-Run: ``python benchmarks/idle_cost.py [--rounds 31] [--instructions] [--source DIR]``.
+Run: ``python benchmarks/idle_cost.py [--rounds 31] [--no-instructions] [--source DIR]``.
 
 An unrelated project (a few test modules, a conftest and a pyproject.toml with pytest's settings, no
-configuration of ours) is listed with ``pytest --co -q`` in a fresh interpreter three ways each
-round: with the plugin, with ``-p no:ttsbench``, and with ``-p no:ttsbench`` again, the order
-rotated each round, so a change in the machine's load hits every side in turn. It prints the median
-wall and CPU time of each side, the median of the rounds' differences in milliseconds with a 95 %
-interval (order statistics: no assumption about the noise's shape) and the ratio of the medians
-(target: at most 20 ms more than pytest alone, #38). The third side is the control: the same
-command as the second, so its difference is what the machine's noise alone gives in this run. The
-timed verdict is "within" only when the whole interval is under the target, "OVER" only when the
-whole interval is above it, and otherwise says the noise was too large to tell. ``--source``
-measures another checkout of the package (put first on ``PYTHONPATH``), e.g. the code before a
-change; before timing, a probe run checks that the plugin pytest loads through the installed entry
-point is that checkout's.
+configuration of ours) is listed with ``pytest --co -q`` in fresh interpreters, five ways each
+round, each round in an order of its own (a seeded shuffle: a fixed or rotated order would put two
+sides next to each other in every round, and the drift between consecutive listings would read as
+a difference between them):
 
-A virtual machine shared with others moves a listing's time by ±100 ms from one run to the next,
-far more than the cost measured, so the timed interval can need hundreds of rounds to settle.
-``--instructions`` (needs valgrind) also counts the instructions each side executes, once each under
-``valgrind --tool=cachegrind`` with a fixed hash seed: the count repeats to a few instructions
-whatever the load, and is turned into milliseconds at the plugin-off side's median rate (its
-instructions over its median CPU time in the timed rounds).
+- in the project's own environment (every installed plugin autoloaded, as its ``pytest`` runs):
+  with the plugin, with ``-p no:ttsbench``, and with ``-p no:ttsbench`` again. The third side is
+  the control: the same command as the second, so its difference is what the machine's noise
+  alone gives in this run;
+- the plugin alone, on a bare pytest (``PYTEST_DISABLE_PLUGIN_AUTOLOAD``): with
+  ``-p pytest_ttsbench.plugin`` against ``-p`` of an empty plugin module (a plugin named with ``-p``
+  there makes pytest search every distribution's entry points first: both sides pay that). The
+  same plugin code runs; the listing is shorter, so the noise is smaller.
+
+For each pair it prints the sides' medians, the median of the rounds' differences in milliseconds
+with a 95 % interval (order statistics: no assumption about the noise's shape) and the ratio of the
+medians (target: at most 20 ms more than pytest alone, #38). A timed interval is "within" only when
+all of it is under the target, "OVER" only when all of it is above, and otherwise "undecided".
+``--source`` measures another checkout of the package (put first on ``PYTHONPATH``), e.g. the code
+before a change; before timing, a probe run checks that the plugin pytest loads through the
+installed entry point is that checkout's.
+
+A virtual machine shared with others moves a listing's time by tens of milliseconds from one run to
+the next, more than the cost measured, so the timed intervals can need hundreds of rounds to
+settle. Where valgrind is installed (``--no-instructions`` to skip) the script also counts the
+instructions each side of the first pair executes, once each under ``valgrind --tool=cachegrind``
+with a fixed hash seed: the count repeats to a few instructions whatever the load, and is turned
+into milliseconds at the plugin-off side's median rate (its instructions over its median CPU time
+in the timed rounds). The one verdict is "OVER" when any measure is over the target for certain,
+"within" when the instruction count or a timed interval is within it, else "undecided".
 """
 
 from __future__ import annotations
@@ -29,6 +40,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import random
 import re
 import resource
 import shutil
@@ -126,28 +138,58 @@ def check_plugin_source(project: Path, env: dict[str, str], source: Path) -> Non
 
 @dataclass(frozen=True)
 class Rounds:
-    """Interleaved listings of one project: with the plugin, with ``-p no:ttsbench``, and with
-    ``-p no:ttsbench`` again (the control: the same command twice, so the difference between the two
-    plugin-off sides is this machine's noise, measured in the same run)."""
+    """Interleaved listings of one project.
+
+    In the project's own environment (every installed plugin loaded, as its ``pytest`` runs): with
+    the plugin, with ``-p no:ttsbench``, and with ``-p no:ttsbench`` again (the control: the same
+    command twice, so the difference between the two plugin-off sides is this machine's noise,
+    measured in the same run). And the plugin alone, on a bare pytest (plugin autoloading off,
+    ``PYTEST_DISABLE_PLUGIN_AUTOLOAD``): with ``-p pytest_ttsbench.plugin`` against ``-p`` of an
+    empty plugin module. The same
+    plugin code runs in both pairs; the bare listing takes half the time, and a machine's noise
+    grows with the time measured, so its interval is narrower."""
 
     with_plugin: list[Timing]
     without: list[Timing]
     control: list[Timing]
+    alone_with: list[Timing]
+    alone_without: list[Timing]
 
 
 def interleaved_rounds(rounds: int, source: Path, project: Path) -> Rounds:
-    """``rounds`` rounds of the three listings, the order rotated each round, so a change in the
-    machine's load or a warm cache after one listing hits each side in turn."""
+    """``rounds`` rounds of the five listings, each round in a random order (seeded)."""
     env = listing_env(source)
+    # An empty plugin module for the bare baseline: a plugin named with -p on a bare pytest makes pytest
+    # look it up among every distribution's entry points first, so both bare sides name one.
+    empty = project / ".plugins"  # outside testpaths, and a dot folder pytest never walks
+    empty.mkdir(exist_ok=True)
+    (empty / "empty_plugin.py").write_text('"""A pytest plugin that does nothing."""\n', encoding="utf-8")
+    bare = {
+        **env,
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        "PYTHONPATH": os.pathsep.join([str(empty), env["PYTHONPATH"]]),
+    }
     plugin_off = [*BASE_ARGV, "-p", "no:ttsbench"]
-    listing(BASE_ARGV, project, env)  # bytecode written, files in the page cache: not measured
-    listing(plugin_off, project, env)
-    found: dict[str, list[Timing]] = {"with_plugin": [], "without": [], "control": []}
-    sides = list(found)
-    for index in range(rounds):
-        shift = index % len(sides)
-        for side in sides[shift:] + sides[:shift]:
-            found[side].append(listing(BASE_ARGV if side == "with_plugin" else plugin_off, project, env))
+    sides = {
+        "with_plugin": (BASE_ARGV, env),
+        "without": (plugin_off, env),
+        "control": (plugin_off, env),
+        "alone_with": ([*BASE_ARGV, "-p", "pytest_ttsbench.plugin"], bare),
+        "alone_without": ([*BASE_ARGV, "-p", "empty_plugin"], bare),
+    }
+    for argv, side_env in sides.values():  # bytecode written, files in the page cache: not measured
+        listing(argv, project, side_env)
+    found: dict[str, list[Timing]] = {name: [] for name in sides}
+    names = list(sides)
+    order = random.Random(0)  # the same orders every time the script runs
+    for _ in range(rounds):
+        # Each round in an order of its own: listings run one after another are alike (caches warm,
+        # the machine's load drifting), and a fixed or rotated order would put two sides next to each
+        # other in every round, so that drift would read as a difference between them.
+        order.shuffle(names)
+        for name in names:
+            argv, side_env = sides[name]
+            found[name].append(listing(argv, project, side_env))
     return Rounds(**found)
 
 
@@ -186,16 +228,16 @@ def timed_verdict(low_ms: float, high_ms: float) -> str:
     return "undecided"
 
 
-def idle_verdict(timed: str, by_instructions_ms: float | None) -> str:
-    """The one verdict: over when either measure is over the target for certain (a timed interval
-    wholly above it is a cost the instructions miss, such as waiting on the disk); else the
-    instruction count decides when there is one, since the load does not move it; else the timed
-    interval, which may leave it undecided."""
-    if timed == "OVER" or (by_instructions_ms is not None and by_instructions_ms > TARGET_MS):
+def idle_verdict(timed: list[str], by_instructions_ms: float | None) -> str:
+    """The one verdict: over when any measure is over the target for certain (a timed interval
+    wholly above it is a cost the instructions miss, such as waiting on the disk); else within when
+    the instruction count (which the load does not move) or any timed interval is within it; else
+    undecided."""
+    if "OVER" in timed or (by_instructions_ms is not None and by_instructions_ms > TARGET_MS):
         return "OVER"
-    if by_instructions_ms is not None:
+    if by_instructions_ms is not None or "within" in timed:
         return "within"
-    return timed
+    return "undecided"
 
 
 def instructions(argv: list[str], project: Path, env: dict[str, str]) -> int:
@@ -256,29 +298,44 @@ def plugin_code_cpu(rounds: int, source: Path) -> list[float]:
 BASE_ARGV = [sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider"]
 
 
-def report(rounds: Rounds) -> tuple[tuple[float, float], list[str]]:
-    """The wall interval of the cost, and the figures, one line each: each side's median, the median
-    of the rounds' differences with its 95 % interval, and the control's (plugin off twice)."""
-    lines, intervals = [], {}
+def difference_line(label: str, on: list[float], off: list[float]) -> tuple[tuple[float, float], str]:
+    """The interval of the median difference, and its line: each side's median, the median of the
+    rounds' differences with its 95 % interval, and the ratio of the medians (milliseconds in)."""
+    differences = [a - b for a, b in zip(on, off, strict=True)]
+    low, high = median_interval(differences)
+    return (low, high), (
+        f"{label:<37} {statistics.median(on):6.0f} ms against {statistics.median(off):6.0f} ms   "
+        f"difference {statistics.median(differences):+6.1f} ms (95 % {low:+.1f} to {high:+.1f})   "
+        f"ratio {statistics.median(on) / statistics.median(off):.3f}"
+    )
+
+
+def report(rounds: Rounds) -> tuple[dict[str, tuple[float, float]], list[str]]:
+    """The wall intervals of the cost (in the project's environment, and of the plugin alone), and
+    the figures, one line each, wall and CPU: with the plugin against without, the control (without,
+    twice) and the plugin alone."""
+    intervals, lines = {}, []
     for name in ("wall", "cpu"):
-        on, off, again = (
-            [getattr(t, name) * 1000 for t in side] for side in (rounds.with_plugin, rounds.without, rounds.control)
+        side = {
+            field: [getattr(t, name) * 1000 for t in getattr(rounds, field)] for field in Rounds.__dataclass_fields__
+        }
+        lines.append(f"{name}:")
+        intervals[f"{name} environment"], line = difference_line(
+            "  with the plugin, -p no:ttsbench", side["with_plugin"], side["without"]
         )
-        differences = [a - b for a, b in zip(on, off, strict=True)]
-        noise = [c - b for c, b in zip(again, off, strict=True)]
-        intervals[name] = low, high = median_interval(differences)
-        noise_low, noise_high = median_interval(noise)
+        lines.append(line)
         lines.append(
-            f"{name:<4}  with the plugin {statistics.median(on):6.0f} ms   "
-            f"-p no:ttsbench {statistics.median(off):6.0f} ms   "
-            f"difference {statistics.median(differences):+6.1f} ms (95 % {low:+.1f} to {high:+.1f})   "
-            f"ratio {statistics.median(on) / statistics.median(off):.3f}"
+            difference_line("  control: -p no:ttsbench twice", side["control"], side["without"])[1]
+            + "   (the noise alone)"
         )
-        lines.append(
-            f"{'':<4}  control: -p no:ttsbench twice, difference {statistics.median(noise):+6.1f} ms "
-            f"(95 % {noise_low:+.1f} to {noise_high:+.1f}): what this machine's noise alone gives"
+        intervals[f"{name} alone"], line = difference_line(
+            "  the plugin alone (bare pytest)", side["alone_with"], side["alone_without"]
         )
-    return intervals["wall"], lines
+        lines.append(line)
+    return {
+        "in the project's environment": intervals["wall environment"],
+        "the plugin alone": intervals["wall alone"],
+    }, lines
 
 
 def main() -> int:
@@ -303,17 +360,16 @@ def main() -> int:
         rounds = interleaved_rounds(args.rounds, source, project)
         counted = instruction_lines(source, project, rounds.without) if args.instructions else None
     print(f"pytest --co -q of an unrelated project, medians of {args.rounds} interleaved rounds ({args.source}):")
-    (low, high), lines = report(rounds)
+    intervals, lines = report(rounds)
     for line in lines:
         print(line)
     own = plugin_code_cpu(args.rounds, source)
     print(f"the plugin's own import and option declarations: {statistics.median(own) * 1000:.1f} ms CPU (median)")
-    timed = timed_verdict(low, high)
-    wider = ""
-    if timed == "undecided":
-        wider = " (the noise is wider than the target: more --rounds narrow it"
-        wider += ")" if args.instructions else "; valgrind's count of instructions is not moved by it)"
-    print(f"idle cost (wall) {low:+.1f} to {high:+.1f} ms (95 %): {timed}{wider}")
+    timed = []
+    for label, (low, high) in intervals.items():
+        timed.append(timed_verdict(low, high))
+        wider = " (the noise is wider than the target: more --rounds narrow it)" if timed[-1] == "undecided" else ""
+        print(f"idle cost (wall), {label}: {low:+.1f} to {high:+.1f} ms (95 %): {timed[-1]}{wider}")
     cost_ms = None
     if counted is not None:
         cost_ms, lines = counted
