@@ -14,16 +14,19 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ttsbench.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, add_allow_unverified, say_unverified
+from pytest_ttsbench.config import ConfigError, load_settings
 from pytest_ttsbench.gating.baseline import (
     DEFAULT_ALPHA,
     DEFAULT_MAX_RATE,
     RegressionRule,
     attach_provenance,
+    blame,
     compare,
 )
 from pytest_ttsbench.gating.bounds import RunFacts, gate_reasons
 from pytest_ttsbench.protocols import PROTOCOL_HELP, PROTOCOLS, require_one_protocol, runs_under
 from pytest_ttsbench.reporting.comparison import comparison_lines
+from pytest_ttsbench.run_model.known_gaps import gaps_path, load_known_gaps, rows_on_known_gaps
 from pytest_ttsbench.run_model.provenance import read_header
 from pytest_ttsbench.run_model.reader import RUNS_HELP, load_runs, results_file, rows_of, unverified_notes
 from pytest_ttsbench.run_model.text_variants import require_one_contract
@@ -53,16 +56,19 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             read_header(results_file(Path(args.baseline))),
             read_header(results_file(Path(args.candidate))),
         )
-    except (OSError, TypeError, ValueError) as exc:
+        # The project's known gaps, as the gate reads them: their regressions are expected, not counted.
+        settings = load_settings(Path(args.rootdir).resolve())
+        engines = sorted({row.engine for row in rows_of(candidate)})
+        known = {e: load_known_gaps(gaps_path(settings.base_dir, settings.known_gaps_dir, e), e) for e in engines}
+    except (OSError, TypeError, ValueError, ConfigError) as exc:  # KnownGapsError is a ValueError
         print(f"ttsbench compare: {exc}", file=sys.stderr)
         return EXIT_USAGE
     rate = None if args.max_regression_rate >= 1 else args.max_regression_rate
     rule = RegressionRule(args.alpha, args.max_regressions, rate)
-    # Another recognizer or decoding mode: a verdict change is not evidence against the voice (as in the gate).
-    unattributed = bool(comparison.recognizer_changes) and not args.allow_asr_change
-    blocking = [] if unattributed else comparison.regressions
+    # The regressions counted against the voice: the gate's own question (known gaps, another recognizer).
+    found = blame(comparison, rows_on_known_gaps(rows_of(candidate), known), args.allow_asr_change)
     # The rule judged as the gate judges it: one bound, whose "not measured" fails unless allowed.
-    facts = RunFacts((), (), (), comparison=comparison, blocking_regressions=tuple(blocking))
+    facts = RunFacts((), (), (), comparison=comparison, blocking_regressions=found.blocking)
     reasons = gate_reasons(rule.judge(facts), args.tts_allow_unmeasured_bounds)
     if args.json:
         document = comparison.to_dict()
@@ -72,15 +78,15 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     else:
         print(f"baseline:  {args.baseline}")
         print(f"candidate: {args.candidate}")
-        for line in comparison_lines(comparison):
+        for line in comparison_lines(comparison, found.known_gap_ids):
             print(line)
         for reason in reasons:
             print(f"regression gate: {reason}")
     if not args.fail_on_regression:
         return EXIT_OK
-    if comparison.regressions and unattributed:
+    if found.unattributed:
         print(
-            f"not counted as TTS regressions: {len(comparison.regressions)} verdict change(s) with another "
+            f"not counted as TTS regressions: {len(found.unattributed)} verdict change(s) with another "
             "recognizer (--allow-asr-change counts them)",
             file=sys.stderr,
         )
@@ -125,6 +131,12 @@ def add_command(subparsers: Any) -> None:
         "--allow-asr-change",
         action="store_true",
         help="with --fail-on-regression: count regressions even when the ASR model or decoding mode changed",
+    )
+    p.add_argument(
+        "--rootdir",
+        default=".",
+        help="where ttsbench.yaml and known_gaps/ are: a known gap's regression is not counted, as in the gate "
+        "(default: .)",
     )
     add_options(p.add_argument, (ALLOW_UNMEASURED_SPEC,))
     add_allow_unverified(p)

@@ -147,16 +147,6 @@ class ContentChange:
             "after": {name: getattr(self.after, name) for name in shown},
         }
 
-    def line(self) -> str:
-        """``text: 'It opened in 2026.' -> 'It opened in 1999.'; expected: … -> …``"""
-        parts = []
-        for name in self.fields:
-            if name in CONTENT_FIELDS:
-                parts.append(f"{name}: {getattr(self.before, name)!r} -> {getattr(self.after, name)!r}")
-            else:
-                parts.append(f"{name} differs")
-        return "; ".join(parts)
-
 
 def _content_changes(before: Side, after: Side) -> tuple[str, ...]:
     """The content fields in which any generation of one side differs from any of the other."""
@@ -228,13 +218,6 @@ class AudioChange:
             "chars_per_second_after": round(self.rate_after, 3),
             "speed_ratio": round(self.speed_ratio, 3),
         }
-
-    def line(self) -> str:
-        return (
-            f"audio: {self.n} paired clip(s), mean {self.seconds_before / self.n:.2f} s -> "
-            f"{self.seconds_after / self.n:.2f} s; speaking rate {self.rate_before:.1f} -> {self.rate_after:.1f} "
-            f"chars/s ({self.speed_ratio:.2f}x)"
-        )
 
 
 @dataclass
@@ -337,6 +320,26 @@ def attach_provenance(comparison: Comparison, before: RunHeader | None, after: R
     comparison.changes = differences(before, after)
     comparison.recognizer_changes = recognizer_changes(before, after)
     return comparison
+
+
+@dataclass(frozen=True)
+class Blame:
+    """Which of a comparison's regressions the regression rule counts against the voice; the gate and
+    ``ttsbench compare --fail-on-regression`` both ask :func:`blame`, so they count the same ones."""
+
+    known_gap_ids: frozenset[str]  # targets that are known gaps: their changes are never counted
+    blocking: tuple[str, ...]  # the regressions the rule counts
+    unattributed: tuple[str, ...]  # not blamed on the voice: another recognizer or decoding mode
+
+
+def blame(comparison: Comparison, known_gap_rows: Iterable[ItemResult], allow_asr_change: bool) -> Blame:
+    """A known gap's regression is expected; with another recognizer or decoding mode, a verdict change
+    is not evidence against the voice unless ``allow_asr_change`` says to count it."""
+    gaps = frozenset(comparison_id(row, comparison.single_engine) for row in known_gap_rows)
+    counted = tuple(c for c in comparison.regressions if c not in gaps)
+    if comparison.recognizer_changes and not allow_asr_change:
+        return Blame(gaps, (), counted)
+    return Blame(gaps, counted, ())
 
 
 @dataclass(frozen=True)

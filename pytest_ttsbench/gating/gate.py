@@ -20,7 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pytest_ttsbench.gating.baseline import Comparison, RegressionRule, attach_provenance, compare, comparison_id
+from pytest_ttsbench.gating.baseline import (
+    Comparison,
+    RegressionRule,
+    attach_provenance,
+    blame,
+    compare,
+    comparison_id,
+)
 from pytest_ttsbench.gating.bounds import (
     ALL_SUITES,
     BREACHED,
@@ -47,7 +54,14 @@ from pytest_ttsbench.gating.snapshots import (
 )
 from pytest_ttsbench.gating.thresholds import Floor, FloorSettings, is_slice, settle_floors
 from pytest_ttsbench.run_model.clip_reuse import CacheUse, cache_use
-from pytest_ttsbench.run_model.known_gaps import Gap, KnownGaps, unmatched_ids, updated_gaps, write_known_gaps
+from pytest_ttsbench.run_model.known_gaps import (
+    Gap,
+    KnownGaps,
+    rows_on_known_gaps,
+    unmatched_ids,
+    updated_gaps,
+    write_known_gaps,
+)
 from pytest_ttsbench.run_model.provenance import RunHeader
 from pytest_ttsbench.run_model.repeats import RepeatedItem, aggregate, failure_is_a_draw, nondeterministic_engines
 from pytest_ttsbench.run_model.results import ItemResult
@@ -470,12 +484,8 @@ def _known_gaps(
     outcome: GateOutcome,
 ) -> list[ItemResult]:
     """Sort gap targets into still failing and fixed; note ids matching nothing; plan rewrites."""
-    gap_rows: list[ItemResult] = []
-    for row in items:
-        gaps = config.known_gaps.get(row.engine)
-        if gaps is None or not row.auto_evaluable or gaps.match(row.id, row.key) is None:
-            continue
-        gap_rows.append(row)
+    gap_rows = rows_on_known_gaps(items, config.known_gaps)
+    for row in gap_rows:
         (outcome.fixed_gaps if row.verdict == "correct" else outcome.xfailed).append(_label(row))
     outcome.fixed_gaps.sort()
     outcome.xfailed.sort()
@@ -510,13 +520,11 @@ def _compare_baseline(
     attach_provenance(comparison, config.baseline_header, header)
     outcome.comparison = comparison
     outcome.baseline_path = str(config.baseline_path) if config.baseline_path else None
-    outcome.known_gap_ids = {comparison_id(row, comparison.single_engine) for row in gap_rows}
-    outcome.blocking_regressions = [c for c in comparison.regressions if c not in outcome.known_gap_ids]
+    found = blame(comparison, gap_rows, config.allow_asr_change)
+    outcome.known_gap_ids = set(found.known_gap_ids)
+    outcome.blocking_regressions = list(found.blocking)
+    outcome.unattributed_regressions = list(found.unattributed)
     outcome.regression_rule = config.regression_rule
-    if comparison.recognizer_changes and not config.allow_asr_change:
-        # Another recognizer or decoding mode: a verdict change is not evidence against the voice.
-        outcome.unattributed_regressions = outcome.blocking_regressions
-        outcome.blocking_regressions = []
 
 
 #: an item correct now, neither fixed nor a known gap (a draw, for a voice that is not reproducible)

@@ -6,8 +6,30 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from pytest_ttsbench.run_model.item_content import CONTENT_FIELDS
+
 if TYPE_CHECKING:
-    from pytest_ttsbench.gating.baseline import Change, Comparison
+    from pytest_ttsbench.gating.baseline import AudioChange, Change, Comparison, ContentChange
+
+
+def audio_line(audio: AudioChange) -> str:
+    """``audio: 4 paired clip(s), mean 1.80 s -> 1.00 s; speaking rate 10.0 -> 18.0 chars/s (1.80x)``"""
+    return (
+        f"audio: {audio.n} paired clip(s), mean {audio.seconds_before / audio.n:.2f} s -> "
+        f"{audio.seconds_after / audio.n:.2f} s; speaking rate {audio.rate_before:.1f} -> {audio.rate_after:.1f} "
+        f"chars/s ({audio.speed_ratio:.2f}x)"
+    )
+
+
+def content_change_line(change: ContentChange) -> str:
+    """``text: 'It opened in 2026.' -> 'It opened in 1999.'; expected: … -> …``"""
+    parts = []
+    for name in change.fields:
+        if name in CONTENT_FIELDS:
+            parts.append(f"{name}: {getattr(change.before, name)!r} -> {getattr(change.after, name)!r}")
+        else:
+            parts.append(f"{name} differs")
+    return "; ".join(parts)
 
 
 def comparison_lines(comparison: Comparison, known_gaps: Iterable[str] = ()) -> list[str]:
@@ -28,7 +50,7 @@ def comparison_lines(comparison: Comparison, known_gaps: Iterable[str] = ()) -> 
                 f"{category.unchanged} unchanged; p = {category.mcnemar_p:.4g}"
             )
     if comparison.audio is not None:
-        lines.append("  " + comparison.audio.line())
+        lines.append("  " + audio_line(comparison.audio))
     for cid in [*comparison.regressions, *comparison.fixes, *comparison.flaky]:
         change = comparison.details[cid]
         label = {"regression": "regressed:", "fix": "fixed:    ", "flaky": "flaky:    "}[change.kind]
@@ -38,7 +60,7 @@ def comparison_lines(comparison: Comparison, known_gaps: Iterable[str] = ()) -> 
     lines += [f"  missing:   {cid}" for cid in comparison.missing]
     for cid in comparison.changed:
         lines.append(f"  changed since the baseline, not compared: {cid}")
-        lines.append(f"    {comparison.changed_details[cid].line()}")
+        lines.append(f"    {content_change_line(comparison.changed_details[cid])}")
     return lines + provenance_lines(comparison)
 
 

@@ -29,7 +29,7 @@ from markupsafe import Markup
 from pytest_ttsbench.figures.summary import summarize
 from pytest_ttsbench.gating.baseline import attach_provenance, compare
 from pytest_ttsbench.reporting import plots
-from pytest_ttsbench.reporting.comparison import provenance_lines
+from pytest_ttsbench.reporting.comparison import audio_line, provenance_lines
 from pytest_ttsbench.reporting.html import (
     ClipStore,
     category_table_html,
@@ -379,7 +379,7 @@ class Dashboard:
             + (f", {len(comparison.changed)} changed since (not compared)" if comparison.changed else "")
             + f"; McNemar exact p = {comparison.mcnemar_p:.3g}."
         )
-        provenance = [comparison.audio.line()] if comparison.audio else []
+        provenance = [audio_line(comparison.audio)] if comparison.audio else []
         provenance += provenance_lines(comparison)
         sections = [
             {"label": label, "rows": [self._change_row(before[k], before_run, after[k], after_run) for k in keys]}

@@ -36,7 +36,7 @@ from markupsafe import Markup, escape
 
 from pytest_ttsbench.figures.summary import Bucket, summarize
 from pytest_ttsbench.registry import MissingDependency
-from pytest_ttsbench.reporting.comparison import provenance_lines
+from pytest_ttsbench.reporting.comparison import audio_line, provenance_lines
 from pytest_ttsbench.reporting.gate_file import gate_document
 from pytest_ttsbench.reporting.run_verdict import run_verdict
 from pytest_ttsbench.reporting.templating import macro, render, stylesheet
@@ -424,7 +424,7 @@ def baseline_context(
     return {
         "header": BASELINE_HEADER,
         "categories": categories,
-        "audio": comparison.audio.line() if comparison.audio else None,
+        "audio": audio_line(comparison.audio) if comparison.audio else None,
         "provenance": provenance_lines(comparison),
         "change_header": CHANGE_HEADER,
         "changes": changes,

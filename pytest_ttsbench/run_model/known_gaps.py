@@ -21,13 +21,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_ttsbench.support.atomic_files import write_atomically
 from pytest_ttsbench.support.record_dicts import WRITTEN_WHEN_SET, record_dict
 from pytest_ttsbench.support.schema_check import schema_errors
 from pytest_ttsbench.support.text import shorten
 from pytest_ttsbench.support.yaml_documents import YamlSyntaxError, load_yaml
+
+if TYPE_CHECKING:
+    from pytest_ttsbench.run_model.results import ItemResult
 
 FAILING = frozenset({"wrong", "unknown", "error"})
 
@@ -126,6 +129,17 @@ def load_known_gaps(path: Path, engine: str) -> KnownGaps:
         seen.add(entry["id"])
         gaps.append(Gap(id=entry["id"], reason=entry["reason"], link=entry.get("link")))
     return KnownGaps(engine=engine, path=path, gaps=gaps)
+
+
+def rows_on_known_gaps(rows: Iterable[ItemResult], known: Mapping[str, KnownGaps]) -> list[ItemResult]:
+    """The rows of targets a known gap covers: its engine's file names the target or its item. The
+    gate and ``ttsbench compare`` both ask this, so they leave the same regressions uncounted."""
+    found = []
+    for row in rows:
+        gaps = known.get(row.engine)
+        if row.auto_evaluable and gaps is not None and gaps.match(row.id, row.key) is not None:
+            found.append(row)
+    return found
 
 
 def unmatched_ids(gaps: KnownGaps, collected: Iterable[str]) -> list[str]:
